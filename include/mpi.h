@@ -1,0 +1,489 @@
+/* mpi.h — fabmpi's public MPI interface (MPI-3.1, C bindings).
+ *
+ * Handles are pointers to opaque library objects; predefined handles are the
+ * addresses of library-owned objects, null handles are 0.  A function
+ * declared here but not yet implemented by fabmpi fails at link time, never
+ * at run time. */
+#ifndef FABMPI_MPI_H
+#define FABMPI_MPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MPI_VERSION 3
+#define MPI_SUBVERSION 1
+#define FABMPI 1
+#define FABMPI_VERSION_STRING "0.1.0"
+
+/* ---- handle types -------------------------------------------------------- */
+typedef struct fm_comm *MPI_Comm;
+typedef struct fm_group *MPI_Group;
+typedef struct fm_datatype *MPI_Datatype;
+typedef struct fm_op *MPI_Op;
+typedef struct fm_request *MPI_Request;
+typedef struct fm_errhandler *MPI_Errhandler;
+typedef struct fm_message *MPI_Message;
+typedef struct fm_info *MPI_Info;
+typedef struct fm_win *MPI_Win;
+
+typedef intptr_t MPI_Aint;
+typedef long long MPI_Offset;
+typedef long long MPI_Count;
+typedef int MPI_Fint;
+
+typedef struct MPI_Status {
+    int MPI_SOURCE;
+    int MPI_TAG;
+    int MPI_ERROR;
+    int fm_cancelled;    /* internal: set when a receive was cancelled */
+    MPI_Count fm_count;  /* internal: bytes received */
+} MPI_Status;
+
+/* ---- predefined objects --------------------------------------------------- */
+/* Every predefined datatype: X(handle name, C type for size, symbol suffix). */
+#define FM_PREDEFINED_DATATYPES(X)                                 \
+    X(MPI_CHAR, char)                                              \
+    X(MPI_SHORT, short)                                            \
+    X(MPI_INT, int)                                                \
+    X(MPI_LONG, long)                                              \
+    X(MPI_LONG_LONG_INT, long long)                                \
+    X(MPI_LONG_LONG, long long)                                    \
+    X(MPI_SIGNED_CHAR, signed char)                                \
+    X(MPI_UNSIGNED_CHAR, unsigned char)                            \
+    X(MPI_UNSIGNED_SHORT, unsigned short)                          \
+    X(MPI_UNSIGNED, unsigned)                                      \
+    X(MPI_UNSIGNED_LONG, unsigned long)                            \
+    X(MPI_UNSIGNED_LONG_LONG, unsigned long long)                  \
+    X(MPI_FLOAT, float)                                            \
+    X(MPI_DOUBLE, double)                                          \
+    X(MPI_LONG_DOUBLE, long double)                                \
+    X(MPI_WCHAR, wchar_t)                                          \
+    X(MPI_C_BOOL, _Bool)                                           \
+    X(MPI_INT8_T, int8_t)                                          \
+    X(MPI_INT16_T, int16_t)                                        \
+    X(MPI_INT32_T, int32_t)                                        \
+    X(MPI_INT64_T, int64_t)                                        \
+    X(MPI_UINT8_T, uint8_t)                                        \
+    X(MPI_UINT16_T, uint16_t)                                      \
+    X(MPI_UINT32_T, uint32_t)                                      \
+    X(MPI_UINT64_T, uint64_t)                                      \
+    X(MPI_AINT, MPI_Aint)                                          \
+    X(MPI_COUNT, MPI_Count)                                        \
+    X(MPI_OFFSET, MPI_Offset)                                      \
+    X(MPI_C_COMPLEX, float _Complex)                               \
+    X(MPI_C_FLOAT_COMPLEX, float _Complex)                         \
+    X(MPI_C_DOUBLE_COMPLEX, double _Complex)                       \
+    X(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex)             \
+    X(MPI_BYTE, unsigned char)                                     \
+    X(MPI_PACKED, unsigned char)                                   \
+    X(MPI_FLOAT_INT, struct { float v; int i; })                   \
+    X(MPI_DOUBLE_INT, struct { double v; int i; })                 \
+    X(MPI_LONG_INT, struct { long v; int i; })                     \
+    X(MPI_2INT, struct { int v; int i; })                          \
+    X(MPI_SHORT_INT, struct { short v; int i; })                   \
+    X(MPI_LONG_DOUBLE_INT, struct { long double v; int i; })
+
+#define FM_DECLARE_DT(name, ctype) extern struct fm_datatype fm_dt_##name;
+FM_PREDEFINED_DATATYPES(FM_DECLARE_DT)
+#undef FM_DECLARE_DT
+#define MPI_CHAR (&fm_dt_MPI_CHAR)
+#define MPI_SHORT (&fm_dt_MPI_SHORT)
+#define MPI_INT (&fm_dt_MPI_INT)
+#define MPI_LONG (&fm_dt_MPI_LONG)
+#define MPI_LONG_LONG_INT (&fm_dt_MPI_LONG_LONG_INT)
+#define MPI_LONG_LONG (&fm_dt_MPI_LONG_LONG)
+#define MPI_SIGNED_CHAR (&fm_dt_MPI_SIGNED_CHAR)
+#define MPI_UNSIGNED_CHAR (&fm_dt_MPI_UNSIGNED_CHAR)
+#define MPI_UNSIGNED_SHORT (&fm_dt_MPI_UNSIGNED_SHORT)
+#define MPI_UNSIGNED (&fm_dt_MPI_UNSIGNED)
+#define MPI_UNSIGNED_LONG (&fm_dt_MPI_UNSIGNED_LONG)
+#define MPI_UNSIGNED_LONG_LONG (&fm_dt_MPI_UNSIGNED_LONG_LONG)
+#define MPI_FLOAT (&fm_dt_MPI_FLOAT)
+#define MPI_DOUBLE (&fm_dt_MPI_DOUBLE)
+#define MPI_LONG_DOUBLE (&fm_dt_MPI_LONG_DOUBLE)
+#define MPI_WCHAR (&fm_dt_MPI_WCHAR)
+#define MPI_C_BOOL (&fm_dt_MPI_C_BOOL)
+#define MPI_INT8_T (&fm_dt_MPI_INT8_T)
+#define MPI_INT16_T (&fm_dt_MPI_INT16_T)
+#define MPI_INT32_T (&fm_dt_MPI_INT32_T)
+#define MPI_INT64_T (&fm_dt_MPI_INT64_T)
+#define MPI_UINT8_T (&fm_dt_MPI_UINT8_T)
+#define MPI_UINT16_T (&fm_dt_MPI_UINT16_T)
+#define MPI_UINT32_T (&fm_dt_MPI_UINT32_T)
+#define MPI_UINT64_T (&fm_dt_MPI_UINT64_T)
+#define MPI_AINT (&fm_dt_MPI_AINT)
+#define MPI_COUNT (&fm_dt_MPI_COUNT)
+#define MPI_OFFSET (&fm_dt_MPI_OFFSET)
+#define MPI_C_COMPLEX (&fm_dt_MPI_C_COMPLEX)
+#define MPI_C_FLOAT_COMPLEX (&fm_dt_MPI_C_FLOAT_COMPLEX)
+#define MPI_C_DOUBLE_COMPLEX (&fm_dt_MPI_C_DOUBLE_COMPLEX)
+#define MPI_C_LONG_DOUBLE_COMPLEX (&fm_dt_MPI_C_LONG_DOUBLE_COMPLEX)
+#define MPI_BYTE (&fm_dt_MPI_BYTE)
+#define MPI_PACKED (&fm_dt_MPI_PACKED)
+#define MPI_FLOAT_INT (&fm_dt_MPI_FLOAT_INT)
+#define MPI_DOUBLE_INT (&fm_dt_MPI_DOUBLE_INT)
+#define MPI_LONG_INT (&fm_dt_MPI_LONG_INT)
+#define MPI_2INT (&fm_dt_MPI_2INT)
+#define MPI_SHORT_INT (&fm_dt_MPI_SHORT_INT)
+#define MPI_LONG_DOUBLE_INT (&fm_dt_MPI_LONG_DOUBLE_INT)
+
+/* Predefined reduction operations. */
+#define FM_PREDEFINED_OPS(X) \
+    X(MPI_MAX) X(MPI_MIN) X(MPI_SUM) X(MPI_PROD) X(MPI_LAND) X(MPI_BAND) \
+    X(MPI_LOR) X(MPI_BOR) X(MPI_LXOR) X(MPI_BXOR) X(MPI_MINLOC)          \
+    X(MPI_MAXLOC) X(MPI_REPLACE) X(MPI_NO_OP)
+#define FM_DECLARE_OP(name) extern struct fm_op fm_op_##name;
+FM_PREDEFINED_OPS(FM_DECLARE_OP)
+#undef FM_DECLARE_OP
+#define MPI_MAX (&fm_op_MPI_MAX)
+#define MPI_MIN (&fm_op_MPI_MIN)
+#define MPI_SUM (&fm_op_MPI_SUM)
+#define MPI_PROD (&fm_op_MPI_PROD)
+#define MPI_LAND (&fm_op_MPI_LAND)
+#define MPI_BAND (&fm_op_MPI_BAND)
+#define MPI_LOR (&fm_op_MPI_LOR)
+#define MPI_BOR (&fm_op_MPI_BOR)
+#define MPI_LXOR (&fm_op_MPI_LXOR)
+#define MPI_BXOR (&fm_op_MPI_BXOR)
+#define MPI_MINLOC (&fm_op_MPI_MINLOC)
+#define MPI_MAXLOC (&fm_op_MPI_MAXLOC)
+#define MPI_REPLACE (&fm_op_MPI_REPLACE)
+#define MPI_NO_OP (&fm_op_MPI_NO_OP)
+
+extern struct fm_comm fm_comm_world, fm_comm_self;
+extern struct fm_group fm_group_empty;
+extern struct fm_errhandler fm_errors_are_fatal, fm_errors_return;
+extern struct fm_message fm_message_no_proc;
+#define MPI_COMM_WORLD (&fm_comm_world)
+#define MPI_COMM_SELF (&fm_comm_self)
+#define MPI_GROUP_EMPTY (&fm_group_empty)
+#define MPI_ERRORS_ARE_FATAL (&fm_errors_are_fatal)
+#define MPI_ERRORS_RETURN (&fm_errors_return)
+#define MPI_MESSAGE_NO_PROC (&fm_message_no_proc)
+
+#define MPI_COMM_NULL ((MPI_Comm)0)
+#define MPI_GROUP_NULL ((MPI_Group)0)
+#define MPI_DATATYPE_NULL ((MPI_Datatype)0)
+#define MPI_OP_NULL ((MPI_Op)0)
+#define MPI_REQUEST_NULL ((MPI_Request)0)
+#define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0)
+#define MPI_MESSAGE_NULL ((MPI_Message)0)
+#define MPI_INFO_NULL ((MPI_Info)0)
+#define MPI_WIN_NULL ((MPI_Win)0)
+
+/* ---- constants ------------------------------------------------------------ */
+#define MPI_ANY_SOURCE (-1)
+#define MPI_PROC_NULL (-2)
+#define MPI_ROOT (-3)
+#define MPI_ANY_TAG (-1)
+#define MPI_UNDEFINED (-32766)
+#define MPI_KEYVAL_INVALID (-1)
+#define MPI_BSEND_OVERHEAD 96
+
+#define MPI_BOTTOM ((void *)0)
+#define MPI_IN_PLACE ((void *)-1)
+#define MPI_STATUS_IGNORE ((MPI_Status *)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
+#define MPI_ERRCODES_IGNORE ((int *)0)
+#define MPI_UNWEIGHTED ((int *)2)
+#define MPI_WEIGHTS_EMPTY ((int *)3)
+
+#define MPI_MAX_PROCESSOR_NAME 256
+#define MPI_MAX_ERROR_STRING 512
+#define MPI_MAX_OBJECT_NAME 128
+#define MPI_MAX_LIBRARY_VERSION_STRING 256
+#define MPI_MAX_INFO_KEY 255
+#define MPI_MAX_INFO_VAL 1024
+#define MPI_MAX_PORT_NAME 256
+#define MPI_MAX_DATAREP_STRING 128
+
+enum { MPI_THREAD_SINGLE = 0, MPI_THREAD_FUNNELED = 1, MPI_THREAD_SERIALIZED = 2, MPI_THREAD_MULTIPLE = 3 };
+enum { MPI_IDENT = 0, MPI_CONGRUENT = 1, MPI_SIMILAR = 2, MPI_UNEQUAL = 3 };
+enum { MPI_COMM_TYPE_SHARED = 1 };
+enum { MPI_GRAPH = 1, MPI_CART = 2, MPI_DIST_GRAPH = 3 };
+
+/* Predefined attribute keys (communicator). */
+enum {
+    MPI_TAG_UB = 0x64400001,
+    MPI_HOST,
+    MPI_IO,
+    MPI_WTIME_IS_GLOBAL,
+    MPI_UNIVERSE_SIZE,
+    MPI_LASTUSEDCODE,
+    MPI_APPNUM
+};
+
+/* Datatype combiners (MPI_Type_get_envelope). */
+enum {
+    MPI_COMBINER_NAMED = 1, MPI_COMBINER_DUP, MPI_COMBINER_CONTIGUOUS, MPI_COMBINER_VECTOR,
+    MPI_COMBINER_HVECTOR, MPI_COMBINER_INDEXED, MPI_COMBINER_HINDEXED,
+    MPI_COMBINER_INDEXED_BLOCK, MPI_COMBINER_HINDEXED_BLOCK, MPI_COMBINER_STRUCT,
+    MPI_COMBINER_SUBARRAY, MPI_COMBINER_DARRAY, MPI_COMBINER_F90_REAL,
+    MPI_COMBINER_F90_COMPLEX, MPI_COMBINER_F90_INTEGER, MPI_COMBINER_RESIZED
+};
+enum { MPI_ORDER_C = 56, MPI_ORDER_FORTRAN = 57 };
+enum { MPI_DISTRIBUTE_BLOCK = 121, MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_NONE };
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
+
+/* Error classes.  The values are fabmpi's; compare against the names. */
+#define FM_ERROR_CLASSES(X)                                                   \
+    X(MPI_SUCCESS, 0, "no error")                                             \
+    X(MPI_ERR_BUFFER, 1, "invalid buffer pointer")                            \
+    X(MPI_ERR_COUNT, 2, "invalid count argument")                             \
+    X(MPI_ERR_TYPE, 3, "invalid datatype")                                    \
+    X(MPI_ERR_TAG, 4, "invalid tag")                                          \
+    X(MPI_ERR_COMM, 5, "invalid communicator")                                \
+    X(MPI_ERR_RANK, 6, "invalid rank")                                        \
+    X(MPI_ERR_REQUEST, 7, "invalid request")                                  \
+    X(MPI_ERR_ROOT, 8, "invalid root")                                        \
+    X(MPI_ERR_GROUP, 9, "invalid group")                                      \
+    X(MPI_ERR_OP, 10, "invalid reduction operation")                          \
+    X(MPI_ERR_TOPOLOGY, 11, "invalid topology")                               \
+    X(MPI_ERR_DIMS, 12, "invalid dimension argument")                         \
+    X(MPI_ERR_ARG, 13, "invalid argument")                                    \
+    X(MPI_ERR_UNKNOWN, 14, "unknown error")                                   \
+    X(MPI_ERR_TRUNCATE, 15, "message truncated")                              \
+    X(MPI_ERR_OTHER, 16, "other error")                                       \
+    X(MPI_ERR_INTERN, 17, "internal error")                                   \
+    X(MPI_ERR_IN_STATUS, 18, "error code is in status")                       \
+    X(MPI_ERR_PENDING, 19, "pending request")                                 \
+    X(MPI_ERR_KEYVAL, 20, "invalid keyval")                                   \
+    X(MPI_ERR_NO_MEM, 21, "out of memory")                                    \
+    X(MPI_ERR_BASE, 22, "invalid base address")                               \
+    X(MPI_ERR_INFO_KEY, 23, "invalid info key")                               \
+    X(MPI_ERR_INFO_VALUE, 24, "invalid info value")                           \
+    X(MPI_ERR_INFO_NOKEY, 25, "info key not defined")                         \
+    X(MPI_ERR_SPAWN, 26, "spawn error")                                       \
+    X(MPI_ERR_PORT, 27, "invalid port")                                       \
+    X(MPI_ERR_SERVICE, 28, "invalid service")                                 \
+    X(MPI_ERR_NAME, 29, "invalid name")                                       \
+    X(MPI_ERR_WIN, 30, "invalid window")                                      \
+    X(MPI_ERR_SIZE, 31, "invalid size")                                       \
+    X(MPI_ERR_DISP, 32, "invalid displacement")                               \
+    X(MPI_ERR_INFO, 33, "invalid info object")                                \
+    X(MPI_ERR_LOCKTYPE, 34, "invalid lock type")                              \
+    X(MPI_ERR_ASSERT, 35, "invalid assertion")                                \
+    X(MPI_ERR_RMA_CONFLICT, 36, "conflicting RMA accesses")                   \
+    X(MPI_ERR_RMA_SYNC, 37, "wrong RMA synchronization")                      \
+    X(MPI_ERR_RMA_RANGE, 38, "RMA target out of window range")                \
+    X(MPI_ERR_RMA_ATTACH, 39, "memory cannot be attached")                    \
+    X(MPI_ERR_RMA_SHARED, 40, "memory cannot be shared")                      \
+    X(MPI_ERR_RMA_FLAVOR, 41, "wrong window flavor")                          \
+    X(MPI_ERR_FILE, 42, "invalid file handle")                                \
+    X(MPI_ERR_NOT_SAME, 43, "collective argument differs across processes")   \
+    X(MPI_ERR_AMODE, 44, "invalid access mode")                               \
+    X(MPI_ERR_UNSUPPORTED_DATAREP, 45, "unsupported data representation")     \
+    X(MPI_ERR_UNSUPPORTED_OPERATION, 46, "unsupported operation")             \
+    X(MPI_ERR_NO_SUCH_FILE, 47, "no such file")                               \
+    X(MPI_ERR_FILE_EXISTS, 48, "file exists")                                 \
+    X(MPI_ERR_BAD_FILE, 49, "bad file name")                                  \
+    X(MPI_ERR_ACCESS, 50, "permission denied")                                \
+    X(MPI_ERR_NO_SPACE, 51, "no space left")                                  \
+    X(MPI_ERR_QUOTA, 52, "quota exceeded")                                    \
+    X(MPI_ERR_READ_ONLY, 53, "read-only file or file system")                 \
+    X(MPI_ERR_FILE_IN_USE, 54, "file in use")                                 \
+    X(MPI_ERR_DUP_DATAREP, 55, "data representation already defined")        \
+    X(MPI_ERR_CONVERSION, 56, "data conversion error")                        \
+    X(MPI_ERR_IO, 57, "I/O error")                                            \
+    X(MPI_ERR_LASTCODE, 63, "last error code")
+
+#define FM_DEFINE_ERRCLASS(name, value, text) name = value,
+enum { FM_ERROR_CLASSES(FM_DEFINE_ERRCLASS) };
+#undef FM_DEFINE_ERRCLASS
+
+/* ---- callback types ------------------------------------------------------- */
+typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+typedef void MPI_Comm_errhandler_function(MPI_Comm *, int *, ...);
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval, void *attribute_val,
+                                          void *extra_state);
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval,
+                                          void *attribute_val, void *extra_state);
+
+int MPI_COMM_NULL_COPY_FN(MPI_Comm, int, void *, void *, void *, int *);
+int MPI_COMM_NULL_DELETE_FN(MPI_Comm, int, void *, void *);
+int MPI_COMM_DUP_FN(MPI_Comm, int, void *, void *, void *, int *);
+#define MPI_NULL_COPY_FN MPI_COMM_NULL_COPY_FN
+#define MPI_NULL_DELETE_FN MPI_COMM_NULL_DELETE_FN
+#define MPI_DUP_FN MPI_COMM_DUP_FN
+
+/* ---- environment ---------------------------------------------------------- */
+int MPI_Init(int *argc, char ***argv);
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+int MPI_Initialized(int *flag);
+int MPI_Finalize(void);
+int MPI_Finalized(int *flag);
+int MPI_Abort(MPI_Comm comm, int errorcode);
+int MPI_Query_thread(int *provided);
+int MPI_Is_thread_main(int *flag);
+double MPI_Wtime(void);
+double MPI_Wtick(void);
+int MPI_Get_processor_name(char *name, int *resultlen);
+int MPI_Get_version(int *version, int *subversion);
+int MPI_Get_library_version(char *version, int *resultlen);
+
+/* ---- errors --------------------------------------------------------------- */
+int MPI_Error_class(int errorcode, int *errorclass);
+int MPI_Error_string(int errorcode, char *string, int *resultlen);
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler);
+int MPI_Errhandler_free(MPI_Errhandler *errhandler);
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+
+/* ---- point-to-point ------------------------------------------------------- */
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Status *status);
+int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm, MPI_Request *request);
+int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm, MPI_Request *request);
+int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm, MPI_Request *request);
+int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request *request);
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                 int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                 int recvtag, MPI_Comm comm, MPI_Status *status);
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                         int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+int MPI_Wait(MPI_Request *request, MPI_Status *status);
+int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
+int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                 int array_of_indices[], MPI_Status array_of_statuses[]);
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
+int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
+                MPI_Status array_of_statuses[]);
+int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
+                MPI_Status *status);
+int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                 int array_of_indices[], MPI_Status array_of_statuses[]);
+int MPI_Request_free(MPI_Request *request);
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+int MPI_Cancel(MPI_Request *request);
+int MPI_Test_cancelled(const MPI_Status *status, int *flag);
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                MPI_Status *status);
+int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+              MPI_Status *status);
+int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Request *request);
+int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count);
+int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
+int MPI_Status_set_cancelled(MPI_Status *status, int flag);
+
+/* ---- datatypes ------------------------------------------------------------ */
+int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_commit(MPI_Datatype *datatype);
+int MPI_Type_free(MPI_Datatype *datatype);
+int MPI_Type_size(MPI_Datatype datatype, int *size);
+int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
+int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
+int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
+int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent);
+int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
+                               MPI_Count *true_extent);
+int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
+int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
+
+/* ---- collectives ---------------------------------------------------------- */
+int MPI_Barrier(MPI_Comm comm);
+int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               int root, MPI_Comm comm);
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm);
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                MPI_Comm comm);
+int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                 int root, MPI_Comm comm);
+int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                   MPI_Comm comm);
+int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm);
+int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm);
+int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
+int MPI_Op_free(MPI_Op *op);
+int MPI_Op_commutative(MPI_Op op, int *commute);
+int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op);
+
+/* ---- groups and communicators --------------------------------------------- */
+int MPI_Comm_rank(MPI_Comm comm, int *rank);
+int MPI_Comm_size(MPI_Comm comm, int *size);
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                        MPI_Comm *newcomm);
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
+int MPI_Comm_free(MPI_Comm *comm);
+int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
+int MPI_Comm_group(MPI_Comm comm, MPI_Group *group);
+int MPI_Comm_test_inter(MPI_Comm comm, int *flag);
+int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
+int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
+int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                           MPI_Comm_delete_attr_function *comm_delete_attr_fn,
+                           int *comm_keyval, void *extra_state);
+int MPI_Comm_free_keyval(int *comm_keyval);
+int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val);
+int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
+int MPI_Group_size(MPI_Group group, int *size);
+int MPI_Group_rank(MPI_Group group, int *rank);
+int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result);
+int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
+                              int ranks2[]);
+int MPI_Group_free(MPI_Group *group);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FABMPI_MPI_H */

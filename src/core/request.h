@@ -1,0 +1,62 @@
+/* request.h — the request object shared by point-to-point and collectives. */
+#ifndef FM_CORE_REQUEST_H
+#define FM_CORE_REQUEST_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "match/match.h"
+
+#define FM_MAGIC_REQ 0x52455155u
+
+enum fm_req_kind {
+    FM_REQ_SEND = 1,
+    FM_REQ_RECV,
+    FM_REQ_DONE,      /* complete from the start (PROC_NULL, Comm_idup, ...) */
+};
+
+enum {
+    FM_REQF_SYNC = 1,       /* synchronous send: complete only once matched */
+    FM_REQF_FREED = 2,      /* MPI_Request_free called: release on completion */
+    FM_REQF_CANCELLED = 4,
+    FM_REQF_PERSISTENT = 8,
+    FM_REQF_ACTIVE = 16,    /* persistent request started and not yet waited */
+    FM_REQF_ANY_SOURCE = 32,
+    FM_REQF_INTERNAL = 64,  /* created by the library (collectives); never seen by users */
+};
+
+struct fm_request {
+    fm_match_entry me;       /* posted receive: linked in the comm's queue */
+    uint32_t magic;
+    uint8_t kind;
+    uint16_t flags;
+    volatile int done;       /* 1 once complete; status valid */
+    int acked;               /* sync send: ACK received */
+    int sent;                /* send: data left the buffer (eager sent / FIN) */
+    MPI_Status status;
+    MPI_Comm comm;
+    uint32_t ctx;            /* context the request matches on */
+    fm_match_queue *mq;
+    const void *sbuf;        /* send buffer */
+    void *rbuf;              /* receive buffer */
+    MPI_Count count;
+    MPI_Datatype dt;
+    int peer;                /* comm rank (dest or source; may be ANY_SOURCE) */
+    int tag;
+    void *tmp;               /* packed copy of non-contiguous data, owned */
+    uint64_t bytes;          /* message length in bytes */
+    uint64_t offset;         /* pipelined rendezvous: bytes moved so far */
+    uint64_t peer_req;       /* the other side's request cookie */
+    int peer_world;          /* world rank of the matched peer */
+    struct fm_request *next; /* free list / pending list */
+};
+
+/* Allocate a zeroed request of `kind` (from a free list; no malloc in the
+ * steady state).  Returns NULL when memory is exhausted. */
+struct fm_request *fm_req_alloc(int kind);
+/* Return a request to the free list; releases tmp and datatype reference. */
+void fm_req_free(struct fm_request *r);
+/* Mark complete; a freed (MPI_Request_free) request is released here. */
+void fm_req_complete(struct fm_request *r);
+
+#endif

@@ -1,0 +1,88 @@
+/* dtype.h — datatypes: predefined table, committed flattened form, pack/unpack.
+ *
+ * A committed datatype is a list of contiguous blocks (offset from the
+ * buffer start, length in bytes) describing ONE element; element i sits at
+ * i * extent.  Fast paths: FM_DT_CONTIG (one block and extent == size, so
+ * `count` elements are one run of count*size bytes starting at buf+true_lb). */
+#ifndef FM_DTYPE_DTYPE_H
+#define FM_DTYPE_DTYPE_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FM_MAGIC_DTYPE 0x44545950u
+
+/* Basic element kinds, for reductions.  One per predefined datatype family. */
+enum fm_basic_kind {
+    FM_BK_NONE = 0,
+    FM_BK_CHAR, FM_BK_SCHAR, FM_BK_UCHAR, FM_BK_SHORT, FM_BK_USHORT, FM_BK_INT, FM_BK_UINT,
+    FM_BK_LONG, FM_BK_ULONG, FM_BK_LLONG, FM_BK_ULLONG,
+    FM_BK_INT8, FM_BK_INT16, FM_BK_INT32, FM_BK_INT64,
+    FM_BK_UINT8, FM_BK_UINT16, FM_BK_UINT32, FM_BK_UINT64,
+    FM_BK_FLOAT, FM_BK_DOUBLE, FM_BK_LDOUBLE, FM_BK_WCHAR, FM_BK_BOOL,
+    FM_BK_FCOMPLEX, FM_BK_DCOMPLEX, FM_BK_LDCOMPLEX, FM_BK_BYTE,
+    FM_BK_FLOAT_INT, FM_BK_DOUBLE_INT, FM_BK_LONG_INT, FM_BK_2INT, FM_BK_SHORT_INT,
+    FM_BK_LDOUBLE_INT,
+    FM_BK_COUNT
+};
+
+enum {
+    FM_DT_PREDEFINED = 1, /* library-owned; never freed */
+    FM_DT_COMMITTED = 2,
+    FM_DT_CONTIG = 4,     /* count elements = one run of count*size bytes */
+};
+
+typedef struct fm_dt_block {
+    MPI_Aint off; /* from the buffer start */
+    MPI_Aint len; /* bytes */
+} fm_dt_block;
+
+struct fm_datatype {
+    uint32_t magic;
+    int flags;
+    int refcount;
+    MPI_Count size;           /* bytes of data in one element */
+    MPI_Aint lb, extent;      /* MPI lower bound and extent */
+    MPI_Aint true_lb, true_extent;
+    int nblocks;
+    fm_dt_block *blocks;      /* nblocks entries; predefined: one block */
+    fm_dt_block one_block;    /* storage when nblocks == 1 */
+    enum fm_basic_kind basic; /* kind every element is made of, or FM_BK_NONE if mixed */
+    MPI_Count nbasic;         /* basic elements in one element */
+    MPI_Count basic_size;     /* size of one basic element */
+    int combiner;             /* MPI_COMBINER_* */
+    struct fm_datatype *inner; /* type this one was built from (retained), or NULL */
+    MPI_Count inner_count;
+    char name[MPI_MAX_OBJECT_NAME];
+};
+
+/* Set up the predefined datatypes (called once from MPI_Init). */
+void fm_dt_init(void);
+
+/* 1 if dt is a usable datatype handle (not NULL, magic right). */
+int fm_dt_valid(MPI_Datatype dt);
+/* 1 if dt may be used for communication (predefined or committed). */
+int fm_dt_usable(MPI_Datatype dt);
+
+static inline int fm_dt_is_contig(MPI_Datatype dt) { return dt->flags & FM_DT_CONTIG; }
+
+/* Copy bytes [offset, offset+len) of the packed form of (buf, count, dt)
+ * into out.  Returns bytes copied (less than len only at the end). */
+size_t fm_dt_pack(const void *buf, MPI_Count count, MPI_Datatype dt, size_t offset, void *out,
+                  size_t len);
+/* Scatter len packed bytes that start at packed offset `offset` into
+ * (buf, count, dt).  Bytes beyond count*size are ignored.  Returns bytes used. */
+size_t fm_dt_unpack(void *buf, MPI_Count count, MPI_Datatype dt, size_t offset, const void *in,
+                    size_t len);
+
+/* Elements of dt (and basic elements) contained in `bytes` packed bytes;
+ * MPI_UNDEFINED when bytes is not a whole number of elements. */
+MPI_Count fm_dt_count_of(MPI_Datatype dt, MPI_Count bytes);
+MPI_Count fm_dt_elements_of(MPI_Datatype dt, MPI_Count bytes);
+
+/* Reference counting for derived types held by pending operations. */
+void fm_dt_retain(MPI_Datatype dt);
+void fm_dt_release(MPI_Datatype dt);
+
+#endif

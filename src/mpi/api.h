@@ -1,0 +1,92 @@
+/* api.h — helpers every MPI_* entry point uses: initialization state, error
+ * raising through the communicator's handler, argument checks.
+ *
+ * Errors: fm_raise() builds an error code whose class is `errclass` and
+ * whose MPI_Error_string is the detailed message ("MPI_Send: count=-1 must
+ * be >= 0"), then calls comm's error handler (MPI_ERRORS_ARE_FATAL prints
+ * the message and aborts the job; MPI_ERRORS_RETURN returns).  Entry points
+ * do `return fm_raise(...)`. */
+#ifndef FM_MPI_API_H
+#define FM_MPI_API_H
+
+#include <mpi.h>
+
+#include "mpi/comm.h"
+#include "util/status.h"
+
+extern int fm_mpi_state; /* 0 before MPI_Init, 1 initialized, 2 finalized */
+extern int fm_thread_level;
+
+/* Raise errclass on comm (MPI_COMM_NULL / invalid → MPI_COMM_WORLD's
+ * handler, or fatal before MPI_Init).  Returns the error code to return. */
+int fm_raise(MPI_Comm comm, const char *call, int errclass, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Raise an internal status (FM_ERR_*) from a lower layer; FM_OK passes. */
+int fm_raise_status(MPI_Comm comm, const char *call, int status);
+/* Invoke comm's handler for an existing error code (also MPI_Comm_call_errhandler). */
+int fm_call_errhandler(MPI_Comm comm, int code);
+
+/* Argument checks: each returns from the calling function on failure. */
+#define FM_CHECK_INIT(call)                                                          \
+    do {                                                                             \
+        if (fm_mpi_state != 1)                                                       \
+            return fm_raise(MPI_COMM_NULL, call, MPI_ERR_OTHER, "%s",               \
+                            fm_mpi_state == 0 ? "called before MPI_Init"             \
+                                              : "called after MPI_Finalize");        \
+    } while (0)
+#define FM_CHECK_COMM(call, comm)                                                    \
+    do {                                                                             \
+        if (!fm_comm_valid(comm))                                                    \
+            return fm_raise(MPI_COMM_NULL, call, MPI_ERR_COMM,                       \
+                            "comm=%s is not a valid communicator",                   \
+                            (comm) == MPI_COMM_NULL ? "MPI_COMM_NULL" : "<invalid>"); \
+    } while (0)
+#define FM_CHECK_COUNT(call, comm, count)                                            \
+    do {                                                                             \
+        if ((count) < 0)                                                             \
+            return fm_raise(comm, call, MPI_ERR_COUNT, "count=%lld must be >= 0",    \
+                            (long long)(count));                                     \
+    } while (0)
+#define FM_CHECK_TYPE(call, comm, dt)                                                \
+    do {                                                                             \
+        if (!fm_dt_valid(dt))                                                        \
+            return fm_raise(comm, call, MPI_ERR_TYPE, "datatype=%s is not valid",    \
+                            (dt) == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL" : "<invalid>"); \
+        if (!fm_dt_usable(dt))                                                       \
+            return fm_raise(comm, call, MPI_ERR_TYPE,                                \
+                            "datatype %s is not committed", (dt)->name);              \
+    } while (0)
+/* dest/src rank: 0..size-1, MPI_PROC_NULL, and (if any_ok) MPI_ANY_SOURCE. */
+#define FM_CHECK_RANK(call, comm, r, what, any_ok)                                   \
+    do {                                                                             \
+        if (!((r) >= 0 && (r) < (comm)->size) && (r) != MPI_PROC_NULL &&             \
+            !((any_ok) && (r) == MPI_ANY_SOURCE))                                    \
+            return fm_raise(comm, call, MPI_ERR_RANK,                                \
+                            "%s=%d is not a rank of %s (size %d)", what, (int)(r),   \
+                            (comm)->name, (comm)->size);                              \
+    } while (0)
+/* tag: 0..MPI_TAG_UB, and (if any_ok) MPI_ANY_TAG. */
+#define FM_CHECK_TAG(call, comm, t, any_ok)                                          \
+    do {                                                                             \
+        if ((t) < 0 && !((any_ok) && (t) == MPI_ANY_TAG))                            \
+            return fm_raise(comm, call, MPI_ERR_TAG,                                 \
+                            "tag=%d must be in 0..%d%s", (int)(t), FM_TAG_UB,        \
+                            (any_ok) ? " or MPI_ANY_TAG" : "");                      \
+    } while (0)
+#define FM_CHECK_ROOT(call, comm, root)                                              \
+    do {                                                                             \
+        if ((root) < 0 || (root) >= (comm)->size)                                    \
+            return fm_raise(comm, call, MPI_ERR_ROOT,                                \
+                            "root=%d is not a rank of %s (size %d)", (int)(root),    \
+                            (comm)->name, (comm)->size);                              \
+    } while (0)
+#define FM_CHECK_OP(call, comm, op)                                                  \
+    do {                                                                             \
+        if (!fm_op_valid(op))                                                        \
+            return fm_raise(comm, call, MPI_ERR_OP, "op=%s is not valid",            \
+                            (op) == MPI_OP_NULL ? "MPI_OP_NULL" : "<invalid>");      \
+    } while (0)
+
+#define FM_TAG_UB 2147483647
+
+#endif

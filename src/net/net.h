@@ -1,0 +1,81 @@
+/* net.h — the transport contract, and the header every message starts with.
+ *
+ * A transport moves whole messages between processes (peers are world
+ * ranks).  It knows nothing about matching, requests or datatypes; the
+ * point-to-point layer (src/pt2pt/) builds eager, rendezvous and synchronous
+ * protocols from send(), pull() and poll().  Messages between one pair of
+ * processes are delivered in the order they were sent. */
+#ifndef FM_NET_NET_H
+#define FM_NET_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Protocol of a message (fm_hdr.proto). */
+enum fm_proto {
+    FM_PROTO_EAGER = 1,  /* fm_hdr + payload of hdr.len bytes */
+    FM_PROTO_EAGER_SYNC, /* fm_hdr_rndv + payload; receiver sends ACK(sreq) on match */
+    FM_PROTO_RTS,        /* fm_hdr_rndv: hdr.len bytes wait at addr in the sender */
+    FM_PROTO_CTS,        /* fm_hdr_rndv: receiver matched (sreq, rreq); sender pushes DATA */
+    FM_PROTO_DATA,       /* fm_hdr_rndv + chunk: bytes [offset, offset+chunk) for rreq */
+    FM_PROTO_FIN,        /* fm_hdr_rndv: receiver pulled everything for sreq */
+    FM_PROTO_ACK,        /* fm_hdr_rndv: sync-send sreq was matched */
+};
+
+/* Matching envelope: 24 bytes, first in every message. */
+typedef struct fm_hdr {
+    uint8_t proto;
+    uint8_t flags;
+    uint16_t reserved;
+    uint32_t ctx;  /* communicator context id (collectives: ctx + 1) */
+    int32_t src;   /* sender's rank in that communicator */
+    int32_t tag;
+    uint64_t len;  /* EAGER: payload bytes; RTS: whole message bytes */
+} fm_hdr;
+
+/* Rendezvous / control header. */
+typedef struct fm_hdr_rndv {
+    fm_hdr h;
+    uint64_t sreq;   /* sender's request, echoed in CTS/FIN/ACK */
+    uint64_t rreq;   /* receiver's request (CTS, DATA) */
+    uint64_t addr;   /* RTS: sender's buffer address (for pull) */
+    uint64_t offset; /* DATA: offset of this chunk */
+} fm_hdr_rndv;
+
+/* Called by poll() for each message: `msg` (len bytes, starting with an
+ * fm_hdr) is valid only during the call.  The callback may call send() of
+ * any transport, including the one polling. */
+typedef void fm_net_deliver_fn(int peer, const void *msg, size_t len);
+
+enum { FM_NET_CAP_PULL = 1 }; /* pull() works for this transport's peers */
+
+typedef struct fm_net_ops {
+    const char *name;
+    unsigned caps;
+    /* Largest message (header included) send() accepts.  Set by init(). */
+    size_t max_msg;
+    /* Set up after the bootstrap is up; may use fm_boot_put/fence/get
+     * (every transport's init runs on every rank, so fences match).
+     * Returns FM_OK, or an error after logging why. */
+    int (*init)(void);
+    /* 1 if this transport can reach world rank `peer`. */
+    int (*reaches)(int peer);
+    /* Send one message: `hdr` (hlen bytes) followed by `payload` (plen
+     * bytes; may be NULL when plen is 0).  Never blocks.  FM_OK: sent, both
+     * buffers reusable.  FM_ERR_AGAIN: nothing sent (no room); the caller
+     * parks the message and retries from progress. */
+    int (*send)(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen);
+    /* Copy len bytes at remote_addr in peer's address space into local.
+     * Blocks until done.  Only with FM_NET_CAP_PULL. */
+    int (*pull)(int peer, void *local, uint64_t remote_addr, size_t len);
+    /* Deliver arrived messages through cb; returns how many. */
+    int (*poll)(fm_net_deliver_fn *cb);
+    /* Tear down; no message is sent or delivered afterwards.  Leaves no
+     * file behind. */
+    void (*finalize)(void);
+} fm_net_ops;
+
+extern fm_net_ops fm_net_self; /* this process */
+extern fm_net_ops fm_net_shm;  /* other processes on this node */
+
+#endif

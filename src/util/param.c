@@ -1,0 +1,235 @@
+/* param.c — parse, print and document the FABMPI_* knob table. */
+#include "util/param.h"
+#include "util/status.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct fm_params fm_param;
+
+struct fm_param_desc {
+    const char *name;
+    enum fm_param_type type;
+    const char *def;
+    const char *accepted;
+    const char *doc;
+    void *field;
+    int from_env;
+};
+
+#define FM_PARAM_DESC(name, type, def, acc, doc) \
+    {#name, FM_PARAM_##type, def, acc, doc, &fm_param.name, 0},
+static struct fm_param_desc descs[] = {FM_PARAMS(FM_PARAM_DESC)};
+#undef FM_PARAM_DESC
+#define NDESCS (sizeof descs / sizeof descs[0])
+
+static int loaded;
+
+const char *fm_env_raw(const char *name) { return getenv(name); }
+
+/* "lo..hi" with optional k/m/g suffixes on either bound. */
+static long long parse_bound(const char *s, char **end)
+{
+    long long v = strtoll(s, end, 10);
+    if (**end == 'k') v *= 1024, (*end)++;
+    else if (**end == 'm') v *= 1024 * 1024, (*end)++;
+    else if (**end == 'g') v *= 1024LL * 1024 * 1024, (*end)++;
+    return v;
+}
+
+static int parse_range(const char *acc, long long *lo, long long *hi)
+{
+    char *end;
+    *lo = parse_bound(acc, &end);
+    if (end[0] != '.' || end[1] != '.')
+        return 0;
+    *hi = parse_bound(end + 2, &end);
+    return 1;
+}
+
+static int parse_size(const char *s, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || errno)
+        return 0;
+    long long mult = 1;
+    if (*end == 'k' || *end == 'K') mult = 1024, end++;
+    else if (*end == 'm' || *end == 'M') mult = 1024 * 1024, end++;
+    else if (*end == 'g' || *end == 'G') mult = 1024LL * 1024 * 1024, end++;
+    if (*end == 'b' || *end == 'B') end++;
+    if (*end)
+        return 0;
+    *out = v * mult;
+    return 1;
+}
+
+static int parse_bool(const char *s, int *out)
+{
+    static const char *yes[] = {"1", "yes", "on", "true", "y"};
+    static const char *no[] = {"0", "no", "off", "false", "n"};
+    for (size_t i = 0; i < 5; i++) {
+        if (!strcasecmp(s, yes[i])) { *out = 1; return 1; }
+        if (!strcasecmp(s, no[i])) { *out = 0; return 1; }
+    }
+    return 0;
+}
+
+static int parse_enum(const char *s, const char *acc, int *out)
+{
+    int idx = 0;
+    size_t n = strlen(s);
+    for (const char *p = acc; *p; idx++) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == n && !strncasecmp(p, s, n)) { *out = idx; return 1; }
+        if (!bar) break;
+        p = bar + 1;
+    }
+    return 0;
+}
+
+/* Store `value` for descriptor d; returns 0 and explains in err on failure. */
+static int set_value(struct fm_param_desc *d, const char *value, char *err, size_t errlen)
+{
+    long long v, lo, hi;
+    int b;
+    switch (d->type) {
+    case FM_PARAM_INT:
+    case FM_PARAM_SIZE: {
+        int ok;
+        if (d->type == FM_PARAM_INT) {
+            char *end;
+            errno = 0;
+            v = strtoll(value, &end, 10);
+            ok = end != value && !*end && !errno;
+        } else {
+            ok = parse_size(value, &v);
+        }
+        if (ok && parse_range(d->accepted, &lo, &hi) && (v < lo || v > hi)) {
+            snprintf(err, errlen, "FABMPI_%s=%s: out of range; accepted: %s%s", d->name, value,
+                     d->type == FM_PARAM_SIZE ? "a byte count " : "an integer ", d->accepted);
+            return 0;
+        }
+        if (!ok) {
+            snprintf(err, errlen, "FABMPI_%s=%s: not %s; accepted: %s%s", d->name, value,
+                     d->type == FM_PARAM_SIZE ? "a byte count" : "an integer",
+                     d->type == FM_PARAM_SIZE ? "a byte count (suffix k, m or g allowed) in " : "an integer in ",
+                     d->accepted);
+            return 0;
+        }
+        if (d->type == FM_PARAM_INT) *(long *)d->field = (long)v;
+        else *(size_t *)d->field = (size_t)v;
+        return 1;
+    }
+    case FM_PARAM_BOOL:
+        if (!parse_bool(value, &b)) {
+            snprintf(err, errlen, "FABMPI_%s=%s: not a boolean; accepted: 1, 0, yes, no, on, off, true, false",
+                     d->name, value);
+            return 0;
+        }
+        *(int *)d->field = b;
+        return 1;
+    case FM_PARAM_ENUM:
+        if (!parse_enum(value, d->accepted, &b)) {
+            snprintf(err, errlen, "FABMPI_%s=%s: unknown value; accepted: %s", d->name, value, d->accepted);
+            return 0;
+        }
+        *(int *)d->field = b;
+        return 1;
+    case FM_PARAM_STR:
+        *(const char **)d->field = value;
+        return 1;
+    }
+    return 0;
+}
+
+int fm_param_load(char *err, size_t errlen)
+{
+    if (loaded)
+        return FM_OK;
+    char dummy[8];
+    if (!err) { err = dummy; errlen = sizeof dummy; }
+    for (size_t i = 0; i < NDESCS; i++) {
+        struct fm_param_desc *d = &descs[i];
+        if (!set_value(d, d->def, err, errlen))
+            return FM_ERR_INTERN; /* a default that does not parse is our bug */
+        char var[96];
+        snprintf(var, sizeof var, "FABMPI_%s", d->name);
+        const char *value = getenv(var);
+        d->from_env = 0;
+        if (value) {
+            if (!set_value(d, value, err, errlen))
+                return FM_ERR_PARAM;
+            d->from_env = 1;
+        }
+    }
+    loaded = 1;
+    return FM_OK;
+}
+
+static void format_value(const struct fm_param_desc *d, char *buf, size_t len)
+{
+    switch (d->type) {
+    case FM_PARAM_INT: snprintf(buf, len, "%ld", *(long *)d->field); break;
+    case FM_PARAM_SIZE: snprintf(buf, len, "%zu", *(size_t *)d->field); break;
+    case FM_PARAM_BOOL: snprintf(buf, len, "%d", *(int *)d->field); break;
+    case FM_PARAM_ENUM: {
+        int idx = *(int *)d->field;
+        const char *p = d->accepted;
+        for (int i = 0; i < idx && p; i++) {
+            p = strchr(p, '|');
+            if (p) p++;
+        }
+        size_t n = p ? strcspn(p, "|") : 0;
+        snprintf(buf, len, "%.*s", (int)n, p ? p : "");
+        break;
+    }
+    case FM_PARAM_STR: snprintf(buf, len, "%s", *(const char **)d->field); break;
+    }
+}
+
+static const char *type_name(enum fm_param_type t)
+{
+    static const char *names[] = {"int", "size", "bool", "enum", "string"};
+    return names[t];
+}
+
+void fm_param_print(FILE *out)
+{
+    for (size_t i = 0; i < NDESCS; i++) {
+        const struct fm_param_desc *d = &descs[i];
+        char cur[256];
+        format_value(d, cur, sizeof cur);
+        fprintf(out, "  FABMPI_%-20s %-6s default=%-8s current=%-10s %s\n", d->name,
+                type_name(d->type), d->def[0] ? d->def : "\"\"", cur[0] ? cur : "\"\"", d->doc);
+    }
+}
+
+void fm_param_print_effective(FILE *out)
+{
+    for (size_t i = 0; i < NDESCS; i++) {
+        const struct fm_param_desc *d = &descs[i];
+        char cur[256];
+        format_value(d, cur, sizeof cur);
+        fprintf(out, "fabmpi: FABMPI_%s=%s (%s)\n", d->name, cur, d->from_env ? "environment" : "default");
+    }
+}
+
+void fm_param_write_markdown(FILE *out)
+{
+    fprintf(out, "# fabmpi environment variables\n\n"
+                 "Generated by `fabmpi_info --markdown` from the table in `src/util/param.h`;"
+                 " do not edit by hand.\n\n"
+                 "A value outside the accepted set makes `MPI_Init` fail with a message naming the"
+                 " variable, the value and what is accepted.\n\n"
+                 "| variable | type | default | accepted | meaning |\n|---|---|---|---|---|\n");
+    for (size_t i = 0; i < NDESCS; i++) {
+        const struct fm_param_desc *d = &descs[i];
+        fprintf(out, "| `FABMPI_%s` | %s | `%s` | %s | %s |\n", d->name, type_name(d->type),
+                d->def, d->accepted, d->doc);
+    }
+}

@@ -1,0 +1,71 @@
+/* param.h — every FABMPI_* knob, declared once.
+ *
+ * Row: X(NAME, TYPE, DEFAULT, ACCEPTED, DOC)
+ *   NAME      variable is FABMPI_<NAME>; field is fm_param.NAME
+ *   TYPE      INT (long, ACCEPTED "lo..hi"), SIZE (size_t, suffixes k/m/g,
+ *             ACCEPTED "lo..hi"), BOOL (0/1/yes/no/on/off/true/false),
+ *             ENUM (int index into ACCEPTED "a|b|c"), STR (const char *)
+ *   DEFAULT   written as a string, exactly as a user would set it
+ *
+ * The table drives parsing (fm_param_load), fabmpi_info and docs/ENV.md.
+ * Nothing else in fabmpi calls getenv(). */
+#ifndef FM_UTIL_PARAM_H
+#define FM_UTIL_PARAM_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define FM_PARAMS(X)                                                                            \
+    X(VERBOSE, INT, "0", "0..3", "Log level on stderr: 0 errors only, 1 setup choices, 2 protocol, 3 trace") \
+    X(VERBOSE_ENV, BOOL, "0", "bool", "Print every knob's effective value and where it came from at MPI_Init (rank 0)") \
+    X(NET, ENUM, "auto", "auto|shm", "Transport for peers on this node: auto picks shm for other ranks and self for this rank") \
+    X(EAGER_LIMIT, SIZE, "16k", "0..1m", "Largest message sent eagerly; larger ones use rendezvous") \
+    X(SHM_RING_SIZE, SIZE, "256k", "16k..64m", "Bytes of each per-pair shared-memory ring (power of two)") \
+    X(SHM_COPY, ENUM, "auto", "auto|cma|pipeline", "Rendezvous copy: cma = process_vm_readv single copy, pipeline = chunks through the ring; auto tries CMA and falls back") \
+    X(SHM_PIPELINE_CHUNK, SIZE, "32k", "1k..16m", "Chunk size of the pipelined copy through shared memory") \
+    X(SPIN_COUNT, INT, "2000", "0..100000000", "Progress polls a blocking call makes before it starts yielding the CPU") \
+    X(YIELD, ENUM, "auto", "auto|always|never", "Yield in blocking waits: auto yields at once when ranks outnumber usable cores") \
+    X(EXIT_TIMEOUT, INT, "3", "1..3600", "Seconds mpiexec waits for ranks to end after an abort or a failure before it kills them") \
+    X(BOOT_ADDR, STR, "", "host:port", "Set by mpiexec: address of the bootstrap server") \
+    X(BOOT_KEY, STR, "", "hex string", "Set by mpiexec: per-job secret that authenticates a rank to the bootstrap server") \
+    X(RANK, INT, "-1", "-1..2147483647", "Set by mpiexec: this process's rank in MPI_COMM_WORLD") \
+    X(SIZE, INT, "-1", "-1..2147483647", "Set by mpiexec: number of ranks in MPI_COMM_WORLD") \
+    X(LOCAL_RANK, INT, "-1", "-1..2147483647", "Set by mpiexec: rank among the processes on this node") \
+    X(LOCAL_SIZE, INT, "-1", "-1..2147483647", "Set by mpiexec: number of ranks on this node") \
+    X(JOBID, STR, "", "string", "Set by mpiexec: job identifier used to name shared-memory segments")
+
+enum fm_param_type { FM_PARAM_INT, FM_PARAM_SIZE, FM_PARAM_BOOL, FM_PARAM_ENUM, FM_PARAM_STR };
+
+#define FM_PARAM_CTYPE_INT long
+#define FM_PARAM_CTYPE_SIZE size_t
+#define FM_PARAM_CTYPE_BOOL int
+#define FM_PARAM_CTYPE_ENUM int
+#define FM_PARAM_CTYPE_STR const char *
+#define FM_PARAM_FIELD(name, type, def, acc, doc) FM_PARAM_CTYPE_##type name;
+struct fm_params { FM_PARAMS(FM_PARAM_FIELD) };
+#undef FM_PARAM_FIELD
+
+/* Effective values; valid after fm_param_load(). */
+extern struct fm_params fm_param;
+
+/* Enum indices, e.g. FM_NET_AUTO, FM_SHM_COPY_CMA, FM_YIELD_ALWAYS. */
+enum { FM_NET_AUTO, FM_NET_SHM };
+enum { FM_SHM_COPY_AUTO, FM_SHM_COPY_CMA, FM_SHM_COPY_PIPELINE };
+enum { FM_YIELD_AUTO, FM_YIELD_ALWAYS, FM_YIELD_NEVER };
+
+/* Parse every FABMPI_* variable.  On a bad value returns FM_ERR_PARAM and
+ * writes "FABMPI_X=value: <why>; accepted: <what>" into err.  Idempotent. */
+int fm_param_load(char *err, size_t errlen);
+
+/* Print the table: name, default, current value, doc (fabmpi_info). */
+void fm_param_print(FILE *out);
+/* Write docs/ENV.md (markdown table) from the table. */
+void fm_param_write_markdown(FILE *out);
+/* Print effective values with origin (FABMPI_VERBOSE_ENV). */
+void fm_param_print_effective(FILE *out);
+
+/* Raw environment access for the launcher (forwarding -x VAR); the only
+ * other door to the environment. */
+const char *fm_env_raw(const char *name);
+
+#endif
