@@ -18,7 +18,29 @@ int fm_coll_gather(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *r
                    MPI_Count rcount, MPI_Datatype rdt, int root, MPI_Comm comm);
 int fm_coll_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                       MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm);
-/* (Gatherv, Scatter(v), Allgatherv, Alltoall(v), Reduce_scatter(_block),
- * Scan, Exscan follow the same pattern; see src/coll/*.c.) */
+int fm_coll_gatherv(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
+                    const int rcounts[], const int displs[], MPI_Datatype rdt, int root,
+                    MPI_Comm comm);
+int fm_coll_scatter(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
+                    MPI_Count rcount, MPI_Datatype rdt, int root, MPI_Comm comm);
+int fm_coll_scatterv(const void *sbuf, const int scounts[], const int displs[],
+                     MPI_Datatype sdt, void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int root,
+                     MPI_Comm comm);
+int fm_coll_allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
+                       const int rcounts[], const int displs[], MPI_Datatype rdt, MPI_Comm comm);
+int fm_coll_alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
+                     MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm);
+int fm_coll_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
+                      MPI_Datatype sdt, void *rbuf, const int rcounts[], const int rdispls[],
+                      MPI_Datatype rdt, MPI_Comm comm);
+int fm_coll_reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
+                           MPI_Op op, MPI_Comm comm);
+int fm_coll_reduce_scatter_block(const void *sbuf, void *rbuf, MPI_Count rcount,
+                                 MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+/* Exscan leaves rank 0's rbuf untouched (the standard leaves it undefined). */
+int fm_coll_scan(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
+                 MPI_Comm comm);
+int fm_coll_exscan(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
+                   MPI_Comm comm);
 
 #endif

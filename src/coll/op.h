@@ -25,4 +25,13 @@ int fm_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_Dat
 /* FM_OK if predefined op is defined for dt's basic kind (user ops: always). */
 int fm_op_check(MPI_Op op, MPI_Datatype dt);
 
+/* MPI_REPLACE / MPI_NO_OP: valid only in RMA accumulates, never in collectives. */
+int fm_op_is_rma_only(MPI_Op op);
+
+/* A user op (MPI_Op_create); refcount 1.  FM_ERR_NOMEM on failure. */
+int fm_op_create(MPI_User_function *fn, int commute, MPI_Op *out);
+/* Pending operations hold a reference; predefined ops ignore both calls. */
+void fm_op_retain(MPI_Op op);
+void fm_op_release(MPI_Op op);
+
 #endif

@@ -46,6 +46,8 @@ struct fm_request {
     void *tmp;               /* packed copy of non-contiguous data, owned */
     uint64_t bytes;          /* message length in bytes */
     uint64_t offset;         /* pipelined rendezvous: bytes moved so far */
+    uint64_t limit;          /* pipelined rendezvous: bytes to move (receiver's capacity) */
+    uint64_t msg_bytes;      /* receive: length of the matched message (truncation report) */
     uint64_t peer_req;       /* the other side's request cookie */
     int peer_world;          /* world rank of the matched peer */
     struct fm_request *next; /* free list / pending list */

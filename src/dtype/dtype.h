@@ -50,12 +50,31 @@ struct fm_datatype {
     fm_dt_block one_block;    /* storage when nblocks == 1 */
     enum fm_basic_kind basic; /* kind every element is made of, or FM_BK_NONE if mixed */
     MPI_Count nbasic;         /* basic elements in one element */
-    MPI_Count basic_size;     /* size of one basic element */
+    MPI_Count basic_size;     /* packed bytes of one basic element (pairs: value + int) */
     int combiner;             /* MPI_COMBINER_* */
     struct fm_datatype *inner; /* type this one was built from (retained), or NULL */
     MPI_Count inner_count;
     char name[MPI_MAX_OBJECT_NAME];
+    /* Private to src/dtype. */
+    MPI_Aint *pos;            /* packed offset of each block start (nblocks + 1 entries);
+                               * NULL when nblocks <= 1 */
+    MPI_Count nelem;          /* primitive elements in one element (a pair counts 2),
+                               * for MPI_Get_elements */
+    int align;                /* strictest C alignment inside, for struct extent padding */
+    struct fm_dt_contents *contents; /* constructor arguments; NULL for predefined */
 };
+
+/* Constructor arguments exactly as MPI_Type_get_contents returns them. */
+struct fm_dt_contents {
+    int nints, naints, ntypes;
+    int *ints;
+    MPI_Aint *aints;
+    MPI_Datatype *types; /* each retained */
+};
+
+/* Private flag: the bounds were set explicitly (resized, subarray), so
+ * struct types built from it get no alignment padding. */
+#define FM_DT_EXPLICIT_BOUNDS 8
 
 /* Set up the predefined datatypes (called once from MPI_Init). */
 void fm_dt_init(void);
@@ -84,5 +103,22 @@ MPI_Count fm_dt_elements_of(MPI_Datatype dt, MPI_Count bytes);
 /* Reference counting for derived types held by pending operations. */
 void fm_dt_retain(MPI_Datatype dt);
 void fm_dt_release(MPI_Datatype dt);
+
+/* Build an uncommitted derived type (refcount 1) from constructor arguments
+ * laid out as MPI_Type_get_contents returns them for `combiner` (copied;
+ * each type retained).  Arguments must already be checked by the caller.
+ * Returns FM_OK, FM_ERR_NOMEM, or FM_ERR_ARG for a layout that overflows. */
+int fm_dt_create(int combiner, int nints, const int *ints, int naints, const MPI_Aint *aints,
+                 int ntypes, const MPI_Datatype *types, MPI_Datatype *newtype);
+/* Flatten dt into its block list and mark it committed (idempotent).
+ * Returns FM_OK, FM_ERR_NOMEM, or FM_ERR_ARG when it has over INT_MAX blocks. */
+int fm_dt_commit(MPI_Datatype dt);
+
+/* One run of `count` consecutive elements of `child`, the first at byte
+ * displacement `disp` of the parent element.  Pieces come in type-map order. */
+typedef int fm_dt_piece_fn(void *ctx, MPI_Aint disp, MPI_Count count, MPI_Datatype child);
+/* Call fn for every piece of a derived dt (nothing for predefined ones);
+ * stops at and returns the first non-zero fn result. */
+int fm_dt_for_each_piece(MPI_Datatype dt, fm_dt_piece_fn *fn, void *ctx);
 
 #endif

@@ -78,5 +78,61 @@ void fm_group_release(struct fm_group *g);
 /* Attributes: copy on dup (copy callbacks), delete callbacks on free. */
 int fm_attr_copy_all(MPI_Comm oldcomm, MPI_Comm newcomm);
 int fm_attr_delete_all(MPI_Comm comm);
+/* Release the keyval table (MPI_Finalize, after the last communicator). */
+void fm_attr_finalize(void);
+/* When fm_attr_copy_all / fm_attr_delete_all return FM_ERR_OTHER, a user
+ * callback failed: its keyval and returned code. */
+int fm_attr_last_failure(int *keyval);
+/* Value of the MPI_LASTUSEDCODE attribute (error.c raises it as codes are added). */
+extern int fm_attr_lastusedcode;
+
+/* ---- context ids (ctx.c) ------------------------------------------------ */
+/* Mark every id free except the predefined ones (0: WORLD, 2: SELF); called
+ * by fm_comm_init. */
+void fm_ctx_init(void);
+/* Drop every matching queue (MPI_Finalize). */
+void fm_ctx_finalize(void);
+/* Live context ids held by this process (pairs), for diagnostics. */
+int fm_ctx_live(void);
+/* Like fm_ctx_alloc, but agreed only among the members of `group` (a
+ * subset of comm's group that includes this process), by point-to-point on
+ * comm's collective context with tags FM_TAG_CTX_AGREE | (tag & FM_TAG_CTX_MASK).
+ * For MPI_Comm_create_group. */
+int fm_ctx_alloc_group(MPI_Comm comm, struct fm_group *group, int tag, uint32_t *ctx);
+/* Raise an fm_ctx_alloc* failure on comm, naming the context-id limit when
+ * ids ran out. */
+int fm_ctx_raise(MPI_Comm comm, const char *call, int rc);
+#define FM_TAG_CTX_AGREE 0x7f000000
+#define FM_TAG_CTX_MASK 0x00ffffff
+
+/* ---- groups (group.c) ----------------------------------------------------
+ * Internal operations return FM_OK or an FM_ERR_* status.  On an argument
+ * error they write into `why` (FM_WHY_LEN bytes, may be NULL) which argument
+ * is wrong and its value, so the API layer can raise a precise message.
+ * Results that would be empty are &fm_group_empty.  Output parameters are
+ * set only on success. */
+#define FM_WHY_LEN 192
+/* This process's world rank, so new groups know their own `rank`. */
+void fm_group_set_self(int world_rank);
+static inline void fm_group_retain(struct fm_group *g) { g->refcount++; }
+/* Rank of world rank `wr` in g, or MPI_UNDEFINED. */
+int fm_group_rank_of(const struct fm_group *g, int wr);
+int fm_group_incl(struct fm_group *g, int n, const int *ranks, struct fm_group **out, char *why);
+int fm_group_excl(struct fm_group *g, int n, const int *ranks, struct fm_group **out, char *why);
+/* ranges[i] = {first, last, stride}; excl = 0 for Group_range_incl, 1 for _excl. */
+int fm_group_range(struct fm_group *g, int n, int ranges[][3], int excl, struct fm_group **out,
+                   char *why);
+int fm_group_union(struct fm_group *a, struct fm_group *b, struct fm_group **out);
+int fm_group_intersection(struct fm_group *a, struct fm_group *b, struct fm_group **out);
+int fm_group_difference(struct fm_group *a, struct fm_group *b, struct fm_group **out);
+/* MPI_IDENT (same members, same order), MPI_SIMILAR or MPI_UNEQUAL. */
+int fm_group_compare(const struct fm_group *a, const struct fm_group *b);
+/* ranks2[i] = rank in b of a's ranks1[i]; MPI_UNDEFINED if not a member,
+ * MPI_PROC_NULL for MPI_PROC_NULL. */
+int fm_group_translate(const struct fm_group *a, int n, const int *ranks1,
+                       const struct fm_group *b, int *ranks2, char *why);
+
+/* Release the errhandler reference a communicator holds. */
+void fm_comm_errh_release(struct fm_errhandler *e);
 
 #endif

@@ -171,6 +171,8 @@ int fm_param_load(char *err, size_t errlen)
     return FM_OK;
 }
 
+void fm_param_reset(void) { loaded = 0; }
+
 static void format_value(const struct fm_param_desc *d, char *buf, size_t len)
 {
     switch (d->type) {

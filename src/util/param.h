@@ -57,6 +57,10 @@ enum { FM_YIELD_AUTO, FM_YIELD_ALWAYS, FM_YIELD_NEVER };
  * writes "FABMPI_X=value: <why>; accepted: <what>" into err.  Idempotent. */
 int fm_param_load(char *err, size_t errlen);
 
+/* Forget loaded values so the next fm_param_load() reads the environment
+ * again (unit tests). */
+void fm_param_reset(void);
+
 /* Print the table: name, default, current value, doc (fabmpi_info). */
 void fm_param_print(FILE *out);
 /* Write docs/ENV.md (markdown table) from the table. */

@@ -1,0 +1,75 @@
+# fabmpi — top-level entry points.
+#   make            build (into build/)
+#   make demo       install what is missing, build, run the examples with 4 ranks
+#   make test       install what is missing, build, run every default test suite
+#   make test-asan  the MPI tests under AddressSanitizer + UBSan (build-asan/)
+#   make bench      fabmpi vs Open MPI vs MPICH, side by side (bench/RESULTS.md)
+#   make install PREFIX=/opt/fabmpi
+#   make docs       regenerate docs/ENV.md from the knob table
+
+PREFIX ?= /usr/local
+BUILD ?= build
+WERROR ?= 0
+SHELL := /bin/bash
+
+DEPS := gcc make pkg-config meson ninja-build libcmocka-dev python3
+BENCH_DEPS := openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox
+
+MESON_OPTS := -Dwerror=$(if $(filter 1,$(WERROR)),true,false)
+
+.PHONY: all build deps bench-deps demo test test-asan bench install docs clean
+
+all: build
+
+# Install missing Debian packages; without root, say exactly what to install.
+define ensure_packages
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" != 0 ]; then \
+	    echo "fabmpi needs these Debian packages:$$missing"; \
+	    echo "install them with: sudo apt-get install -y$$missing"; exit 1; \
+	  fi; \
+	  echo "installing:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+endef
+
+deps:
+	$(call ensure_packages,$(DEPS))
+
+bench-deps:
+	$(call ensure_packages,$(DEPS) $(BENCH_DEPS))
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD) $(MESON_OPTS)
+
+build: deps $(BUILD)/build.ninja
+	meson configure $(BUILD) $(MESON_OPTS) >/dev/null
+	ninja -C $(BUILD)
+
+demo: build
+	bash examples/run-demo $(BUILD)
+
+test: build
+	bash tests/run-all $(BUILD)
+
+test-asan: deps
+	[ -f build-asan/build.ninja ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
+	ninja -C build-asan
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  bash tests/run-all build-asan
+
+bench: bench-deps build
+	python3 bench/run-bench --build $(BUILD)
+
+install: deps
+	[ -f $(BUILD)-install/build.ninja ] || meson setup $(BUILD)-install --prefix=$(abspath $(PREFIX)) -Dtests=false
+	meson configure $(BUILD)-install --prefix=$(abspath $(PREFIX)) >/dev/null
+	ninja -C $(BUILD)-install
+	meson install -C $(BUILD)-install
+
+docs: build
+	$(BUILD)/tools/fabmpi_info --markdown > docs/ENV.md
+
+clean:
+	rm -rf $(BUILD) build-asan $(BUILD)-install

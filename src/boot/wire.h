@@ -1,0 +1,123 @@
+/* wire.h — the bootstrap protocol spoken between src/boot (client, one per
+ * rank) and tools/mpiexec (server).  Private to those two.
+ *
+ * A TCP stream of messages: an 8-byte header {u32 type, u32 len}, both
+ * little endian whatever the host, then `len` payload bytes.  A session:
+ *
+ *   client                         server
+ *   HELLO{ver,rank,size,pid,key} →
+ *                                ← WELCOME            or REJECT{why}, close
+ *   PUT{klen,vlen,key,val}*      →                    (buffered by the client
+ *   FENCE                        →                     until its fence, so a
+ *                                ← FENCE_DONE{rec*}    fence is one round trip)
+ *   ABORT{code,why}              →                    server kills the job
+ *   FINALIZE                     →                    then the client closes
+ *
+ * FENCE_DONE carries every PUT of the epoch from every rank as records
+ * {u32 rank, u32 klen, u32 vlen, key, val}; clients keep them locally, so a
+ * get never talks to the server. */
+#ifndef FM_BOOT_WIRE_H
+#define FM_BOOT_WIRE_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FM_WIRE_VERSION 1u
+#define FM_WIRE_HDR 8u
+#define FM_BOOT_KEY_MAX 255u   /* bytes of a key-value-store key */
+#define FM_BOOT_VAL_MAX 4096u  /* bytes of a value */
+#define FM_BOOT_WHY_MAX 1024u  /* bytes of an abort or reject reason */
+#define FM_BOOT_SECRET_MAX 128u /* hex chars of FABMPI_BOOT_KEY */
+/* Largest message a client may send; anything bigger is a protocol error. */
+#define FM_WIRE_CLIENT_MAX (12u + FM_BOOT_KEY_MAX + FM_BOOT_VAL_MAX)
+/* Largest FENCE_DONE a client accepts (every rank's puts of one epoch). */
+#define FM_WIRE_SERVER_MAX (1u << 30)
+
+enum fm_wire_type {
+    FM_WIRE_HELLO = 1,
+    FM_WIRE_WELCOME,
+    FM_WIRE_REJECT,
+    FM_WIRE_PUT,
+    FM_WIRE_FENCE,
+    FM_WIRE_FENCE_DONE,
+    FM_WIRE_ABORT,
+    FM_WIRE_FINALIZE,
+};
+
+/* Growable byte buffer used for both directions on both sides. */
+struct fm_wbuf {
+    unsigned char *p;
+    size_t len, cap;
+};
+
+static inline int fm_wbuf_reserve(struct fm_wbuf *b, size_t more)
+{
+    if (b->len + more <= b->cap)
+        return 0;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + more)
+        cap *= 2;
+    unsigned char *p = realloc(b->p, cap);
+    if (!p)
+        return -1;
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+static inline int fm_wbuf_add(struct fm_wbuf *b, const void *data, size_t n)
+{
+    if (fm_wbuf_reserve(b, n))
+        return -1;
+    if (n)
+        memcpy(b->p + b->len, data, n);
+    b->len += n;
+    return 0;
+}
+
+static inline void fm_wire_put_u32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+    p[2] = (unsigned char)(v >> 16);
+    p[3] = (unsigned char)(v >> 24);
+}
+
+static inline uint32_t fm_wire_get_u32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline int fm_wbuf_u32(struct fm_wbuf *b, uint32_t v)
+{
+    unsigned char w[4];
+    fm_wire_put_u32(w, v);
+    return fm_wbuf_add(b, w, 4);
+}
+
+/* Append a message header; the payload follows with fm_wbuf_add/u32. */
+static inline int fm_wbuf_hdr(struct fm_wbuf *b, uint32_t type, uint32_t len)
+{
+    return fm_wbuf_u32(b, type) || fm_wbuf_u32(b, len) ? -1 : 0;
+}
+
+/* Drop the first n bytes (a consumed message or a written chunk). */
+static inline void fm_wbuf_consume(struct fm_wbuf *b, size_t n)
+{
+    if (n >= b->len) {
+        b->len = 0;
+        return;
+    }
+    memmove(b->p, b->p + n, b->len - n);
+    b->len -= n;
+}
+
+static inline void fm_wbuf_free(struct fm_wbuf *b)
+{
+    free(b->p);
+    b->p = NULL;
+    b->len = b->cap = 0;
+}
+
+#endif

@@ -1,0 +1,65 @@
+/* allgather.c — allgather (recursive doubling or ring) and allgatherv (ring).
+ *
+ * Both work directly in the receive buffer: a run of k consecutive blocks
+ * of (rcount, rdt) is itself (addr, k * rcount, rdt), since element i of a
+ * datatype sits at i * extent. */
+#include "coll/coll.h"
+#include "coll/coll_util.h"
+#include "mpi/comm.h"
+#include "pt2pt/pt2pt.h"
+#include "util/status.h"
+
+int fm_coll_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
+                      MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm)
+{
+    const int size = comm->size, rank = comm->rank;
+    int rc = FM_OK;
+    if (sbuf != MPI_IN_PLACE &&
+        (rc = fm_dt_copy(sbuf, scount, sdt, fm_coll_at(rbuf, rank * rcount, rdt), rcount, rdt)) !=
+            FM_OK)
+        return rc;
+    if (size == 1 || rcount * rdt->size == 0)
+        return FM_OK;
+
+    if ((size & (size - 1)) == 0) {
+        /* Power of two: in round mask, exchange the aligned run of `mask`
+         * blocks this rank holds for the partner's; log2(p) rounds. */
+        for (int mask = 1; mask < size && rc == FM_OK; mask <<= 1) {
+            int partner = rank ^ mask;
+            int mine = rank & ~(mask - 1), theirs = partner & ~(mask - 1);
+            rc = fm_coll_sendrecv(fm_coll_at(rbuf, mine * rcount, rdt), mask * rcount, rdt,
+                                  partner, fm_coll_at(rbuf, theirs * rcount, rdt),
+                                  mask * rcount, rdt, partner, FM_TAG_ALLGATHER, comm);
+        }
+        return rc;
+    }
+    /* Otherwise a ring: in step s pass block rank-s right, take rank-s-1
+     * from the left. */
+    const int right = (rank + 1) % size, left = (rank - 1 + size) % size;
+    for (int s = 0; s < size - 1 && rc == FM_OK; s++) {
+        int sb = (rank - s + size) % size, rb = (rank - s - 1 + size) % size;
+        rc = fm_coll_sendrecv(fm_coll_at(rbuf, sb * rcount, rdt), rcount, rdt, right,
+                              fm_coll_at(rbuf, rb * rcount, rdt), rcount, rdt, left,
+                              FM_TAG_ALLGATHER, comm);
+    }
+    return rc;
+}
+
+int fm_coll_allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
+                       const int rcounts[], const int displs[], MPI_Datatype rdt, MPI_Comm comm)
+{
+    const int size = comm->size, rank = comm->rank;
+    int rc = FM_OK;
+    if (sbuf != MPI_IN_PLACE &&
+        (rc = fm_dt_copy(sbuf, scount, sdt, fm_coll_at(rbuf, displs[rank], rdt), rcounts[rank],
+                         rdt)) != FM_OK)
+        return rc;
+    const int right = (rank + 1) % size, left = (rank - 1 + size) % size;
+    for (int s = 0; s < size - 1 && rc == FM_OK; s++) {
+        int sb = (rank - s + size) % size, rb = (rank - s - 1 + size) % size;
+        rc = fm_coll_sendrecv(fm_coll_at(rbuf, displs[sb], rdt), rcounts[sb], rdt, right,
+                              fm_coll_at(rbuf, displs[rb], rdt), rcounts[rb], rdt, left,
+                              FM_TAG_ALLGATHERV, comm);
+    }
+    return rc;
+}

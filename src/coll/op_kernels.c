@@ -1,0 +1,126 @@
+/* op_kernels.c — the typed loops behind every predefined reduction.
+ *
+ * Loops are generated from lists of (op, kind, C type, arithmetic type)
+ * so each one is a plain restrict-qualified for-loop the compiler can
+ * vectorize.  Which (op, kind) pairs exist follows MPI-3.1 §5.9.2:
+ *   MAX MIN            C integer, floating point
+ *   SUM PROD           C integer, floating point, complex
+ *   LAND LOR LXOR      C integer, logical (C_BOOL)
+ *   BAND BOR BXOR      C integer, byte
+ *   MINLOC MAXLOC      the (value, index) pair types
+ * MPI_CHAR and MPI_WCHAR are characters, not integers, so no op takes them.
+ *
+ * Integer SUM and PROD compute in an unsigned type at least as wide as
+ * unsigned int: wrap-around is then defined behaviour (no promotion to a
+ * signed int that could overflow), and the bits are those of two's
+ * complement arithmetic, which is what every MPI user expects. */
+#include <stdint.h>
+#include <string.h>
+
+#include "coll/op_kernels.h"
+
+/* (op, kind, C type, arithmetic type) for each family; floating and
+ * complex types compute in their own type. */
+#define FM_KINDS_INT(X, OP)                                                         \
+    X(OP, SCHAR, signed char, unsigned) X(OP, UCHAR, unsigned char, unsigned)      \
+    X(OP, SHORT, short, unsigned) X(OP, USHORT, unsigned short, unsigned)          \
+    X(OP, INT, int, unsigned) X(OP, UINT, unsigned, unsigned)                      \
+    X(OP, LONG, long, unsigned long) X(OP, ULONG, unsigned long, unsigned long)    \
+    X(OP, LLONG, long long, unsigned long long)                                    \
+    X(OP, ULLONG, unsigned long long, unsigned long long)                          \
+    X(OP, INT8, int8_t, unsigned) X(OP, INT16, int16_t, unsigned)                  \
+    X(OP, INT32, int32_t, uint32_t) X(OP, INT64, int64_t, uint64_t)                \
+    X(OP, UINT8, uint8_t, unsigned) X(OP, UINT16, uint16_t, unsigned)              \
+    X(OP, UINT32, uint32_t, uint32_t) X(OP, UINT64, uint64_t, uint64_t)
+#define FM_KINDS_FLOAT(X, OP)                                                       \
+    X(OP, FLOAT, float, float) X(OP, DOUBLE, double, double)                       \
+    X(OP, LDOUBLE, long double, long double)
+#define FM_KINDS_COMPLEX(X, OP)                                                     \
+    X(OP, FCOMPLEX, float _Complex, float _Complex)                                \
+    X(OP, DCOMPLEX, double _Complex, double _Complex)                               \
+    X(OP, LDCOMPLEX, long double _Complex, long double _Complex)
+#define FM_KINDS_BOOL(X, OP) X(OP, BOOL, _Bool, unsigned)
+#define FM_KINDS_BYTE(X, OP) X(OP, BYTE, unsigned char, unsigned)
+
+/* Every (op, kind) loop that exists. */
+#define FM_ALL_LOOPS(X)                                                             \
+    FM_KINDS_INT(X, MAX) FM_KINDS_FLOAT(X, MAX)                                    \
+    FM_KINDS_INT(X, MIN) FM_KINDS_FLOAT(X, MIN)                                    \
+    FM_KINDS_INT(X, SUM) FM_KINDS_FLOAT(X, SUM) FM_KINDS_COMPLEX(X, SUM)           \
+    FM_KINDS_INT(X, PROD) FM_KINDS_FLOAT(X, PROD) FM_KINDS_COMPLEX(X, PROD)        \
+    FM_KINDS_INT(X, LAND) FM_KINDS_BOOL(X, LAND)                                   \
+    FM_KINDS_INT(X, LOR) FM_KINDS_BOOL(X, LOR)                                     \
+    FM_KINDS_INT(X, LXOR) FM_KINDS_BOOL(X, LXOR)                                   \
+    FM_KINDS_INT(X, BAND) FM_KINDS_BYTE(X, BAND)                                   \
+    FM_KINDS_INT(X, BOR) FM_KINDS_BYTE(X, BOR)                                     \
+    FM_KINDS_INT(X, BXOR) FM_KINDS_BYTE(X, BXOR)
+
+/* a = in[i], b = inout[i]; U is the arithmetic type. */
+#define FM_E_MAX(a, b, U) ((a) > (b) ? (a) : (b))
+#define FM_E_MIN(a, b, U) ((a) < (b) ? (a) : (b))
+#define FM_E_SUM(a, b, U) ((U)(a) + (U)(b))
+#define FM_E_PROD(a, b, U) ((U)(a) * (U)(b))
+#define FM_E_LAND(a, b, U) ((a) && (b))
+#define FM_E_LOR(a, b, U) ((a) || (b))
+#define FM_E_LXOR(a, b, U) (!(a) != !(b))
+#define FM_E_BAND(a, b, U) ((a) & (b))
+#define FM_E_BOR(a, b, U) ((a) | (b))
+#define FM_E_BXOR(a, b, U) ((a) ^ (b))
+
+#define FM_DEFINE_LOOP(OP, K, T, U)                                                 \
+    static void fm_k_##OP##_##K(const void *restrict vin, void *restrict vio, size_t n) \
+    {                                                                               \
+        const T *restrict in = vin;                                                 \
+        T *restrict io = vio;                                                       \
+        for (size_t i = 0; i < n; i++)                                              \
+            io[i] = (T)FM_E_##OP(in[i], io[i], U);                                  \
+    }
+FM_ALL_LOOPS(FM_DEFINE_LOOP)
+
+/* Pair kinds work on the packed form (value bytes, then the int index, no
+ * padding): that is what both contiguous runs and fm_dt_pack produce, and
+ * it is why these loops read and write through memcpy. */
+#define FM_KINDS_PAIR(X, OP)                                                        \
+    X(OP, FLOAT_INT, float) X(OP, DOUBLE_INT, double) X(OP, LONG_INT, long)        \
+    X(OP, 2INT, int) X(OP, SHORT_INT, short) X(OP, LDOUBLE_INT, long double)
+
+/* MPI's rule: the winning value's index; on a tie, the smaller index. */
+#define FM_DEFINE_PAIR_LOOP(OP, K, VT)                                              \
+    static void fm_k_##OP##_##K(const void *restrict vin, void *restrict vio, size_t n) \
+    {                                                                               \
+        const unsigned char *in = vin;                                              \
+        unsigned char *io = vio;                                                    \
+        const size_t stride = sizeof(VT) + sizeof(int);                             \
+        for (size_t i = 0; i < n; i++, in += stride, io += stride) {                \
+            VT a, b;                                                                \
+            int ia, ib;                                                             \
+            memcpy(&a, in, sizeof a);                                               \
+            memcpy(&b, io, sizeof b);                                               \
+            memcpy(&ia, in + sizeof(VT), sizeof ia);                                \
+            memcpy(&ib, io + sizeof(VT), sizeof ib);                                \
+            if (FM_PAIR_WINS_##OP(a, b) || (a == b && ia < ib))                     \
+                memcpy(io, in, stride);                                             \
+        }                                                                           \
+    }
+#define FM_PAIR_WINS_MINLOC(a, b) ((a) < (b))
+#define FM_PAIR_WINS_MAXLOC(a, b) ((a) > (b))
+FM_KINDS_PAIR(FM_DEFINE_PAIR_LOOP, MINLOC)
+FM_KINDS_PAIR(FM_DEFINE_PAIR_LOOP, MAXLOC)
+
+#define FM_LOOP_ENTRY(OP, K, T, U) [FM_OPI_MPI_##OP][FM_BK_##K] = fm_k_##OP##_##K,
+#define FM_PAIR_ENTRY(OP, K, VT) [FM_OPI_MPI_##OP][FM_BK_##K] = fm_k_##OP##_##K,
+fm_op_kernel_fn *const fm_op_kernel[FM_OPI_COUNT][FM_BK_COUNT] = {
+    FM_ALL_LOOPS(FM_LOOP_ENTRY)
+    FM_KINDS_PAIR(FM_PAIR_ENTRY, MINLOC)
+    FM_KINDS_PAIR(FM_PAIR_ENTRY, MAXLOC)
+};
+
+/* Bytes of one basic element in packed form (0: no arithmetic on it). */
+#define FM_SIZE_ENTRY(OP, K, T, U) [FM_BK_##K] = sizeof(T),
+#define FM_PAIR_SIZE_ENTRY(OP, K, VT) [FM_BK_##K] = sizeof(VT) + sizeof(int),
+const unsigned char fm_op_kind_size[FM_BK_COUNT] = {
+    FM_KINDS_INT(FM_SIZE_ENTRY, _) FM_KINDS_FLOAT(FM_SIZE_ENTRY, _)
+    FM_KINDS_COMPLEX(FM_SIZE_ENTRY, _) FM_KINDS_BOOL(FM_SIZE_ENTRY, _)
+    FM_KINDS_BYTE(FM_SIZE_ENTRY, _) FM_KINDS_PAIR(FM_PAIR_SIZE_ENTRY, _)
+    [FM_BK_CHAR] = sizeof(char), [FM_BK_WCHAR] = sizeof(wchar_t),
+};

@@ -1,0 +1,80 @@
+/* scan.c — inclusive and exclusive prefix reductions by recursive doubling.
+ *
+ * After the round with bit `mask`, `partial` holds the reduction over the
+ * aligned block of 2*mask ranks containing this rank, and the result holds
+ * the reduction from that block's start up to this rank (inclusive for
+ * scan, exclusive for exscan).  A partner below contributes its block
+ * first; one above contributes after ours — which keeps the order the
+ * standard asks of non-commutative ops.  ceil(log2 p) rounds. */
+#include <stdlib.h>
+
+#include "coll/coll.h"
+#include "coll/coll_util.h"
+#include "coll/op.h"
+#include "mpi/comm.h"
+#include "pt2pt/pt2pt.h"
+#include "util/status.h"
+
+static int fm_prefix(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
+                     int exclusive, int tag, MPI_Comm comm)
+{
+    const int size = comm->size, rank = comm->rank;
+    if (count == 0 || dt->size == 0)
+        return FM_OK;
+    const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    int rc = FM_OK;
+    if (!exclusive && mine != rbuf && (rc = fm_dt_copy(mine, count, dt, rbuf, count, dt)) != FM_OK)
+        return rc;
+    if (size == 1)
+        return FM_OK;
+
+    void *raw1, *raw2;
+    void *partial = fm_coll_tmp_alloc(count, dt, &raw1);
+    void *tmp = partial ? fm_coll_tmp_alloc(count, dt, &raw2) : NULL;
+    if (!tmp) {
+        if (partial)
+            free(raw1);
+        return FM_ERR_NOMEM;
+    }
+    int have_result = !exclusive; /* exscan: rbuf holds nothing until a lower partner */
+    rc = fm_dt_copy(mine, count, dt, partial, count, dt);
+    for (int mask = 1; mask < size && rc == FM_OK; mask <<= 1) {
+        int partner = rank ^ mask;
+        if (partner >= size)
+            continue;
+        rc = fm_coll_sendrecv(partial, count, dt, partner, tmp, count, dt, partner, tag, comm);
+        if (rc != FM_OK)
+            break;
+        if (partner < rank) {
+            if (have_result)
+                rc = fm_op_apply(op, tmp, rbuf, count, dt);
+            else
+                rc = fm_dt_copy(tmp, count, dt, rbuf, count, dt);
+            have_result = 1;
+            if (rc == FM_OK)
+                rc = fm_op_apply(op, tmp, partial, count, dt);
+        } else if (op->commute) {
+            rc = fm_op_apply(op, tmp, partial, count, dt);
+        } else { /* partial = partial op tmp, computed into tmp */
+            rc = fm_op_apply(op, partial, tmp, count, dt);
+            void *t = partial;
+            partial = tmp;
+            tmp = t;
+        }
+    }
+    free(raw1);
+    free(raw2);
+    return rc;
+}
+
+int fm_coll_scan(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
+                 MPI_Comm comm)
+{
+    return fm_prefix(sbuf, rbuf, count, dt, op, 0, FM_TAG_SCAN, comm);
+}
+
+int fm_coll_exscan(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
+                   MPI_Comm comm)
+{
+    return fm_prefix(sbuf, rbuf, count, dt, op, 1, FM_TAG_EXSCAN, comm);
+}

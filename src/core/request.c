@@ -1,0 +1,57 @@
+/* request.c — request pool: requests are recycled through a free list so
+ * the message path never calls malloc once warmed up. */
+#include "core/request.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype/dtype.h"
+#include "mpi/comm.h"
+
+#define FM_REQ_CHUNK 64
+
+static struct fm_request *free_list;
+
+struct fm_request *fm_req_alloc(int kind)
+{
+    struct fm_request *r = free_list;
+    if (!r) {
+        /* Chunks are never returned to the system: requests live as long as
+         * the process and their addresses travel in headers as cookies. */
+        struct fm_request *chunk = calloc(FM_REQ_CHUNK, sizeof *chunk);
+        if (!chunk)
+            return NULL;
+        for (int i = FM_REQ_CHUNK - 1; i >= 0; i--) {
+            chunk[i].next = free_list;
+            free_list = &chunk[i];
+        }
+        r = free_list;
+    }
+    free_list = r->next;
+    memset(r, 0, sizeof *r);
+    r->magic = FM_MAGIC_REQ;
+    r->kind = (uint8_t)kind;
+    return r;
+}
+
+void fm_req_free(struct fm_request *r)
+{
+    free(r->tmp);
+    if (r->dt && !(r->dt->flags & FM_DT_PREDEFINED))
+        fm_dt_release(r->dt);
+    if (r->comm)
+        fm_comm_release(r->comm);
+    r->magic = 0;
+    r->comm = NULL;
+    r->dt = NULL;
+    r->tmp = NULL;
+    r->next = free_list;
+    free_list = r;
+}
+
+void fm_req_complete(struct fm_request *r)
+{
+    r->done = 1;
+    if (r->flags & FM_REQF_FREED)
+        fm_req_free(r);
+}

@@ -1,0 +1,305 @@
+/* build.c — derived datatypes: construction from MPI constructor arguments,
+ * the piece walk every other part of src/dtype is written against, and
+ * reference counting.
+ *
+ * A derived type keeps its constructor arguments (the MPI_Type_get_contents
+ * layout) and nothing else structural until commit; its scalar properties
+ * (size, bounds, basic kind) are computed here at construction because MPI
+ * lets uncommitted types be queried and nested. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype/dtype.h"
+#include "dtype/internal.h"
+#include "util/status.h"
+
+int fm_dt_valid(MPI_Datatype dt) { return dt != MPI_DATATYPE_NULL && dt->magic == FM_MAGIC_DTYPE; }
+
+int fm_dt_usable(MPI_Datatype dt) { return fm_dt_valid(dt) && (dt->flags & FM_DT_COMMITTED); }
+
+void fm_dt_retain(MPI_Datatype dt)
+{
+    if (dt->flags & FM_DT_PREDEFINED)
+        return;
+    /* Atomic: requests on several threads may hold the same type. */
+    __atomic_add_fetch(&dt->refcount, 1, __ATOMIC_RELAXED);
+}
+
+void fm_dt_release(MPI_Datatype dt)
+{
+    if (dt->flags & FM_DT_PREDEFINED)
+        return;
+    if (__atomic_sub_fetch(&dt->refcount, 1, __ATOMIC_ACQ_REL) == 0)
+        fm_dt_destroy(dt);
+}
+
+void fm_dt_destroy(MPI_Datatype dt)
+{
+    struct fm_dt_contents *c = dt->contents;
+    if (dt->blocks != &dt->one_block)
+        free(dt->blocks); /* pos lives in the same allocation */
+    dt->magic = 0;        /* a stale handle now fails fm_dt_valid while the memory lasts */
+    if (c)
+        for (int i = 0; i < c->ntypes; i++)
+            fm_dt_release(c->types[i]);
+    free(c);
+    free(dt);
+}
+
+/* ---- the piece walk --------------------------------------------------- */
+
+/* Subarray rows: each row is subsizes[fastest dim] consecutive elements;
+ * rows come in type-map order (the odometer's fastest digit is the
+ * second-fastest array dimension). */
+static int subarray_pieces(const int *ints, MPI_Datatype old, fm_dt_piece_fn *fn, void *ctx)
+{
+    int nd = ints[0];
+    const int *sizes = ints + 1, *subs = ints + 1 + nd, *starts = ints + 1 + 2 * nd;
+    int fortran = ints[1 + 3 * nd] == MPI_ORDER_FORTRAN;
+    MPI_Aint *stride = malloc(sizeof(MPI_Aint) * (size_t)nd);
+    int *idx = calloc((size_t)nd, sizeof(int));
+    int *dim = malloc(sizeof(int) * (size_t)nd);
+    int rc = 0;
+    if (!stride || !idx || !dim) {
+        rc = FM_ERR_NOMEM;
+        goto out_free;
+    }
+    /* dim[k]: the array dimension that is k-th fastest in memory. */
+    for (int k = 0; k < nd; k++) {
+        dim[k] = fortran ? k : nd - 1 - k;
+        if (subs[dim[k]] == 0)
+            goto out_free; /* empty subarray: no pieces */
+        stride[k] = k == 0 ? old->extent : stride[k - 1] * sizes[dim[k - 1]];
+    }
+    for (;;) {
+        MPI_Aint disp = (MPI_Aint)starts[dim[0]] * stride[0];
+        for (int k = 1; k < nd; k++)
+            disp += (MPI_Aint)(starts[dim[k]] + idx[k]) * stride[k];
+        rc = fn(ctx, disp, subs[dim[0]], old);
+        if (rc)
+            break;
+        int k = 1;
+        while (k < nd && ++idx[k] == subs[dim[k]])
+            idx[k++] = 0;
+        if (k >= nd)
+            break;
+    }
+out_free:
+    free(dim);
+    free(idx);
+    free(stride);
+    return rc;
+}
+
+int fm_dt_for_each_piece(MPI_Datatype dt, fm_dt_piece_fn *fn, void *ctx)
+{
+    const struct fm_dt_contents *c = dt->contents;
+    if (!c)
+        return 0;
+    const int *in = c->ints;
+    const MPI_Aint *a = c->aints;
+    MPI_Datatype t = c->ntypes ? c->types[0] : MPI_DATATYPE_NULL; /* struct may have none */
+    MPI_Aint ext = t ? t->extent : 0;
+    int n = c->nints ? in[0] : 0, rc = 0;
+    switch (dt->combiner) {
+    case MPI_COMBINER_DUP:
+    case MPI_COMBINER_RESIZED: return fn(ctx, 0, 1, t);
+    case MPI_COMBINER_CONTIGUOUS: return fn(ctx, 0, n, t);
+    case MPI_COMBINER_VECTOR:
+        for (int i = 0; i < n && !rc; i++)
+            rc = fn(ctx, (MPI_Aint)i * in[2] * ext, in[1], t);
+        return rc;
+    case MPI_COMBINER_HVECTOR:
+        for (int i = 0; i < n && !rc; i++)
+            rc = fn(ctx, (MPI_Aint)i * a[0], in[1], t);
+        return rc;
+    case MPI_COMBINER_INDEXED:
+        for (int i = 0; i < n && !rc; i++)
+            rc = fn(ctx, (MPI_Aint)in[1 + n + i] * ext, in[1 + i], t);
+        return rc;
+    case MPI_COMBINER_HINDEXED:
+        for (int i = 0; i < n && !rc; i++)
+            rc = fn(ctx, a[i], in[1 + i], t);
+        return rc;
+    case MPI_COMBINER_INDEXED_BLOCK:
+        for (int i = 0; i < n && !rc; i++)
+            rc = fn(ctx, (MPI_Aint)in[2 + i] * ext, in[1], t);
+        return rc;
+    case MPI_COMBINER_HINDEXED_BLOCK:
+        for (int i = 0; i < n && !rc; i++)
+            rc = fn(ctx, a[i], in[1], t);
+        return rc;
+    case MPI_COMBINER_STRUCT:
+        for (int i = 0; i < n && !rc; i++)
+            rc = fn(ctx, a[i], in[1 + i], c->types[i]);
+        return rc;
+    case MPI_COMBINER_SUBARRAY: return subarray_pieces(in, t, fn, ctx);
+    default: return FM_ERR_INTERN;
+    }
+}
+
+/* ---- scalar properties -------------------------------------------------- */
+
+struct fm_dt_meta {
+    MPI_Count size, nbasic, nelem, inner_count;
+    MPI_Aint lb, ub, tlb, tub;
+    int have_bounds, have_data, align, explicit_bounds, kind_state; /* 0 unset 1 set 2 mixed */
+    enum fm_basic_kind basic;
+    MPI_Count basic_size;
+};
+
+static inline MPI_Aint min_aint(MPI_Aint a, MPI_Aint b) { return a < b ? a : b; }
+static inline MPI_Aint max_aint(MPI_Aint a, MPI_Aint b) { return a > b ? a : b; }
+
+static int meta_piece(void *ctx, MPI_Aint disp, MPI_Count count, MPI_Datatype t)
+{
+    struct fm_dt_meta *m = ctx;
+    MPI_Count bytes, nb, ne;
+    if (t->align > m->align)
+        m->align = t->align;
+    if (t->flags & FM_DT_EXPLICIT_BOUNDS)
+        m->explicit_bounds = 1;
+    if (count == 0)
+        return 0; /* no data and, per MPI, no effect on the bounds */
+    if (__builtin_mul_overflow(count, t->size, &bytes) ||
+        __builtin_add_overflow(m->size, bytes, &m->size) ||
+        __builtin_mul_overflow(count, t->nbasic, &nb) ||
+        __builtin_add_overflow(m->nbasic, nb, &m->nbasic) ||
+        __builtin_mul_overflow(count, t->nelem, &ne) ||
+        __builtin_add_overflow(m->nelem, ne, &m->nelem))
+        return FM_ERR_ARG;
+    m->inner_count += count;
+    if (m->kind_state == 0 && t->basic != FM_BK_NONE) {
+        m->basic = t->basic;
+        m->basic_size = t->basic_size;
+        m->kind_state = 1;
+    } else if (t->basic == FM_BK_NONE || t->basic != m->basic) {
+        m->kind_state = 2;
+    }
+    /* Element i of the run sits at disp + i*extent; the run's bounds come
+     * from its first and last element (extent may be negative). */
+    MPI_Aint span = (MPI_Aint)(count - 1) * t->extent;
+    MPI_Aint first = disp + t->lb, last = first + span;
+    MPI_Aint lo = min_aint(first, last), hi = max_aint(first, last) + t->extent;
+    m->lb = m->have_bounds ? min_aint(m->lb, lo) : lo;
+    m->ub = m->have_bounds ? max_aint(m->ub, hi) : hi;
+    m->have_bounds = 1;
+    if (t->size > 0) {
+        first = disp + t->true_lb;
+        last = first + span;
+        lo = min_aint(first, last);
+        hi = max_aint(first, last) + t->true_extent;
+        m->tlb = m->have_data ? min_aint(m->tlb, lo) : lo;
+        m->tub = m->have_data ? max_aint(m->tub, hi) : hi;
+        m->have_data = 1;
+    }
+    return 0;
+}
+
+static struct fm_dt_contents *contents_copy(int nints, const int *ints, int naints,
+                                            const MPI_Aint *aints, int ntypes,
+                                            const MPI_Datatype *types)
+{
+    /* One allocation; the 8-byte arrays first so each stays aligned. */
+    size_t sz = sizeof(struct fm_dt_contents) + sizeof(MPI_Aint) * (size_t)naints +
+                sizeof(MPI_Datatype) * (size_t)ntypes + sizeof(int) * (size_t)nints;
+    struct fm_dt_contents *c = malloc(sz);
+    if (!c)
+        return NULL;
+    c->nints = nints;
+    c->naints = naints;
+    c->ntypes = ntypes;
+    c->aints = (MPI_Aint *)(c + 1);
+    c->types = (MPI_Datatype *)(c->aints + naints);
+    c->ints = (int *)(c->types + ntypes);
+    if (naints)
+        memcpy(c->aints, aints, sizeof(MPI_Aint) * (size_t)naints);
+    if (ntypes)
+        memcpy(c->types, types, sizeof(MPI_Datatype) * (size_t)ntypes);
+    if (nints)
+        memcpy(c->ints, ints, sizeof(int) * (size_t)nints);
+    return c;
+}
+
+int fm_dt_create(int combiner, int nints, const int *ints, int naints, const MPI_Aint *aints,
+                 int ntypes, const MPI_Datatype *types, MPI_Datatype *newtype)
+{
+    struct fm_datatype *dt = calloc(1, sizeof *dt);
+    struct fm_dt_contents *c = contents_copy(nints, ints, naints, aints, ntypes, types);
+    if (!dt || !c) {
+        free(dt);
+        free(c);
+        return FM_ERR_NOMEM;
+    }
+    dt->magic = FM_MAGIC_DTYPE;
+    dt->refcount = 1;
+    dt->combiner = combiner;
+    dt->contents = c;
+
+    struct fm_dt_meta m = {.align = 1};
+    int rc = fm_dt_for_each_piece(dt, meta_piece, &m);
+    if (rc) {
+        free(c);
+        free(dt);
+        return rc;
+    }
+    for (int i = 0; i < ntypes; i++)
+        fm_dt_retain(types[i]);
+
+    dt->size = m.size;
+    dt->lb = m.have_bounds ? m.lb : 0;
+    dt->extent = m.have_bounds ? m.ub - m.lb : 0;
+    dt->true_lb = m.have_data ? m.tlb : 0;
+    dt->true_extent = m.have_data ? m.tub - m.tlb : 0;
+    dt->align = m.align;
+    dt->nbasic = m.nbasic;
+    dt->nelem = m.nelem;
+    if (m.kind_state == 1) {
+        dt->basic = m.basic;
+        dt->basic_size = m.basic_size;
+    } else if (m.kind_state == 0 && ntypes == 1) {
+        dt->basic = types[0]->basic; /* empty, but reductions of 0 elements still check kinds */
+        dt->basic_size = types[0]->basic_size;
+    }
+    if (ntypes == 1) {
+        dt->inner = types[0];
+        dt->inner_count = m.inner_count;
+    }
+    if (m.explicit_bounds)
+        dt->flags |= FM_DT_EXPLICIT_BOUNDS;
+
+    switch (combiner) {
+    case MPI_COMBINER_STRUCT:
+        /* Like C, pad the extent to the strictest member alignment, so an
+         * array of structs described this way lines up with the C array. */
+        if (!m.explicit_bounds && dt->align > 1 && dt->extent > 0 && dt->extent % dt->align)
+            dt->extent += dt->align - dt->extent % dt->align;
+        break;
+    case MPI_COMBINER_RESIZED:
+        dt->lb = aints[0];
+        dt->extent = aints[1];
+        dt->flags |= FM_DT_EXPLICIT_BOUNDS;
+        break;
+    case MPI_COMBINER_SUBARRAY: {
+        MPI_Aint full = types[0]->extent;
+        for (int i = 0; i < ints[0]; i++)
+            full *= ints[1 + i];
+        dt->lb = 0;
+        dt->extent = full;
+        dt->flags |= FM_DT_EXPLICIT_BOUNDS;
+        break;
+    }
+    default: break;
+    }
+
+    /* A duplicate of a committed type is committed (MPI_Type_dup). */
+    if (combiner == MPI_COMBINER_DUP && (types[0]->flags & FM_DT_COMMITTED)) {
+        rc = fm_dt_commit(dt);
+        if (rc) {
+            fm_dt_destroy(dt);
+            return rc;
+        }
+    }
+    *newtype = dt;
+    return FM_OK;
+}

@@ -1,0 +1,174 @@
+/* comm_api.c — MPI_Comm_* entry points that need no new membership:
+ * rank/size, dup/idup, free, compare, group, names. */
+#include <string.h>
+
+#include "core/request.h"
+#include "mpi/api.h"
+
+#define CHECK_PTR(call, comm, p, what)                                     \
+    do {                                                                   \
+        if (!(p))                                                          \
+            return fm_raise(comm, call, MPI_ERR_ARG, "%s=NULL", what);     \
+    } while (0)
+
+int MPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+    FM_CHECK_INIT("MPI_Comm_rank");
+    FM_CHECK_COMM("MPI_Comm_rank", comm);
+    CHECK_PTR("MPI_Comm_rank", comm, rank, "rank");
+    *rank = comm->rank;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_size(MPI_Comm comm, int *size)
+{
+    FM_CHECK_INIT("MPI_Comm_size");
+    FM_CHECK_COMM("MPI_Comm_size", comm);
+    CHECK_PTR("MPI_Comm_size", comm, size, "size");
+    *size = comm->size;
+    return MPI_SUCCESS;
+}
+
+/* Raise a failed attribute callback (status FM_ERR_OTHER) or other status. */
+static int raise_attr(MPI_Comm comm, const char *call, int rc, const char *which)
+{
+    if (rc != FM_ERR_OTHER)
+        return fm_raise_status(comm, call, rc);
+    int keyval, code = fm_attr_last_failure(&keyval);
+    return fm_raise(comm, call, MPI_ERR_OTHER, "attribute %s callback of keyval=%d returned %d",
+                    which, keyval, code);
+}
+
+/* One collective round (the context id) plus local attribute copies. */
+static int comm_dup(const char *call, MPI_Comm comm, MPI_Comm *newcomm)
+{
+    uint32_t ctx;
+    MPI_Comm nc;
+    int rc = fm_ctx_alloc(comm, &ctx);
+    if (rc != FM_OK)
+        return fm_ctx_raise(comm, call, rc);
+    rc = fm_comm_build(comm->group, ctx, comm, &nc);
+    if (rc != FM_OK) {
+        fm_ctx_free(ctx);
+        return fm_raise_status(comm, call, rc);
+    }
+    rc = fm_attr_copy_all(comm, nc);
+    if (rc != FM_OK) {
+        fm_attr_delete_all(nc); /* undo the copies made; the first error is what counts */
+        fm_comm_release(nc);
+        return raise_attr(comm, call, rc, "copy");
+    }
+    *newcomm = nc;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    FM_CHECK_INIT("MPI_Comm_dup");
+    FM_CHECK_COMM("MPI_Comm_dup", comm);
+    CHECK_PTR("MPI_Comm_dup", comm, newcomm, "newcomm");
+    return comm_dup("MPI_Comm_dup", comm, newcomm);
+}
+
+/* Completes before returning: the agreement is one allreduce, which a
+ * nonblocking schedule would only delay.  The request is already done. */
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    const char *call = "MPI_Comm_idup";
+    FM_CHECK_INIT(call);
+    FM_CHECK_COMM(call, comm);
+    CHECK_PTR(call, comm, newcomm, "newcomm");
+    CHECK_PTR(call, comm, request, "request");
+    struct fm_request *r = fm_req_alloc(FM_REQ_DONE);
+    if (!r)
+        return fm_raise(comm, call, MPI_ERR_NO_MEM, "no memory for the request");
+    int rc = comm_dup(call, comm, newcomm);
+    if (rc != MPI_SUCCESS) {
+        fm_req_free(r);
+        return rc;
+    }
+    r->status.MPI_SOURCE = MPI_ANY_SOURCE;
+    r->status.MPI_TAG = MPI_ANY_TAG;
+    r->status.MPI_ERROR = MPI_SUCCESS;
+    fm_req_complete(r);
+    *request = r;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_free(MPI_Comm *comm)
+{
+    const char *call = "MPI_Comm_free";
+    FM_CHECK_INIT(call);
+    CHECK_PTR(call, MPI_COMM_NULL, comm, "comm");
+    FM_CHECK_COMM(call, *comm);
+    MPI_Comm c = *comm;
+    if (c->predefined)
+        return fm_raise(c, call, MPI_ERR_COMM, "comm=%s is predefined and cannot be freed",
+                        c->name);
+    int rc = fm_attr_delete_all(c);
+    if (rc != FM_OK)
+        return raise_attr(c, call, rc, "delete");
+    /* Pending requests hold references; the context is released with the last. */
+    fm_comm_release(c);
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+    const char *call = "MPI_Comm_compare";
+    FM_CHECK_INIT(call);
+    FM_CHECK_COMM(call, comm1);
+    FM_CHECK_COMM(call, comm2);
+    CHECK_PTR(call, comm1, result, "result");
+    if (comm1 == comm2) {
+        *result = MPI_IDENT;
+        return MPI_SUCCESS;
+    }
+    int g = fm_group_compare(comm1->group, comm2->group);
+    *result = g == MPI_IDENT ? MPI_CONGRUENT : g;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
+{
+    FM_CHECK_INIT("MPI_Comm_group");
+    FM_CHECK_COMM("MPI_Comm_group", comm);
+    CHECK_PTR("MPI_Comm_group", comm, group, "group");
+    fm_group_retain(comm->group);
+    *group = comm->group;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+    FM_CHECK_INIT("MPI_Comm_test_inter");
+    FM_CHECK_COMM("MPI_Comm_test_inter", comm);
+    CHECK_PTR("MPI_Comm_test_inter", comm, flag, "flag");
+    *flag = 0; /* no intercommunicators in fabmpi */
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
+{
+    FM_CHECK_INIT("MPI_Comm_set_name");
+    FM_CHECK_COMM("MPI_Comm_set_name", comm);
+    CHECK_PTR("MPI_Comm_set_name", comm, comm_name, "comm_name");
+    /* Longer names are truncated, as the standard allows. */
+    size_t n = strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1);
+    memcpy(comm->name, comm_name, n);
+    comm->name[n] = '\0';
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
+{
+    FM_CHECK_INIT("MPI_Comm_get_name");
+    FM_CHECK_COMM("MPI_Comm_get_name", comm);
+    CHECK_PTR("MPI_Comm_get_name", comm, comm_name, "comm_name");
+    CHECK_PTR("MPI_Comm_get_name", comm, resultlen, "resultlen");
+    size_t n = strlen(comm->name);
+    memcpy(comm_name, comm->name, n + 1);
+    *resultlen = (int)n;
+    return MPI_SUCCESS;
+}

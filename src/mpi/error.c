@@ -1,0 +1,175 @@
+/* error.c — error codes with detail, error handlers, MPI_Error_*.
+ *
+ * An error code is class + 128 * slot: the slot indexes a ring of recent
+ * detailed messages, so MPI_Error_string(code) can say "MPI_Send: count=-1
+ * must be >= 0" while MPI_Error_class(code) stays a plain class.  When the
+ * ring wraps, an old code still maps to its class and generic text. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "boot/boot.h"
+#include "mpi/api.h"
+#include "util/log.h"
+
+#define FM_ERR_SLOTS 256
+#define FM_ERR_STRIDE 128
+
+struct fm_errhandler fm_errors_are_fatal = {FM_MAGIC_ERRH, 1, 1, FM_ERRH_FATAL, NULL};
+struct fm_errhandler fm_errors_return = {FM_MAGIC_ERRH, 1, 1, FM_ERRH_RETURN, NULL};
+
+static char err_text[FM_ERR_SLOTS][MPI_MAX_ERROR_STRING];
+static int err_code_of_slot[FM_ERR_SLOTS];
+static unsigned next_slot;
+
+#define FM_CLASS_TEXT(name, value, text) [value] = text,
+static const char *class_text[MPI_ERR_LASTCODE + 1] = {FM_ERROR_CLASSES(FM_CLASS_TEXT)};
+#define FM_CLASS_NAME(name, value, text) [value] = #name,
+static const char *class_name[MPI_ERR_LASTCODE + 1] = {FM_ERROR_CLASSES(FM_CLASS_NAME)};
+
+static int code_class(int code)
+{
+    if (code < 0 || code >= FM_ERR_STRIDE * (FM_ERR_SLOTS + 1))
+        return -1;
+    return code % FM_ERR_STRIDE;
+}
+
+int fm_call_errhandler(MPI_Comm comm, int code)
+{
+    struct fm_errhandler *eh = &fm_errors_are_fatal;
+    if (fm_mpi_state == 1) {
+        if (fm_comm_valid(comm))
+            eh = comm->errh;
+        else
+            eh = fm_comm_world.errh;
+    }
+    if (eh->kind == FM_ERRH_RETURN)
+        return code;
+    if (eh->kind == FM_ERRH_USER) {
+        MPI_Comm c = fm_comm_valid(comm) ? comm : MPI_COMM_WORLD;
+        eh->fn(&c, &code);
+        return code;
+    }
+    char text[MPI_MAX_ERROR_STRING];
+    int len, cls = code_class(code);
+    MPI_Error_string(code, text, &len);
+    fm_error_msg("%s (%s); MPI_ERRORS_ARE_FATAL: ending the job", text,
+                 cls >= 0 && class_name[cls] ? class_name[cls] : "unknown class");
+    fm_boot_abort(cls > 0 ? cls : 1, "an MPI call failed under MPI_ERRORS_ARE_FATAL");
+}
+
+int fm_raise(MPI_Comm comm, const char *call, int errclass, const char *fmt, ...)
+{
+    unsigned slot = next_slot++ % FM_ERR_SLOTS;
+    int code = errclass + FM_ERR_STRIDE * (int)(slot + 1);
+    char *t = err_text[slot];
+    int n = snprintf(t, MPI_MAX_ERROR_STRING, "%s: ", call);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t + n, MPI_MAX_ERROR_STRING - (size_t)n, fmt, ap);
+    va_end(ap);
+    err_code_of_slot[slot] = code;
+    return fm_call_errhandler(comm, code);
+}
+
+int fm_raise_status(MPI_Comm comm, const char *call, int status)
+{
+    if (status == FM_OK)
+        return MPI_SUCCESS;
+    return fm_raise(comm, call, fm_status_to_mpi_class(status), "%s", fm_status_msg(status));
+}
+
+int MPI_Error_class(int errorcode, int *errorclass)
+{
+    int cls = code_class(errorcode);
+    if (cls < 0 || !class_text[cls])
+        return fm_raise(MPI_COMM_NULL, "MPI_Error_class", MPI_ERR_ARG,
+                        "errorcode=%d is not an fabmpi error code", errorcode);
+    *errorclass = cls;
+    return MPI_SUCCESS;
+}
+
+int MPI_Error_string(int errorcode, char *string, int *resultlen)
+{
+    int cls = code_class(errorcode);
+    if (cls < 0 || !class_text[cls])
+        return fm_raise(MPI_COMM_NULL, "MPI_Error_string", MPI_ERR_ARG,
+                        "errorcode=%d is not an fabmpi error code", errorcode);
+    int slot = errorcode / FM_ERR_STRIDE - 1;
+    if (slot >= 0 && err_code_of_slot[slot] == errorcode)
+        *resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "%s", err_text[slot]);
+    else
+        *resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", class_name[cls],
+                              class_text[cls]);
+    if (*resultlen >= MPI_MAX_ERROR_STRING)
+        *resultlen = MPI_MAX_ERROR_STRING - 1;
+    return MPI_SUCCESS;
+}
+
+static int errh_valid(MPI_Errhandler e) { return e && e->magic == FM_MAGIC_ERRH; }
+
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    FM_CHECK_INIT("MPI_Comm_set_errhandler");
+    FM_CHECK_COMM("MPI_Comm_set_errhandler", comm);
+    if (!errh_valid(errhandler))
+        return fm_raise(comm, "MPI_Comm_set_errhandler", MPI_ERR_ARG,
+                        "errhandler=%s is not a valid error handler",
+                        errhandler ? "<invalid>" : "MPI_ERRHANDLER_NULL");
+    errhandler->refcount++;
+    struct fm_errhandler *old = comm->errh;
+    comm->errh = errhandler;
+    if (old)
+        fm_comm_errh_release(old);
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    FM_CHECK_INIT("MPI_Comm_get_errhandler");
+    FM_CHECK_COMM("MPI_Comm_get_errhandler", comm);
+    comm->errh->refcount++;
+    *errhandler = comm->errh;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    FM_CHECK_INIT("MPI_Comm_create_errhandler");
+    if (!fn)
+        return fm_raise(MPI_COMM_NULL, "MPI_Comm_create_errhandler", MPI_ERR_ARG,
+                        "function=NULL");
+    struct fm_errhandler *e = calloc(1, sizeof *e);
+    if (!e)
+        return fm_raise(MPI_COMM_NULL, "MPI_Comm_create_errhandler", MPI_ERR_NO_MEM,
+                        "out of memory");
+    e->magic = FM_MAGIC_ERRH;
+    e->refcount = 1;
+    e->kind = FM_ERRH_USER;
+    e->fn = fn;
+    *errhandler = e;
+    return MPI_SUCCESS;
+}
+
+int MPI_Errhandler_free(MPI_Errhandler *errhandler)
+{
+    FM_CHECK_INIT("MPI_Errhandler_free");
+    if (!errhandler || !errh_valid(*errhandler))
+        return fm_raise(MPI_COMM_NULL, "MPI_Errhandler_free", MPI_ERR_ARG,
+                        "errhandler is not a valid error handler");
+    struct fm_errhandler *e = *errhandler;
+    /* Freeing a handle releases the user's reference; a communicator still
+     * using the handler keeps it alive. */
+    fm_comm_errh_release(e);
+    *errhandler = MPI_ERRHANDLER_NULL;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+    FM_CHECK_INIT("MPI_Comm_call_errhandler");
+    FM_CHECK_COMM("MPI_Comm_call_errhandler", comm);
+    fm_call_errhandler(comm, errorcode);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,171 @@
+/* init.c — MPI_Init/Finalize/Abort and the environment queries. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "boot/boot.h"
+#include "coll/coll.h"
+#include "core/world.h"
+#include "dtype/dtype.h"
+#include "fm_config.h"
+#include "mpi/api.h"
+#include "pt2pt/pt2pt.h"
+#include "util/log.h"
+#include "util/param.h"
+
+int fm_mpi_state;
+int fm_thread_level = MPI_THREAD_SINGLE;
+static pthread_t main_thread;
+
+/* Startup failures end the process: nothing is set up that could report
+ * through an error handler, and the launcher turns the exit into a job end. */
+static void init_fail(const char *what, const char *msg)
+{
+    fm_log_print("error", "MPI_Init: %s: %s", what, msg);
+    exit(1);
+}
+
+static int init_common(int required)
+{
+    if (fm_mpi_state != 0)
+        return fm_raise(MPI_COMM_NULL, "MPI_Init", MPI_ERR_OTHER, "%s",
+                        fm_mpi_state == 1 ? "MPI is already initialized"
+                                          : "MPI cannot be initialized again after MPI_Finalize");
+    char err[512];
+    int rc = fm_param_load(err, sizeof err);
+    if (rc != FM_OK)
+        init_fail("bad environment", err);
+    fm_boot_info info;
+    rc = fm_boot_init(&info, err, sizeof err);
+    if (rc != FM_OK)
+        init_fail("bootstrap", err);
+    fm_log_rank = info.rank;
+    fm_world_rank = info.rank;
+    fm_world_size = info.size;
+    fm_local_rank = info.local_rank;
+    fm_local_size = info.local_size;
+    fm_dt_init();
+    if ((rc = fm_pt2pt_init(info.rank, info.size)) != FM_OK)
+        fm_boot_abort(1, "fabmpi: MPI_Init could not set up its transports (see the message above)");
+    if ((rc = fm_comm_init(info.rank, info.size)) != FM_OK)
+        fm_boot_abort(1, "fabmpi: MPI_Init could not create MPI_COMM_WORLD");
+    main_thread = pthread_self();
+    fm_thread_level = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED
+                      : required < MPI_THREAD_SINGLE   ? MPI_THREAD_SINGLE
+                                                       : required;
+    fm_mpi_state = 1;
+    if (fm_param.VERBOSE_ENV && info.rank == 0)
+        fm_param_print_effective(stderr);
+    return MPI_SUCCESS;
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    return init_common(MPI_THREAD_SINGLE);
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    (void)argc;
+    (void)argv;
+    int rc = init_common(required);
+    if (rc == MPI_SUCCESS)
+        *provided = fm_thread_level;
+    return rc;
+}
+
+int MPI_Initialized(int *flag)
+{
+    *flag = fm_mpi_state >= 1;
+    return MPI_SUCCESS;
+}
+
+int MPI_Finalized(int *flag)
+{
+    *flag = fm_mpi_state == 2;
+    return MPI_SUCCESS;
+}
+
+int MPI_Finalize(void)
+{
+    FM_CHECK_INIT("MPI_Finalize");
+    /* Finalize is collective: no rank tears down while others still talk. */
+    int rc = fm_coll_barrier(MPI_COMM_WORLD);
+    if (rc != FM_OK)
+        return fm_raise_status(MPI_COMM_WORLD, "MPI_Finalize", rc);
+    fm_comm_finalize();
+    fm_pt2pt_finalize();
+    fm_boot_finalize();
+    fm_mpi_state = 2;
+    return MPI_SUCCESS;
+}
+
+int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    char why[200];
+    const char *name = fm_mpi_state == 1 && fm_comm_valid(comm) ? comm->name : "<comm>";
+    snprintf(why, sizeof why, "MPI_Abort(%s, %d) called by rank %d", name, errorcode,
+             fm_world_rank);
+    if (fm_mpi_state != 1) {
+        fm_log_print("error", "%s", why);
+        exit(errorcode);
+    }
+    fm_boot_abort(errorcode, why);
+}
+
+int MPI_Query_thread(int *provided)
+{
+    *provided = fm_thread_level;
+    return MPI_SUCCESS;
+}
+
+int MPI_Is_thread_main(int *flag)
+{
+    FM_CHECK_INIT("MPI_Is_thread_main");
+    *flag = pthread_equal(pthread_self(), main_thread);
+    return MPI_SUCCESS;
+}
+
+double MPI_Wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double MPI_Wtick(void)
+{
+    struct timespec ts;
+    clock_getres(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int MPI_Get_processor_name(char *name, int *resultlen)
+{
+    if (gethostname(name, MPI_MAX_PROCESSOR_NAME) != 0)
+        snprintf(name, MPI_MAX_PROCESSOR_NAME, "localhost");
+    name[MPI_MAX_PROCESSOR_NAME - 1] = '\0';
+    *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}
+
+int MPI_Get_version(int *version, int *subversion)
+{
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+
+int MPI_Get_library_version(char *version, int *resultlen)
+{
+    int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
+                     "fabmpi %s (MPI %d.%d), %s build, %s", FM_VERSION, MPI_VERSION,
+                     MPI_SUBVERSION, FM_BUILD_TYPE, FM_CC);
+    *resultlen = n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1;
+    return MPI_SUCCESS;
+}

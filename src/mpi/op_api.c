@@ -1,0 +1,56 @@
+/* op_api.c — MPI entry points for reduction operations. */
+#include "coll/op.h"
+#include "dtype/dtype.h"
+#include "mpi/api.h"
+
+int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+{
+    static const char call[] = "MPI_Op_create";
+    FM_CHECK_INIT(call);
+    if (!user_fn || !op)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "%s=NULL", !op ? "op" : "user_fn");
+    int rc = fm_op_create(user_fn, commute, op);
+    return rc == FM_OK ? MPI_SUCCESS : fm_raise_status(MPI_COMM_NULL, call, rc);
+}
+
+int MPI_Op_free(MPI_Op *op)
+{
+    static const char call[] = "MPI_Op_free";
+    FM_CHECK_INIT(call);
+    if (!op)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "op=NULL");
+    FM_CHECK_OP(call, MPI_COMM_NULL, *op);
+    if ((*op)->predefined)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_OP, "%s is predefined and cannot be freed",
+                        (*op)->name);
+    fm_op_release(*op);
+    *op = MPI_OP_NULL;
+    return MPI_SUCCESS;
+}
+
+/* Allowed before MPI_Init and after MPI_Finalize: it only reads the object. */
+int MPI_Op_commutative(MPI_Op op, int *commute)
+{
+    static const char call[] = "MPI_Op_commutative";
+    FM_CHECK_OP(call, MPI_COMM_NULL, op);
+    if (!commute)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "commute=NULL");
+    *commute = op->commute;
+    return MPI_SUCCESS;
+}
+
+int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype dt, MPI_Op op)
+{
+    static const char call[] = "MPI_Reduce_local";
+    FM_CHECK_INIT(call);
+    FM_CHECK_COUNT(call, MPI_COMM_NULL, count);
+    FM_CHECK_TYPE(call, MPI_COMM_NULL, dt);
+    FM_CHECK_OP(call, MPI_COMM_NULL, op);
+    if (fm_op_check(op, dt) != FM_OK)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_OP, "op %s is not defined for datatype %s",
+                        op->name, dt->name);
+    if (count > 0 && (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE))
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed here");
+    int rc = fm_op_apply(op, inbuf, inoutbuf, count, dt);
+    return rc == FM_OK ? MPI_SUCCESS : fm_raise_status(MPI_COMM_NULL, call, rc);
+}

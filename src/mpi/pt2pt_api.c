@@ -1,0 +1,263 @@
+/* pt2pt_api.c — MPI point-to-point entry points: argument checks, then the
+ * internal engine (src/pt2pt). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype/dtype.h"
+#include "mpi/api.h"
+#include "mpi/request_api.h"
+#include "pt2pt/internal.h"
+#include "pt2pt/pt2pt.h"
+
+#define CHECK_SEND_ARGS(call, buf, count, dt, dest, tag, comm) \
+    FM_CHECK_INIT(call);                                       \
+    FM_CHECK_COMM(call, comm);                                 \
+    FM_CHECK_COUNT(call, comm, count);                         \
+    FM_CHECK_TYPE(call, comm, dt);                             \
+    FM_CHECK_RANK(call, comm, dest, "dest", 0);                \
+    FM_CHECK_TAG(call, comm, tag, 0)
+
+#define CHECK_RECV_ARGS(call, buf, count, dt, src, tag, comm) \
+    FM_CHECK_INIT(call);                                      \
+    FM_CHECK_COMM(call, comm);                                \
+    FM_CHECK_COUNT(call, comm, count);                        \
+    FM_CHECK_TYPE(call, comm, dt);                            \
+    FM_CHECK_RANK(call, comm, src, "source", 1);              \
+    FM_CHECK_TAG(call, comm, tag, 1)
+
+static int blocking_send(const char *call, const void *buf, int count, MPI_Datatype dt, int dest,
+                         int tag, MPI_Comm comm, int mode)
+{
+    struct fm_request *r;
+    int rc = fm_isend(buf, count, dt, dest, tag, comm, 0, mode, &r);
+    if (rc != FM_OK)
+        return fm_raise_status(comm, call, rc);
+    fm_request_progress_until_done(r);
+    return fm_request_finish(call, &r, MPI_STATUS_IGNORE);
+}
+
+int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    CHECK_SEND_ARGS("MPI_Send", buf, count, dt, dest, tag, comm);
+    return blocking_send("MPI_Send", buf, count, dt, dest, tag, comm, FM_SEND_STD);
+}
+
+int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    CHECK_SEND_ARGS("MPI_Ssend", buf, count, dt, dest, tag, comm);
+    return blocking_send("MPI_Ssend", buf, count, dt, dest, tag, comm, FM_SEND_SYNC);
+}
+
+int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    CHECK_SEND_ARGS("MPI_Rsend", buf, count, dt, dest, tag, comm);
+    return blocking_send("MPI_Rsend", buf, count, dt, dest, tag, comm, FM_SEND_READY);
+}
+
+static int start_send(const char *call, const void *buf, int count, MPI_Datatype dt, int dest,
+                      int tag, MPI_Comm comm, int mode, MPI_Request *request)
+{
+    struct fm_request *r;
+    int rc = fm_isend(buf, count, dt, dest, tag, comm, 0, mode, &r);
+    if (rc != FM_OK)
+        return fm_raise_status(comm, call, rc);
+    *request = r;
+    return MPI_SUCCESS;
+}
+
+int MPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request)
+{
+    CHECK_SEND_ARGS("MPI_Isend", buf, count, dt, dest, tag, comm);
+    return start_send("MPI_Isend", buf, count, dt, dest, tag, comm, FM_SEND_STD, request);
+}
+
+int MPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    CHECK_SEND_ARGS("MPI_Issend", buf, count, dt, dest, tag, comm);
+    return start_send("MPI_Issend", buf, count, dt, dest, tag, comm, FM_SEND_SYNC, request);
+}
+
+int MPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    CHECK_SEND_ARGS("MPI_Irsend", buf, count, dt, dest, tag, comm);
+    return start_send("MPI_Irsend", buf, count, dt, dest, tag, comm, FM_SEND_READY, request);
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+             MPI_Status *status)
+{
+    CHECK_RECV_ARGS("MPI_Recv", buf, count, dt, source, tag, comm);
+    struct fm_request *r;
+    int rc = fm_irecv(buf, count, dt, source, tag, comm, 0, &r);
+    if (rc != FM_OK)
+        return fm_raise_status(comm, "MPI_Recv", rc);
+    fm_request_progress_until_done(r);
+    return fm_request_finish("MPI_Recv", &r, status);
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+              MPI_Request *request)
+{
+    CHECK_RECV_ARGS("MPI_Irecv", buf, count, dt, source, tag, comm);
+    struct fm_request *r;
+    int rc = fm_irecv(buf, count, dt, source, tag, comm, 0, &r);
+    if (rc != FM_OK)
+        return fm_raise_status(comm, "MPI_Irecv", rc);
+    *request = r;
+    return MPI_SUCCESS;
+}
+
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                 MPI_Comm comm, MPI_Status *status)
+{
+    CHECK_SEND_ARGS("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, comm);
+    CHECK_RECV_ARGS("MPI_Sendrecv", recvbuf, recvcount, recvtype, source, recvtag, comm);
+    struct fm_request *rr, *sr;
+    int rc = fm_irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, 0, &rr);
+    if (rc != FM_OK)
+        return fm_raise_status(comm, "MPI_Sendrecv", rc);
+    rc = fm_isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, 0, FM_SEND_STD, &sr);
+    if (rc != FM_OK)
+        return fm_raise_status(comm, "MPI_Sendrecv", rc);
+    fm_request_progress_until_done(sr);
+    fm_request_finish("MPI_Sendrecv", &sr, MPI_STATUS_IGNORE);
+    fm_request_progress_until_done(rr);
+    return fm_request_finish("MPI_Sendrecv", &rr, status);
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag, int source,
+                         int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    CHECK_SEND_ARGS("MPI_Sendrecv_replace", buf, count, dt, dest, sendtag, comm);
+    CHECK_RECV_ARGS("MPI_Sendrecv_replace", buf, count, dt, source, recvtag, comm);
+    /* The outgoing data is packed aside so the receive may land in buf. */
+    size_t bytes = (size_t)count * (size_t)dt->size;
+    void *packed = malloc(bytes ? bytes : 1);
+    if (!packed)
+        return fm_raise(comm, "MPI_Sendrecv_replace", MPI_ERR_NO_MEM,
+                        "cannot stage %zu bytes", bytes);
+    fm_dt_pack(buf, count, dt, 0, packed, bytes);
+    struct fm_request *rr, *sr;
+    int rc = fm_irecv(buf, count, dt, source, recvtag, comm, 0, &rr);
+    if (rc == FM_OK)
+        rc = fm_isend(packed, (MPI_Count)bytes, MPI_BYTE, dest, sendtag, comm, 0, FM_SEND_STD, &sr);
+    if (rc != FM_OK) {
+        free(packed);
+        return fm_raise_status(comm, "MPI_Sendrecv_replace", rc);
+    }
+    fm_request_progress_until_done(sr);
+    fm_request_finish("MPI_Sendrecv_replace", &sr, MPI_STATUS_IGNORE);
+    free(packed);
+    fm_request_progress_until_done(rr);
+    return fm_request_finish("MPI_Sendrecv_replace", &rr, status);
+}
+
+/* ---- probe ------------------------------------------------------------- */
+
+static void proc_null_status(MPI_Status *status)
+{
+    if (!status)
+        return;
+    status->MPI_SOURCE = MPI_PROC_NULL;
+    status->MPI_TAG = MPI_ANY_TAG;
+    status->MPI_ERROR = MPI_SUCCESS;
+    status->fm_count = 0;
+    status->fm_cancelled = 0;
+}
+
+#define CHECK_PROBE_ARGS(call, source, tag, comm) \
+    FM_CHECK_INIT(call);                          \
+    FM_CHECK_COMM(call, comm);                    \
+    FM_CHECK_RANK(call, comm, source, "source", 1); \
+    FM_CHECK_TAG(call, comm, tag, 1)
+
+static int probe(int source, int tag, MPI_Comm comm, int blocking, int *flag,
+                 MPI_Message *message, MPI_Status *status)
+{
+    if (source == MPI_PROC_NULL) {
+        *flag = 1;
+        proc_null_status(status);
+        if (message)
+            *message = MPI_MESSAGE_NO_PROC;
+        return FM_OK;
+    }
+    unsigned spins = 0;
+    for (;;) {
+        fm_progress();
+        int rc = fm_iprobe(source, tag, comm, flag, status, message);
+        if (rc != FM_OK || *flag || !blocking)
+            return rc;
+        fm_progress_backoff(&spins);
+    }
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    CHECK_PROBE_ARGS("MPI_Probe", source, tag, comm);
+    int flag;
+    return fm_raise_status(comm, "MPI_Probe", probe(source, tag, comm, 1, &flag, NULL, status));
+}
+
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    CHECK_PROBE_ARGS("MPI_Iprobe", source, tag, comm);
+    return fm_raise_status(comm, "MPI_Iprobe", probe(source, tag, comm, 0, flag, NULL, status));
+}
+
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    CHECK_PROBE_ARGS("MPI_Mprobe", source, tag, comm);
+    int flag;
+    return fm_raise_status(comm, "MPI_Mprobe", probe(source, tag, comm, 1, &flag, message, status));
+}
+
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                MPI_Status *status)
+{
+    CHECK_PROBE_ARGS("MPI_Improbe", source, tag, comm);
+    int rc = probe(source, tag, comm, 0, flag, message, status);
+    if (rc == FM_OK && !*flag)
+        *message = MPI_MESSAGE_NULL;
+    return fm_raise_status(comm, "MPI_Improbe", rc);
+}
+
+static int check_message(const char *call, MPI_Message *message)
+{
+    if (!message || *message == MPI_MESSAGE_NULL ||
+        (*message != MPI_MESSAGE_NO_PROC && (*message)->magic != FM_MAGIC_MSG))
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_REQUEST,
+                        "message is not a message returned by MPI_Mprobe/MPI_Improbe");
+    return MPI_SUCCESS;
+}
+
+int MPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Request *request)
+{
+    FM_CHECK_INIT("MPI_Imrecv");
+    int rc = check_message("MPI_Imrecv", message);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    MPI_Comm comm = *message == MPI_MESSAGE_NO_PROC ? MPI_COMM_WORLD : (*message)->comm;
+    FM_CHECK_COUNT("MPI_Imrecv", comm, count);
+    FM_CHECK_TYPE("MPI_Imrecv", comm, dt);
+    struct fm_request *r;
+    rc = fm_imrecv(buf, count, dt, *message, &r);
+    if (rc != FM_OK)
+        return fm_raise_status(comm, "MPI_Imrecv", rc);
+    *message = MPI_MESSAGE_NULL;
+    *request = r;
+    return MPI_SUCCESS;
+}
+
+int MPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Status *status)
+{
+    MPI_Request r;
+    int rc = MPI_Imrecv(buf, count, dt, message, &r);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    fm_request_progress_until_done(r);
+    return fm_request_finish("MPI_Mrecv", &r, status);
+}

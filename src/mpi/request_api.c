@@ -1,0 +1,323 @@
+/* request_api.c — MPI_Wait/Test families, Request_free, Request_get_status,
+ * Cancel. */
+#include <stdlib.h>
+
+#include "dtype/dtype.h"
+#include "mpi/api.h"
+#include "mpi/request_api.h"
+#include "pt2pt/pt2pt.h"
+
+static int req_valid(MPI_Request r) { return r->magic == FM_MAGIC_REQ; }
+
+#define CHECK_REQ(call, r)                                                            \
+    do {                                                                              \
+        if (!req_valid(r))                                                            \
+            return fm_raise(MPI_COMM_NULL, call, MPI_ERR_REQUEST,                     \
+                            "request=%p is not an active request (already completed " \
+                            "or freed?)", (void *)(r));                               \
+    } while (0)
+
+#define CHECK_REQ_ARRAY(call, n, reqs)                                                \
+    do {                                                                              \
+        if ((n) < 0)                                                                  \
+            return fm_raise(MPI_COMM_NULL, call, MPI_ERR_COUNT, "count=%d must be >= 0", n); \
+        for (int i_ = 0; i_ < (n); i_++)                                              \
+            if ((reqs)[i_] && !req_valid((reqs)[i_]))                                 \
+                return fm_raise(MPI_COMM_NULL, call, MPI_ERR_REQUEST,                 \
+                                "array_of_requests[%d]=%p is not a valid request", i_, \
+                                (void *)(reqs)[i_]);                                  \
+    } while (0)
+
+void fm_request_progress_until_done(struct fm_request *r)
+{
+    unsigned spins = 0;
+    while (!r->done)
+        if (!fm_progress())
+            fm_progress_backoff(&spins);
+}
+
+int fm_request_finish(const char *call, MPI_Request *handle, MPI_Status *status)
+{
+    struct fm_request *r = *handle;
+    int err = r->status.MPI_ERROR;
+    if (status) {
+        if (r->kind == FM_REQ_SEND && r->status.MPI_SOURCE != MPI_PROC_NULL)
+            fm_empty_status(status);
+        else
+            *status = r->status;
+    }
+    MPI_Comm comm = r->comm;
+    int src = r->status.MPI_SOURCE, tag = r->status.MPI_TAG;
+    unsigned long long got = r->msg_bytes, cap = r->bytes;
+    fm_req_free(r);
+    *handle = MPI_REQUEST_NULL;
+    if (err == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    if (err == MPI_ERR_TRUNCATE)
+        return fm_raise(comm, call, MPI_ERR_TRUNCATE,
+                        "message of %llu bytes from rank %d (tag %d) does not fit the "
+                        "receive buffer of %llu bytes", got, src, tag, cap);
+    return fm_raise(comm, call, err, "request failed");
+}
+
+int MPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    FM_CHECK_INIT("MPI_Wait");
+    if (!request)
+        return fm_raise(MPI_COMM_NULL, "MPI_Wait", MPI_ERR_ARG, "request=NULL");
+    if (*request == MPI_REQUEST_NULL) {
+        fm_empty_status(status);
+        return MPI_SUCCESS;
+    }
+    CHECK_REQ("MPI_Wait", *request);
+    fm_request_progress_until_done(*request);
+    return fm_request_finish("MPI_Wait", request, status);
+}
+
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    FM_CHECK_INIT("MPI_Test");
+    if (*request == MPI_REQUEST_NULL) {
+        *flag = 1;
+        fm_empty_status(status);
+        return MPI_SUCCESS;
+    }
+    CHECK_REQ("MPI_Test", *request);
+    if (!(*request)->done)
+        fm_progress();
+    *flag = (*request)->done;
+    if (!*flag)
+        return MPI_SUCCESS;
+    return fm_request_finish("MPI_Test", request, status);
+}
+
+/* Finish request i of an array, recording its error in statuses[i]. */
+static int finish_in_array(const char *call, MPI_Request reqs[], int i, MPI_Status *out,
+                           int *any_error)
+{
+    MPI_Status st;
+    MPI_Comm comm = reqs[i]->comm;
+    struct fm_errhandler *saved = NULL;
+    /* Errors of array calls are reported once, as MPI_ERR_IN_STATUS. */
+    if (comm && fm_comm_valid(comm)) {
+        saved = comm->errh;
+        comm->errh = &fm_errors_return;
+    }
+    int rc = fm_request_finish(call, &reqs[i], &st);
+    if (saved)
+        comm->errh = saved;
+    if (rc != MPI_SUCCESS)
+        *any_error = 1;
+    st.MPI_ERROR = rc;
+    if (out)
+        *out = st;
+    return rc;
+}
+
+int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+    FM_CHECK_INIT("MPI_Waitall");
+    CHECK_REQ_ARRAY("MPI_Waitall", count, reqs);
+    int any_error = 0;
+    MPI_Comm comm = MPI_COMM_NULL;
+    for (int i = 0; i < count; i++) {
+        if (!reqs[i]) {
+            if (statuses)
+                fm_empty_status(&statuses[i]);
+            continue;
+        }
+        fm_request_progress_until_done(reqs[i]);
+        if (!comm)
+            comm = reqs[i]->comm;
+        finish_in_array("MPI_Waitall", reqs, i, statuses ? &statuses[i] : NULL, &any_error);
+    }
+    if (any_error)
+        return fm_raise(comm, "MPI_Waitall", MPI_ERR_IN_STATUS,
+                        "one or more requests failed; see array_of_statuses[i].MPI_ERROR");
+    return MPI_SUCCESS;
+}
+
+int MPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
+{
+    FM_CHECK_INIT("MPI_Testall");
+    CHECK_REQ_ARRAY("MPI_Testall", count, reqs);
+    fm_progress();
+    for (int i = 0; i < count; i++)
+        if (reqs[i] && !reqs[i]->done) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+    *flag = 1;
+    int any_error = 0;
+    MPI_Comm comm = MPI_COMM_NULL;
+    for (int i = 0; i < count; i++) {
+        if (!reqs[i]) {
+            if (statuses)
+                fm_empty_status(&statuses[i]);
+            continue;
+        }
+        if (!comm)
+            comm = reqs[i]->comm;
+        finish_in_array("MPI_Testall", reqs, i, statuses ? &statuses[i] : NULL, &any_error);
+    }
+    if (any_error)
+        return fm_raise(comm, "MPI_Testall", MPI_ERR_IN_STATUS,
+                        "one or more requests failed; see array_of_statuses[i].MPI_ERROR");
+    return MPI_SUCCESS;
+}
+
+/* Index of a completed request, -1 if none, -2 if all are null. */
+static int find_done(int count, MPI_Request reqs[])
+{
+    int active = 0;
+    for (int i = 0; i < count; i++) {
+        if (!reqs[i])
+            continue;
+        active = 1;
+        if (reqs[i]->done)
+            return i;
+    }
+    return active ? -1 : -2;
+}
+
+int MPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
+{
+    FM_CHECK_INIT("MPI_Waitany");
+    CHECK_REQ_ARRAY("MPI_Waitany", count, reqs);
+    unsigned spins = 0;
+    for (;;) {
+        int i = find_done(count, reqs);
+        if (i == -2) {
+            *index = MPI_UNDEFINED;
+            fm_empty_status(status);
+            return MPI_SUCCESS;
+        }
+        if (i >= 0) {
+            *index = i;
+            return fm_request_finish("MPI_Waitany", &reqs[i], status);
+        }
+        if (!fm_progress())
+            fm_progress_backoff(&spins);
+    }
+}
+
+int MPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
+{
+    FM_CHECK_INIT("MPI_Testany");
+    CHECK_REQ_ARRAY("MPI_Testany", count, reqs);
+    fm_progress();
+    int i = find_done(count, reqs);
+    if (i == -2) {
+        *flag = 1;
+        *index = MPI_UNDEFINED;
+        fm_empty_status(status);
+        return MPI_SUCCESS;
+    }
+    if (i < 0) {
+        *flag = 0;
+        *index = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    *flag = 1;
+    *index = i;
+    return fm_request_finish("MPI_Testany", &reqs[i], status);
+}
+
+static int collect_done(const char *call, int count, MPI_Request reqs[], int *outcount,
+                        int indices[], MPI_Status statuses[])
+{
+    int n = 0, any_error = 0;
+    MPI_Comm comm = MPI_COMM_NULL;
+    for (int i = 0; i < count; i++) {
+        if (!reqs[i] || !reqs[i]->done)
+            continue;
+        if (!comm)
+            comm = reqs[i]->comm;
+        finish_in_array(call, reqs, i, statuses ? &statuses[n] : NULL, &any_error);
+        indices[n++] = i;
+    }
+    *outcount = n;
+    if (any_error)
+        return fm_raise(comm, call, MPI_ERR_IN_STATUS,
+                        "one or more requests failed; see array_of_statuses[i].MPI_ERROR");
+    return MPI_SUCCESS;
+}
+
+int MPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
+                 MPI_Status statuses[])
+{
+    FM_CHECK_INIT("MPI_Waitsome");
+    CHECK_REQ_ARRAY("MPI_Waitsome", incount, reqs);
+    unsigned spins = 0;
+    for (;;) {
+        int i = find_done(incount, reqs);
+        if (i == -2) {
+            *outcount = MPI_UNDEFINED;
+            return MPI_SUCCESS;
+        }
+        if (i >= 0)
+            return collect_done("MPI_Waitsome", incount, reqs, outcount, indices, statuses);
+        if (!fm_progress())
+            fm_progress_backoff(&spins);
+    }
+}
+
+int MPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
+                 MPI_Status statuses[])
+{
+    FM_CHECK_INIT("MPI_Testsome");
+    CHECK_REQ_ARRAY("MPI_Testsome", incount, reqs);
+    fm_progress();
+    int i = find_done(incount, reqs);
+    if (i == -2) {
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    return collect_done("MPI_Testsome", incount, reqs, outcount, indices, statuses);
+}
+
+int MPI_Request_free(MPI_Request *request)
+{
+    FM_CHECK_INIT("MPI_Request_free");
+    if (!request || *request == MPI_REQUEST_NULL)
+        return fm_raise(MPI_COMM_NULL, "MPI_Request_free", MPI_ERR_REQUEST,
+                        "request=MPI_REQUEST_NULL");
+    CHECK_REQ("MPI_Request_free", *request);
+    struct fm_request *r = *request;
+    if (r->done)
+        fm_req_free(r);
+    else
+        r->flags |= FM_REQF_FREED;
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    FM_CHECK_INIT("MPI_Request_get_status");
+    if (request == MPI_REQUEST_NULL) {
+        *flag = 1;
+        fm_empty_status(status);
+        return MPI_SUCCESS;
+    }
+    CHECK_REQ("MPI_Request_get_status", request);
+    if (!request->done)
+        fm_progress();
+    *flag = request->done;
+    if (*flag && status) {
+        if (request->kind == FM_REQ_SEND && request->status.MPI_SOURCE != MPI_PROC_NULL)
+            fm_empty_status(status);
+        else
+            *status = request->status;
+    }
+    return MPI_SUCCESS;
+}
+
+int MPI_Cancel(MPI_Request *request)
+{
+    FM_CHECK_INIT("MPI_Cancel");
+    if (!request || *request == MPI_REQUEST_NULL)
+        return fm_raise(MPI_COMM_NULL, "MPI_Cancel", MPI_ERR_REQUEST, "request=MPI_REQUEST_NULL");
+    CHECK_REQ("MPI_Cancel", *request);
+    return fm_raise_status((*request)->comm, "MPI_Cancel", fm_cancel(*request));
+}

@@ -1,0 +1,26 @@
+/* request_api.h — helpers shared by the request-completing entry points. */
+#ifndef FM_MPI_REQUEST_API_H
+#define FM_MPI_REQUEST_API_H
+
+#include "core/request.h"
+
+static inline void fm_empty_status(MPI_Status *s)
+{
+    if (!s)
+        return;
+    s->MPI_SOURCE = MPI_ANY_SOURCE;
+    s->MPI_TAG = MPI_ANY_TAG;
+    s->MPI_ERROR = MPI_SUCCESS;
+    s->fm_count = 0;
+    s->fm_cancelled = 0;
+}
+
+/* Finish a completed request: copy its status, release it, null the handle.
+ * Returns the request's error class (MPI_SUCCESS or e.g. MPI_ERR_TRUNCATE),
+ * raised through its communicator's handler with a detailed message. */
+int fm_request_finish(const char *call, MPI_Request *handle, MPI_Status *status);
+
+/* Block until r is complete. */
+void fm_request_progress_until_done(struct fm_request *r);
+
+#endif

@@ -1,0 +1,135 @@
+/* type_api.c — MPI datatype entry points: contiguous, commit, free, dup,
+ * size/extent queries, names.  Queries work before MPI_Init (predefined
+ * types are static), so none of these checks the init state. */
+#include <limits.h>
+#include <string.h>
+
+#include "dtype/api_check.h"
+#include "dtype/dtype.h"
+#include "mpi/api.h"
+
+int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_contiguous";
+    FM_CHECK_NONNEG(call, count, "count", MPI_ERR_COUNT);
+    FM_CHECK_DT_ARG(call, oldtype, "oldtype");
+    FM_CHECK_PTR(call, newtype, "newtype");
+    int rc = fm_dt_create(MPI_COMBINER_CONTIGUOUS, 1, &count, 0, NULL, 1, &oldtype, newtype);
+    return rc ? fm_raise_status(MPI_COMM_NULL, call, rc) : MPI_SUCCESS;
+}
+
+int MPI_Type_commit(MPI_Datatype *datatype)
+{
+    static const char call[] = "MPI_Type_commit";
+    FM_CHECK_PTR(call, datatype, "datatype");
+    FM_CHECK_DT_ARG(call, *datatype, "datatype");
+    int rc = fm_dt_commit(*datatype);
+    if (rc)
+        return fm_raise(MPI_COMM_NULL, call, fm_status_to_mpi_class(rc),
+                        "datatype %s: %s (more than INT_MAX blocks?)",
+                        (*datatype)->name[0] ? (*datatype)->name : "<unnamed>",
+                        fm_status_msg(rc));
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_free(MPI_Datatype *datatype)
+{
+    static const char call[] = "MPI_Type_free";
+    FM_CHECK_PTR(call, datatype, "datatype");
+    FM_CHECK_DT_ARG(call, *datatype, "datatype");
+    if ((*datatype)->flags & FM_DT_PREDEFINED)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_TYPE,
+                        "datatype=%s is predefined and cannot be freed", (*datatype)->name);
+    /* Pending operations and types built on it hold their own references. */
+    fm_dt_release(*datatype);
+    *datatype = MPI_DATATYPE_NULL;
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_dup";
+    FM_CHECK_DT_ARG(call, oldtype, "oldtype");
+    FM_CHECK_PTR(call, newtype, "newtype");
+    int rc = fm_dt_create(MPI_COMBINER_DUP, 0, NULL, 0, NULL, 1, &oldtype, newtype);
+    return rc ? fm_raise_status(MPI_COMM_NULL, call, rc) : MPI_SUCCESS;
+}
+
+int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+{
+    FM_CHECK_DT_ARG("MPI_Type_size_x", datatype, "datatype");
+    FM_CHECK_PTR("MPI_Type_size_x", size, "size");
+    *size = datatype->size;
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_size(MPI_Datatype datatype, int *size)
+{
+    FM_CHECK_DT_ARG("MPI_Type_size", datatype, "datatype");
+    FM_CHECK_PTR("MPI_Type_size", size, "size");
+    *size = datatype->size > INT_MAX ? MPI_UNDEFINED : (int)datatype->size;
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
+{
+    FM_CHECK_DT_ARG("MPI_Type_get_extent", datatype, "datatype");
+    FM_CHECK_PTR("MPI_Type_get_extent", lb, "lb");
+    FM_CHECK_PTR("MPI_Type_get_extent", extent, "extent");
+    *lb = datatype->lb;
+    *extent = datatype->extent;
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+    FM_CHECK_DT_ARG("MPI_Type_get_extent_x", datatype, "datatype");
+    FM_CHECK_PTR("MPI_Type_get_extent_x", lb, "lb");
+    FM_CHECK_PTR("MPI_Type_get_extent_x", extent, "extent");
+    *lb = datatype->lb;
+    *extent = datatype->extent;
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
+{
+    FM_CHECK_DT_ARG("MPI_Type_get_true_extent", datatype, "datatype");
+    FM_CHECK_PTR("MPI_Type_get_true_extent", true_lb, "true_lb");
+    FM_CHECK_PTR("MPI_Type_get_true_extent", true_extent, "true_extent");
+    *true_lb = datatype->true_lb;
+    *true_extent = datatype->true_extent;
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+{
+    FM_CHECK_DT_ARG("MPI_Type_get_true_extent_x", datatype, "datatype");
+    FM_CHECK_PTR("MPI_Type_get_true_extent_x", true_lb, "true_lb");
+    FM_CHECK_PTR("MPI_Type_get_true_extent_x", true_extent, "true_extent");
+    *true_lb = datatype->true_lb;
+    *true_extent = datatype->true_extent;
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
+{
+    FM_CHECK_DT_ARG("MPI_Type_set_name", datatype, "datatype");
+    FM_CHECK_PTR("MPI_Type_set_name", type_name, "type_name");
+    /* MPI: longer names are truncated. */
+    size_t n = strnlen(type_name, MPI_MAX_OBJECT_NAME - 1);
+    memcpy(datatype->name, type_name, n);
+    datatype->name[n] = '\0';
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
+{
+    FM_CHECK_DT_ARG("MPI_Type_get_name", datatype, "datatype");
+    FM_CHECK_PTR("MPI_Type_get_name", type_name, "type_name");
+    FM_CHECK_PTR("MPI_Type_get_name", resultlen, "resultlen");
+    size_t n = strnlen(datatype->name, MPI_MAX_OBJECT_NAME - 1);
+    memcpy(type_name, datatype->name, n);
+    type_name[n] = '\0';
+    *resultlen = (int)n;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,82 @@
+/* type_status.c — what a receive status says in units of a datatype
+ * (MPI_Get_count, MPI_Get_elements) and the status setters generalized
+ * requests use.  status->fm_count is the received byte count. */
+#include <limits.h>
+
+#include "dtype/api_check.h"
+#include "dtype/dtype.h"
+#include "mpi/api.h"
+
+int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    static const char call[] = "MPI_Get_count";
+    FM_CHECK_PTR(call, status, "status");
+    FM_CHECK_DT_ARG(call, datatype, "datatype");
+    FM_CHECK_PTR(call, count, "count");
+    MPI_Count n = fm_dt_count_of(datatype, status->fm_count);
+    *count = n > INT_MAX ? MPI_UNDEFINED : (int)n;
+    return MPI_SUCCESS;
+}
+
+int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    static const char call[] = "MPI_Get_elements_x";
+    FM_CHECK_PTR(call, status, "status");
+    FM_CHECK_DT_ARG(call, datatype, "datatype");
+    FM_CHECK_PTR(call, count, "count");
+    *count = fm_dt_elements_of(datatype, status->fm_count);
+    return MPI_SUCCESS;
+}
+
+int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    static const char call[] = "MPI_Get_elements";
+    FM_CHECK_PTR(call, status, "status");
+    FM_CHECK_DT_ARG(call, datatype, "datatype");
+    FM_CHECK_PTR(call, count, "count");
+    MPI_Count n = fm_dt_elements_of(datatype, status->fm_count);
+    *count = n > INT_MAX ? MPI_UNDEFINED : (int)n;
+    return MPI_SUCCESS;
+}
+
+/* count is in elements of datatype (as MPICH reads the standard), so
+ * MPI_Get_count with the same datatype returns it back. */
+int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+{
+    static const char call[] = "MPI_Status_set_elements_x";
+    FM_CHECK_PTR(call, status, "status");
+    FM_CHECK_DT_ARG(call, datatype, "datatype");
+    FM_CHECK_NONNEG(call, count, "count", MPI_ERR_COUNT);
+    MPI_Count bytes;
+    if (__builtin_mul_overflow(count, datatype->size, &bytes))
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_COUNT,
+                        "count=%lld of %lld-byte elements overflows MPI_Count", count,
+                        (long long)datatype->size);
+    status->fm_count = bytes;
+    return MPI_SUCCESS;
+}
+
+int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
+{
+    static const char call[] = "MPI_Status_set_elements";
+    FM_CHECK_PTR(call, status, "status");
+    FM_CHECK_DT_ARG(call, datatype, "datatype");
+    FM_CHECK_NONNEG(call, count, "count", MPI_ERR_COUNT);
+    status->fm_count = (MPI_Count)count * datatype->size;
+    return MPI_SUCCESS;
+}
+
+int MPI_Status_set_cancelled(MPI_Status *status, int flag)
+{
+    FM_CHECK_PTR("MPI_Status_set_cancelled", status, "status");
+    status->fm_cancelled = flag != 0;
+    return MPI_SUCCESS;
+}
+
+int MPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    FM_CHECK_PTR("MPI_Test_cancelled", status, "status");
+    FM_CHECK_PTR("MPI_Test_cancelled", flag, "flag");
+    *flag = status->fm_cancelled;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,105 @@
+/* self.c — the transport for messages a process sends to itself.
+ *
+ * A plain FIFO of malloc'd records: sends to self are rare outside of
+ * collectives and tests, so simplicity beats speed here. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/world.h"
+#include "net/net.h"
+#include "util/status.h"
+
+typedef struct self_msg {
+    struct self_msg *next;
+    size_t len;
+    _Alignas(8) unsigned char data[]; /* fm_hdr first: keep it aligned */
+} self_msg;
+
+static struct {
+    self_msg *head, *last;
+} q;
+
+/* Messages are at most this big, like any transport's; the point-to-point
+ * layer uses rendezvous above it (pull is a memcpy). */
+#define SELF_MAX_MSG ((size_t)1 << 20)
+
+static int self_init(void)
+{
+    q.head = q.last = NULL;
+    return FM_OK;
+}
+
+static int self_reaches(int peer) { return peer == fm_world_rank; }
+
+static int self_send(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen)
+{
+    if (peer != fm_world_rank || hlen + plen > SELF_MAX_MSG)
+        return FM_ERR_ARG;
+    self_msg *m = malloc(sizeof *m + hlen + plen);
+    if (!m)
+        return FM_ERR_AGAIN; /* the caller parks it and retries later */
+    m->next = NULL;
+    m->len = hlen + plen;
+    if (hlen)
+        memcpy(m->data, hdr, hlen);
+    if (plen)
+        memcpy(m->data + hlen, payload, plen);
+    if (q.last)
+        q.last->next = m;
+    else
+        q.head = m;
+    q.last = m;
+    return FM_OK;
+}
+
+static int self_pull(int peer, void *local, uint64_t remote_addr, size_t len)
+{
+    if (peer != fm_world_rank)
+        return FM_ERR_ARG;
+    if (len)
+        memmove(local, (const void *)(uintptr_t)remote_addr, len);
+    return FM_OK;
+}
+
+static int self_poll(fm_net_deliver_fn *cb)
+{
+    if (!q.head)
+        return 0;
+    /* Deliver only what was queued before this call: a callback that sends
+     * to itself again must not keep this loop going forever. */
+    self_msg *stop = q.last;
+    int n = 0, done = 0;
+    while (!done) {
+        self_msg *m = q.head;
+        q.head = m->next;
+        if (!q.head)
+            q.last = NULL;
+        done = m == stop;
+        cb(fm_world_rank, m->data, m->len);
+        free(m);
+        n++;
+    }
+    return n;
+}
+
+static void self_finalize(void)
+{
+    while (q.head) {
+        self_msg *m = q.head;
+        q.head = m->next;
+        free(m);
+    }
+    q.last = NULL;
+}
+
+fm_net_ops fm_net_self = {
+    .name = "self",
+    .caps = FM_NET_CAP_PULL,
+    .max_msg = SELF_MAX_MSG,
+    .init = self_init,
+    .reaches = self_reaches,
+    .send = self_send,
+    .pull = self_pull,
+    .poll = self_poll,
+    .finalize = self_finalize,
+};

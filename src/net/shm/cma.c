@@ -1,0 +1,70 @@
+/* cma.c — single-copy reads from a peer's memory (Cross Memory Attach).
+ *
+ * process_vm_readv needs ptrace permission over the peer: refused under
+ * Yama ptrace_scope >= 1 between siblings unless the peer opted in with
+ * PR_SET_PTRACER (shm.c does), and in containers without CAP_SYS_PTRACE.
+ * Hence the probe at init. */
+#include "net/shm/shm.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "util/log.h"
+#include "util/status.h"
+
+/* Large enough that the syscall cost vanishes, small enough that a partial
+ * read (the kernel may stop early) is retried promptly. */
+#define CMA_PIECE ((size_t)1 << 30)
+
+static ssize_t read_from(int pid, void *local, uint64_t remote, size_t len)
+{
+    struct iovec l = {local, len};
+    struct iovec r = {(void *)(uintptr_t)remote, len};
+    return process_vm_readv(pid, &l, 1, &r, 1, 0);
+}
+
+int fm_shm_cma_works(char *why, size_t whylen)
+{
+    fm_shm_state *s = &fm_shm;
+    for (int i = 0; i < s->nlocal; i++) {
+        fm_shm_peer *p = &s->local[i];
+        if (i == s->me || !p->mapped)
+            continue;
+        uint64_t v = 0;
+        ssize_t n = read_from(p->pid, &v, p->probe_addr, sizeof v);
+        if (n != (ssize_t)sizeof v || v != p->probe_val) {
+            snprintf(why, whylen, "process_vm_readv from rank %d (pid %d) %s", p->rank, p->pid,
+                     n < 0 ? strerror(errno) : "read the wrong word (another pid namespace?)");
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int fm_shm_cma_pull(int peer, void *local, uint64_t remote_addr, size_t len)
+{
+    fm_shm_state *s = &fm_shm;
+    int i = peer >= 0 && peer < s->size ? s->local_of[peer] : -1;
+    if (i < 0)
+        return FM_ERR_ARG;
+    int pid = s->local[i].pid;
+    uint8_t *dst = local;
+    while (len) {
+        size_t piece = len < CMA_PIECE ? len : CMA_PIECE;
+        ssize_t n = read_from(pid, dst, remote_addr, piece);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            int e = n < 0 ? errno : EIO;
+            fm_error_msg("shm: process_vm_readv of %zu bytes at 0x%llx from rank %d (pid %d): %s", piece,
+                         (unsigned long long)remote_addr, peer, pid, strerror(e));
+            return e == ESRCH ? FM_ERR_PEER_DEAD : FM_ERR_NET;
+        }
+        dst += n;
+        remote_addr += (uint64_t)n;
+        len -= (size_t)n;
+    }
+    return FM_OK;
+}

@@ -1,0 +1,157 @@
+/* ring.c — the single-producer single-consumer ring (layout in ring.h). */
+#include "net/shm/ring.h"
+
+#include <assert.h>
+#include <string.h>
+
+#include "util/status.h"
+
+static_assert(sizeof(fm_ring_ctl) == 128, "ring control block is two cache lines");
+static_assert(offsetof(fm_ring_ctl, tail) == 64, "tail sits alone on the second line");
+static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free in shared memory");
+static_assert(sizeof(_Atomic uint64_t) == 8, "header word is 8 bytes");
+
+enum { REC_MSG = 1, REC_SKIP = 2 };
+
+#define REC_WORD(kind, len) (((uint64_t)(kind) << 32) | (uint64_t)(uint32_t)(len))
+#define REC_KIND(w) ((unsigned)((w) >> 32))
+#define REC_LEN(w) ((uint32_t)(w))
+
+static inline _Atomic uint64_t *word_at(uint8_t *data, uint64_t mask, uint64_t pos)
+{
+    return (_Atomic uint64_t *)(void *)(data + (pos & mask));
+}
+
+/* Record bytes for a message of len bytes: header word + message, whole cells. */
+static inline uint64_t rec_bytes(size_t len)
+{
+    return ((uint64_t)FM_RING_HDR + len + FM_RING_CELL - 1) & ~(uint64_t)(FM_RING_CELL - 1);
+}
+
+size_t fm_ring_round_size(size_t want)
+{
+    size_t s = 4096;
+    while (s < want && s < ((size_t)1 << 31))
+        s <<= 1;
+    return s;
+}
+
+size_t fm_ring_footprint(size_t size) { return sizeof(fm_ring_ctl) + size; }
+
+/* A quarter of the ring: a maximal record plus the worst skip before it
+ * still fits in an empty ring, so a message that is accepted at all is
+ * accepted as soon as the consumer drains. */
+size_t fm_ring_max_msg(size_t size) { return size / 4 - FM_RING_HDR; }
+
+void fm_ring_format(void *mem, size_t size)
+{
+    fm_ring_ctl *c = mem;
+    c->size = size;
+    c->magic = FM_RING_MAGIC;
+    atomic_init(&c->tail, 0);
+}
+
+static int attach(void *mem, uint8_t **data, _Atomic uint64_t **tail, uint64_t *size)
+{
+    fm_ring_ctl *c = mem;
+    if (c->magic != FM_RING_MAGIC || c->size < 4096 || (c->size & (c->size - 1)))
+        return FM_ERR_NET;
+    *data = (uint8_t *)mem + sizeof(fm_ring_ctl);
+    *tail = &c->tail;
+    *size = c->size;
+    return FM_OK;
+}
+
+int fm_ring_tx_attach(fm_ring_tx *tx, void *mem)
+{
+    uint8_t *data;
+    _Atomic uint64_t *tail;
+    uint64_t size;
+    int rc = attach(mem, &data, &tail, &size);
+    if (rc != FM_OK)
+        return rc;
+    tx->data = data;
+    tx->tail = tail;
+    tx->size = size;
+    tx->mask = size - 1;
+    tx->head = atomic_load_explicit(tail, memory_order_acquire);
+    tx->cached_tail = tx->head;
+    tx->max_msg = fm_ring_max_msg(size);
+    return FM_OK;
+}
+
+int fm_ring_rx_attach(fm_ring_rx *rx, void *mem)
+{
+    uint8_t *data;
+    _Atomic uint64_t *tail;
+    uint64_t size;
+    int rc = attach(mem, &data, &tail, &size);
+    if (rc != FM_OK)
+        return rc;
+    rx->data = data;
+    rx->tail = tail;
+    rx->mask = size - 1;
+    rx->pos = atomic_load_explicit(tail, memory_order_relaxed);
+    return FM_OK;
+}
+
+int fm_ring_send(fm_ring_tx *tx, const void *hdr, size_t hlen, const void *payload, size_t plen)
+{
+    size_t len = hlen + plen;
+    if (len > tx->max_msg)
+        return FM_ERR_ARG;
+    uint64_t rec = rec_bytes(len);
+    uint64_t head = tx->head;
+    uint64_t idx = head & tx->mask;
+    uint64_t pad = idx + rec > tx->size ? tx->size - idx : 0;
+    /* + one cell: the zeroed header slot after this record */
+    uint64_t need = pad + rec + FM_RING_CELL;
+    if (head + need - tx->cached_tail > tx->size) {
+        tx->cached_tail = atomic_load_explicit(tx->tail, memory_order_acquire);
+        if (head + need - tx->cached_tail > tx->size)
+            return FM_ERR_AGAIN;
+    }
+    uint64_t at = head + pad;
+    _Atomic uint64_t *w = word_at(tx->data, tx->mask, at);
+    /* Terminate first: once this record is visible, the slot after it must
+     * read as "empty" rather than as stale payload from an earlier lap. */
+    atomic_store_explicit(word_at(tx->data, tx->mask, at + rec), 0, memory_order_relaxed);
+    uint8_t *body = (uint8_t *)w + FM_RING_HDR;
+    if (hlen)
+        memcpy(body, hdr, hlen);
+    if (plen)
+        memcpy(body + hlen, payload, plen);
+    atomic_store_explicit(w, REC_WORD(REC_MSG, len), memory_order_release);
+    /* The skip goes last: the consumer reaches offset 0 only through it. */
+    if (pad)
+        atomic_store_explicit(word_at(tx->data, tx->mask, head), REC_WORD(REC_SKIP, pad),
+                              memory_order_release);
+    tx->head = at + rec;
+    return FM_OK;
+}
+
+int fm_ring_poll(fm_ring_rx *rx, int peer, fm_net_deliver_fn *cb, int max)
+{
+    uint64_t pos = rx->pos;
+    int n = 0;
+    while (n < max) {
+        _Atomic uint64_t *w = word_at(rx->data, rx->mask, pos);
+        uint64_t word = atomic_load_explicit(w, memory_order_acquire);
+        if (word == 0)
+            break;
+        if (REC_KIND(word) == REC_SKIP) {
+            pos += REC_LEN(word);
+            continue;
+        }
+        /* The cells stay ours until the tail store below, so the message
+         * is valid for the whole callback (which may send, not poll). */
+        cb(peer, (const uint8_t *)w + FM_RING_HDR, REC_LEN(word));
+        pos += rec_bytes(REC_LEN(word));
+        n++;
+    }
+    if (pos != rx->pos) {
+        rx->pos = pos;
+        atomic_store_explicit(rx->tail, pos, memory_order_release);
+    }
+    return n;
+}

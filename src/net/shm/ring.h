@@ -1,0 +1,90 @@
+/* ring.h — lock-free single-producer single-consumer message ring.
+ *
+ * One ring carries messages from one sender to one receiver.  It lives in
+ * memory both can see (a shared segment, or plain memory in tests) and holds
+ * no pointers, so each side may map it at a different address.
+ *
+ *   [ fm_ring_ctl: 128 bytes ][ data: size bytes, size a power of two ]
+ *
+ * The data area is a sequence of records, each a multiple of 64 bytes:
+ *
+ *   [ 8-byte header word | message bytes ... | padding to 64 ]
+ *
+ * header word = kind << 32 | length.  A record becomes visible by ONE
+ * release store of its header word after its bytes are written; the
+ * consumer acquire-loads the word at its position and sees either 0 (nothing
+ * yet) or a complete record.  To make "0" trustworthy the producer zeroes the
+ * header slot just past each record before publishing it (so the consumer
+ * never mistakes old payload bytes for a header), which is why one 64-byte
+ * cell of the ring always stays free.  A record that would cross the end of
+ * the data area is placed at offset 0 and the tail of the area becomes a SKIP
+ * record.
+ *
+ * The producer's position is private to the producer; the consumer's
+ * position (`tail`) is the only shared index and sits on its own cache line.
+ * The producer re-reads it only when its cached copy says the ring is full;
+ * the consumer publishes it once per poll batch, after the callbacks
+ * returned, which is when the cells become reusable. */
+#ifndef FM_NET_SHM_RING_H
+#define FM_NET_SHM_RING_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "net/net.h"
+
+#define FM_RING_MAGIC 0x676e6972626166ULL /* "fabring" */
+#define FM_RING_CELL 64
+#define FM_RING_HDR 8 /* bytes of the header word before a message */
+
+typedef struct fm_ring_ctl {
+    uint64_t magic;
+    uint64_t size; /* bytes in the data area */
+    uint8_t pad0[48];
+    _Alignas(64) _Atomic uint64_t tail; /* consumer position, bytes, monotonic */
+    uint8_t pad1[56];
+} fm_ring_ctl;
+
+/* Producer side (private memory of the sender). */
+typedef struct fm_ring_tx {
+    uint8_t *data;
+    _Atomic uint64_t *tail;
+    uint64_t size, mask;
+    uint64_t head;        /* next byte to write */
+    uint64_t cached_tail; /* last tail seen; re-read only when full */
+    size_t max_msg;
+} fm_ring_tx;
+
+/* Consumer side (private memory of the receiver). */
+typedef struct fm_ring_rx {
+    uint8_t *data;
+    _Atomic uint64_t *tail;
+    uint64_t mask;
+    uint64_t pos; /* next record to read; published to *tail per batch */
+} fm_ring_rx;
+
+/* Bytes a ring with a `size`-byte data area occupies (a multiple of 64). */
+size_t fm_ring_footprint(size_t size);
+/* Round a requested size to the power of two actually used (>= 4 KiB). */
+size_t fm_ring_round_size(size_t want);
+/* Largest message (bytes after the header word) a ring of `size` accepts. */
+size_t fm_ring_max_msg(size_t size);
+
+/* Initialise a ring in zero-filled memory `mem` (64-byte aligned).  Done
+ * once, by the segment owner, before anyone attaches. */
+void fm_ring_format(void *mem, size_t size);
+/* Attach to a formatted ring.  FM_ERR_NET if the magic or size is wrong. */
+int fm_ring_tx_attach(fm_ring_tx *tx, void *mem);
+int fm_ring_rx_attach(fm_ring_rx *rx, void *mem);
+
+/* Append hdr (hlen bytes) then payload (plen bytes) as one message.
+ * FM_OK, FM_ERR_AGAIN when there is no room (nothing written), FM_ERR_ARG
+ * when hlen + plen > max_msg.  Never blocks. */
+int fm_ring_send(fm_ring_tx *tx, const void *hdr, size_t hlen, const void *payload, size_t plen);
+
+/* Deliver up to `max` messages through cb(peer, msg, len), in order, then
+ * release their cells.  Returns how many were delivered. */
+int fm_ring_poll(fm_ring_rx *rx, int peer, fm_net_deliver_fn *cb, int max);
+
+#endif

@@ -1,0 +1,156 @@
+/* shm.c — the shared-memory transport's ops: one SPSC ring per
+ * sender->receiver pair (ring.c) in the receiver's segment (segment.c),
+ * rendezvous data by CMA (cma.c) or, without it, through the rings. */
+#include "net/shm/shm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+
+#include "net/net.h"
+#include "util/log.h"
+#include "util/param.h"
+#include "util/status.h"
+
+/* Messages taken from one ring per poll() before moving to the next, so a
+ * chatty peer cannot starve the others. */
+#define SHM_POLL_BATCH 32
+
+static int polling; /* poll() is not re-entrant: callbacks may send only */
+
+static const char *copy_mode_name(int m)
+{
+    return m == FM_SHM_COPY_CMA ? "cma" : m == FM_SHM_COPY_PIPELINE ? "pipeline" : "auto";
+}
+
+static int build_rx_list(void)
+{
+    fm_shm_state *s = &fm_shm;
+    if (!s->own)
+        return FM_OK;
+    s->rx = calloc((size_t)s->nlocal, sizeof *s->rx);
+    s->rx_peer = calloc((size_t)s->nlocal, sizeof *s->rx_peer);
+    if (!s->rx || !s->rx_peer)
+        return FM_ERR_NOMEM;
+    fm_shm_seg_hdr *h = s->own;
+    for (int i = 0; i < s->nlocal; i++) {
+        /* Our own ring carries data only when we also send through it. */
+        if (i == s->me && !s->local[i].mapped)
+            continue;
+        void *ring = (uint8_t *)s->own + h->rings_off + (size_t)i * h->ring_stride;
+        if (fm_ring_rx_attach(&s->rx[s->nrx], ring) != FM_OK)
+            return FM_ERR_INTERN;
+        s->rx_peer[s->nrx++] = s->local[i].rank;
+    }
+    return FM_OK;
+}
+
+static int choose_copy(void)
+{
+    int mode = fm_param.SHM_COPY;
+    fm_net_shm.caps = 0;
+    if (mode == FM_SHM_COPY_PIPELINE) {
+        fm_log(1, "shm: rendezvous data is pipelined through the rings (FABMPI_SHM_COPY=pipeline)");
+        return FM_OK;
+    }
+    char why[256] = "";
+    if (fm_shm_cma_works(why, sizeof why)) {
+        fm_net_shm.caps = FM_NET_CAP_PULL;
+        fm_log(1, "shm: rendezvous data by CMA single copy (FABMPI_SHM_COPY=%s)", copy_mode_name(mode));
+        return FM_OK;
+    }
+    if (mode == FM_SHM_COPY_CMA) {
+        fm_error_msg("shm: FABMPI_SHM_COPY=cma but CMA does not work here: %s; needs ptrace permission "
+                     "between ranks (kernel.yama.ptrace_scope <= 1, CAP_SYS_PTRACE in containers) "
+                     "or set FABMPI_SHM_COPY=pipeline or auto",
+                     why);
+        return FM_ERR_NET;
+    }
+    fm_log(1, "shm: CMA refused (%s); rendezvous data is pipelined through the rings", why);
+    return FM_OK;
+}
+
+static int shm_init(void)
+{
+    char err[256];
+    if (fm_param_load(err, sizeof err) != FM_OK) {
+        fm_error_msg("%s", err);
+        return FM_ERR_PARAM;
+    }
+    /* Let local peers read our memory with process_vm_readv under Yama
+     * ptrace_scope=1 (fails harmlessly without Yama).  Before the first
+     * fence, so the probes that follow it see the permission. */
+    if (fm_param.SHM_COPY != FM_SHM_COPY_PIPELINE)
+        (void)prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+
+    int rc = fm_shm_segments_setup();
+    if (rc == FM_OK)
+        rc = build_rx_list();
+    if (rc == FM_OK)
+        rc = choose_copy();
+    if (rc != FM_OK) {
+        fm_shm_segments_teardown();
+        return rc;
+    }
+    fm_shm_state *s = &fm_shm;
+    size_t max = fm_ring_max_msg(fm_ring_round_size(fm_param.SHM_RING_SIZE));
+    for (int i = 0; i < s->nlocal; i++) {
+        fm_shm_peer *p = &s->local[i];
+        if (!p->mapped)
+            continue;
+        s->tx[p->rank] = &p->tx;
+        if (p->tx.max_msg < max) /* a peer configured with smaller rings */
+            max = p->tx.max_msg;
+    }
+    s->max_msg = max;
+    fm_net_shm.max_msg = max;
+    fm_log(1, "shm: %d ranks on this node, rings of %zu bytes, max message %zu bytes", s->nlocal,
+           fm_ring_round_size(fm_param.SHM_RING_SIZE), max);
+    return FM_OK;
+}
+
+static int shm_reaches(int peer)
+{
+    return fm_shm.tx && peer >= 0 && peer < fm_shm.size && fm_shm.tx[peer] != NULL;
+}
+
+static int shm_send(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen)
+{
+    if (!shm_reaches(peer))
+        return FM_ERR_ARG;
+    return fm_ring_send(fm_shm.tx[peer], hdr, hlen, payload, plen);
+}
+
+static int shm_pull(int peer, void *local, uint64_t remote_addr, size_t len)
+{
+    if (!(fm_net_shm.caps & FM_NET_CAP_PULL))
+        return FM_ERR_UNSUPPORTED;
+    return fm_shm_cma_pull(peer, local, remote_addr, len);
+}
+
+static int shm_poll(fm_net_deliver_fn *cb)
+{
+    fm_shm_state *s = &fm_shm;
+    if (polling)
+        return 0;
+    polling = 1;
+    int n = 0;
+    for (int i = 0; i < s->nrx; i++)
+        n += fm_ring_poll(&s->rx[i], s->rx_peer[i], cb, SHM_POLL_BATCH);
+    polling = 0;
+    return n;
+}
+
+static void shm_finalize(void) { fm_shm_segments_teardown(); }
+
+fm_net_ops fm_net_shm = {
+    .name = "shm",
+    .caps = 0, /* decided by init() */
+    .max_msg = 0,
+    .init = shm_init,
+    .reaches = shm_reaches,
+    .send = shm_send,
+    .pull = shm_pull,
+    .poll = shm_poll,
+    .finalize = shm_finalize,
+};

@@ -1,0 +1,80 @@
+/* shm.h — state shared by the files of the shared-memory transport.
+ *
+ * Each rank owns one segment holding its inbound rings, one per rank on the
+ * node (indexed by the sender's local index):
+ *
+ *   [ fm_shm_seg_hdr | pad to 4 KiB ][ ring 0 ][ ring 1 ] ... each ring
+ *   page-aligned, `ring_stride` bytes apart
+ *
+ * Only offsets and sizes are stored in the segment; every process maps it at
+ * its own address. */
+#ifndef FM_NET_SHM_SHM_H
+#define FM_NET_SHM_SHM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "net/shm/ring.h"
+
+#define FM_SHM_MAGIC 0x6d68736d626166ULL /* "fabmshm" */
+#define FM_SHM_VERSION 1
+#define FM_SHM_RINGS_OFF 4096
+
+typedef struct fm_shm_seg_hdr {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t nrings;      /* ranks on the node = local_size */
+    uint64_t ring_size;   /* data bytes of each ring */
+    uint64_t ring_stride; /* bytes from one ring to the next */
+    uint64_t rings_off;   /* offset of ring 0 */
+    int32_t owner_rank;   /* world rank of the owner */
+    int32_t owner_pid;
+    uint8_t pad[16];
+} fm_shm_seg_hdr;
+
+/* One rank on this node. */
+typedef struct fm_shm_peer {
+    int rank;            /* world rank */
+    int pid;             /* for process_vm_readv */
+    uint64_t probe_addr; /* address of a word in that process... */
+    uint64_t probe_val;  /* ...and what it holds (CMA probe) */
+    void *seg;           /* its segment, mapped here (NULL for ourselves) */
+    size_t seg_size;
+    fm_ring_tx tx;       /* our ring inside its segment */
+    int mapped;          /* tx usable */
+} fm_shm_peer;
+
+typedef struct fm_shm_state {
+    int rank, size;     /* world */
+    int nlocal, me;     /* ranks on this node; our index among them */
+    fm_shm_peer *local; /* [nlocal], in world-rank order */
+    int *local_of;      /* [size]: world rank -> local index, or -1 */
+    fm_ring_tx **tx;    /* [size]: where to send, NULL if unreachable */
+    fm_ring_rx *rx;     /* [nrx] inbound rings that may carry data */
+    int *rx_peer;       /* [nrx] their senders' world ranks */
+    int nrx;
+    void *own;          /* our segment */
+    size_t own_size;
+    char own_name[128];
+    int own_linked; /* name still in /dev/shm */
+    size_t max_msg;
+} fm_shm_state;
+
+extern fm_shm_state fm_shm;
+
+/* Create, exchange and map the segments (fences three times, on every
+ * rank, whatever happens, so a failing rank never leaves others hanging in
+ * a fence).  Fills fm_shm.  FM_OK or an error after logging why. */
+int fm_shm_segments_setup(void);
+/* Unmap everything, unlink what is still linked, free the tables. */
+void fm_shm_segments_teardown(void);
+
+/* Word whose address and value every rank publishes for the CMA probe. */
+extern volatile uint64_t fm_shm_probe_word;
+
+/* 1 if process_vm_readv works against every local peer; otherwise 0 with
+ * *why describing the first failure. */
+int fm_shm_cma_works(char *why, size_t whylen);
+int fm_shm_cma_pull(int peer, void *local, uint64_t remote_addr, size_t len);
+
+#endif

@@ -1,0 +1,68 @@
+/* internal.h — point-to-point internals shared by send/recv/deliver/pending. */
+#ifndef FM_PT2PT_INTERNAL_H
+#define FM_PT2PT_INTERNAL_H
+
+#include <stdint.h>
+
+#include "core/request.h"
+#include "core/world.h"
+#include "net/net.h"
+
+/* Unexpected-message record; doubles as the MPI_Message of Mprobe.  Small
+ * eager payloads live inline so an unexpected 8-byte message costs no
+ * malloc (records come from a free list). */
+#define FM_UNEXP_INLINE 192
+#define FM_MAGIC_MSG 0x4d534721u
+
+struct fm_message {
+    fm_match_entry me;
+    uint32_t magic;
+    int peer;           /* world rank of the sender */
+    fm_hdr_rndv h;      /* EAGER: only h.h valid (+ sreq for EAGER_SYNC) */
+    void *data;         /* eager payload (inline_data or malloc'd), or NULL */
+    struct fm_message *next_free;
+    MPI_Comm comm;      /* Mprobe: communicator it was probed on */
+    unsigned char inline_data[FM_UNEXP_INLINE];
+};
+
+struct fm_message *fm_msg_alloc(size_t payload);
+void fm_msg_free(struct fm_message *m);
+
+/* Send a message now, or park it behind earlier parked messages to the
+ * same peer.  `req` (may be NULL) is told through fm_on_sent() once the
+ * message has left.  The payload must stay valid until then. */
+int fm_send_or_park(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen,
+                    struct fm_request *req);
+/* Retry parked messages; returns how many left. */
+int fm_pending_drain(void);
+/* Queue a pipelined-rendezvous sender to stream its DATA chunks. */
+void fm_stream_start(struct fm_request *sreq);
+
+/* A message for `req` has left the process (eager sent, DATA chunk sent). */
+void fm_on_sent(struct fm_request *req, const void *hdr);
+
+/* Deliver a matched message into receive request r (eager copy, pull or
+ * CTS), completing r when all data is in.  `payload` is the eager data. */
+void fm_recv_matched(struct fm_request *r, int peer, const fm_hdr_rndv *h, const void *payload);
+
+/* Transport callback for every arriving message. */
+void fm_deliver(int peer, const void *msg, size_t len);
+
+/* Largest eager payload to `peer`. */
+size_t fm_eager_limit(int peer);
+
+/* Pack (buf,count,dt) of `bytes` bytes: returns a pointer to contiguous data
+ * — the user buffer itself when dt is contiguous, else *tmp (allocated). */
+const void *fm_contig_source(const void *buf, MPI_Count count, MPI_Datatype dt, size_t bytes,
+                             void **tmp);
+
+/* Fill the status of a completed receive. */
+static inline void fm_set_recv_status(struct fm_request *r, int src, int tag, uint64_t bytes, int err)
+{
+    r->status.MPI_SOURCE = src;
+    r->status.MPI_TAG = tag;
+    r->status.MPI_ERROR = err;
+    r->status.fm_count = (MPI_Count)bytes;
+}
+
+#endif

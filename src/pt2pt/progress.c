@@ -1,0 +1,181 @@
+/* progress.c — transport bring-up, the progress loop, blocking waits and
+ * the blocking helpers the collectives use. */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/world.h"
+#include "mpi/comm.h"
+#include "pt2pt/internal.h"
+#include "pt2pt/pt2pt.h"
+#include "util/log.h"
+#include "util/param.h"
+#include "util/status.h"
+
+int fm_pending_setup(int world_size);
+void fm_pending_teardown(void);
+int fm_pending_any(void);
+
+static fm_net_ops *nets[4];
+static int nnets;
+static size_t *eager_lim; /* per world rank */
+
+size_t fm_eager_limit(int peer) { return eager_lim[peer]; }
+
+/* CPUs this process may run on: affinity mask, reduced by a cgroup v2 quota. */
+static int usable_cpus(void)
+{
+    cpu_set_t set;
+    int n = 0;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        n = CPU_COUNT(&set);
+    if (n <= 0)
+        n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    FILE *f = fopen("/sys/fs/cgroup/cpu.max", "r");
+    if (f) {
+        char quota[32];
+        long period;
+        if (fscanf(f, "%31s %ld", quota, &period) == 2 && strcmp(quota, "max") != 0 && period > 0) {
+            long q = atol(quota);
+            int c = (int)((q + period - 1) / period);
+            if (c > 0 && c < n)
+                n = c;
+        }
+        fclose(f);
+    }
+    return n > 0 ? n : 1;
+}
+
+int fm_pt2pt_init(int world_rank, int world_size)
+{
+    int rc;
+    fm_peer_net = calloc((size_t)world_size, sizeof *fm_peer_net);
+    eager_lim = calloc((size_t)world_size, sizeof *eager_lim);
+    if (!fm_peer_net || !eager_lim || fm_pending_setup(world_size) != FM_OK)
+        return FM_ERR_NOMEM;
+    nnets = 0;
+    if ((rc = fm_net_self.init()) != FM_OK)
+        return rc;
+    nets[nnets++] = &fm_net_self;
+    /* Every rank runs the shm setup (it fences), even alone on its node. */
+    if ((rc = fm_net_shm.init()) != FM_OK)
+        return rc;
+    nets[nnets++] = &fm_net_shm;
+    for (int p = 0; p < world_size; p++) {
+        if (p == world_rank)
+            fm_peer_net[p] = &fm_net_self;
+        else if (fm_net_shm.reaches(p))
+            fm_peer_net[p] = &fm_net_shm;
+        else {
+            fm_error_msg("no transport reaches rank %d: it is on another node and this build "
+                         "has only shared memory", p);
+            return FM_ERR_NET;
+        }
+        size_t lim = fm_param.EAGER_LIMIT;
+        size_t room = fm_peer_net[p]->max_msg - sizeof(fm_hdr_rndv);
+        eager_lim[p] = lim < room ? lim : room;
+    }
+    int cpus = usable_cpus();
+    fm_oversubscribed = fm_param.YIELD == FM_YIELD_ALWAYS ||
+                        (fm_param.YIELD == FM_YIELD_AUTO && fm_local_size > cpus);
+    fm_log(1, "%d ranks on this node, %d usable CPUs: blocking waits %s", fm_local_size, cpus,
+           fm_oversubscribed ? "yield at once" : "spin, then yield");
+    return FM_OK;
+}
+
+void fm_pt2pt_finalize(void)
+{
+    /* Let parked control messages (FIN, ACK) reach their peers first. */
+    for (int i = 0; i < 100000 && fm_pending_any(); i++)
+        fm_progress();
+    for (int i = nnets - 1; i >= 0; i--)
+        nets[i]->finalize();
+    nnets = 0;
+    fm_pending_teardown();
+    free(fm_peer_net);
+    free(eager_lim);
+    fm_peer_net = NULL;
+    eager_lim = NULL;
+}
+
+int fm_progress(void)
+{
+    int n = 0;
+    for (int i = 0; i < nnets; i++)
+        n += nets[i]->poll(fm_deliver);
+    if (fm_pending_any())
+        n += fm_pending_drain();
+    return n;
+}
+
+void fm_progress_backoff(unsigned *spins)
+{
+    if (fm_param.YIELD == FM_YIELD_NEVER)
+        return;
+    if (fm_oversubscribed || ++*spins > (unsigned)fm_param.SPIN_COUNT)
+        sched_yield();
+}
+
+int fm_wait(struct fm_request *r, MPI_Status *status)
+{
+    unsigned spins = 0;
+    while (!r->done) {
+        if (!fm_progress())
+            fm_progress_backoff(&spins);
+    }
+    int err = r->status.MPI_ERROR;
+    if (status)
+        *status = r->status;
+    fm_req_free(r);
+    return err == MPI_SUCCESS ? FM_OK : err == MPI_ERR_TRUNCATE ? FM_ERR_TRUNCATE : FM_ERR_OTHER;
+}
+
+int fm_waitall(int n, struct fm_request **reqs)
+{
+    int rc = FM_OK;
+    for (int i = 0; i < n; i++) {
+        if (!reqs[i])
+            continue;
+        int e = fm_wait(reqs[i], NULL);
+        reqs[i] = NULL;
+        if (e != FM_OK && rc == FM_OK)
+            rc = e;
+    }
+    return rc;
+}
+
+int fm_coll_send(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    struct fm_request *r;
+    int rc = fm_isend(buf, count, dt, dest, tag, comm, 1, FM_SEND_STD, &r);
+    if (rc != FM_OK)
+        return rc;
+    return fm_wait(r, NULL);
+}
+
+int fm_coll_recv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm)
+{
+    struct fm_request *r;
+    int rc = fm_irecv(buf, count, dt, src, tag, comm, 1, &r);
+    if (rc != FM_OK)
+        return rc;
+    return fm_wait(r, NULL);
+}
+
+int fm_coll_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, int dest,
+                     void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int src, int tag,
+                     MPI_Comm comm)
+{
+    struct fm_request *rq[2];
+    int rc = fm_irecv(rbuf, rcount, rdt, src, tag, comm, 1, &rq[0]);
+    if (rc != FM_OK)
+        return rc;
+    rc = fm_isend(sbuf, scount, sdt, dest, tag, comm, 1, FM_SEND_STD, &rq[1]);
+    if (rc != FM_OK) {
+        fm_wait(rq[0], NULL);
+        return rc;
+    }
+    return fm_waitall(2, rq);
+}

@@ -1,0 +1,94 @@
+/* send.c — starting sends: eager (inline in one transport message) or
+ * rendezvous (RTS; the receiver pulls and sends FIN, or answers CTS and we
+ * stream DATA chunks).  Synchronous eager sends complete on ACK. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype/dtype.h"
+#include "mpi/comm.h"
+#include "pt2pt/internal.h"
+#include "pt2pt/pt2pt.h"
+#include "util/status.h"
+
+const void *fm_contig_source(const void *buf, MPI_Count count, MPI_Datatype dt, size_t bytes,
+                             void **tmp)
+{
+    if (fm_dt_is_contig(dt) || bytes == 0)
+        return (const char *)buf + dt->true_lb;
+    *tmp = malloc(bytes);
+    if (!*tmp)
+        return NULL;
+    fm_dt_pack(buf, count, dt, 0, *tmp, bytes);
+    return *tmp;
+}
+
+int fm_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+             int coll, int mode, struct fm_request **out)
+{
+    struct fm_request *r = fm_req_alloc(FM_REQ_SEND);
+    if (!r)
+        return FM_ERR_NOMEM;
+    *out = r;
+    r->comm = comm; /* held until the request is freed (MPI_Comm_free may come first) */
+    comm->refcount++;
+    if (dest == MPI_PROC_NULL) {
+        r->status.MPI_SOURCE = MPI_PROC_NULL;
+        r->status.MPI_TAG = MPI_ANY_TAG;
+        r->done = 1;
+        return FM_OK;
+    }
+    int peer = comm->world[dest];
+    uint64_t bytes = (uint64_t)count * (uint64_t)dt->size;
+    r->count = count;
+    r->peer = dest;
+    r->tag = tag;
+    r->bytes = bytes;
+    r->peer_world = peer;
+    if (mode == FM_SEND_SYNC)
+        r->flags |= FM_REQF_SYNC;
+    const void *data = fm_contig_source(buf, count, dt, bytes, &r->tmp);
+    if (!data)
+        return FM_ERR_NOMEM;
+    r->sbuf = data;
+
+    fm_hdr_rndv h;
+    h.h.flags = 0;
+    h.h.reserved = 0;
+    h.h.ctx = comm->ctx + (uint32_t)coll;
+    h.h.src = comm->rank;
+    h.h.tag = tag;
+    h.h.len = bytes;
+    if (bytes <= fm_eager_limit(peer)) {
+        if (!(r->flags & FM_REQF_SYNC)) {
+            h.h.proto = FM_PROTO_EAGER;
+            return fm_send_or_park(peer, &h.h, sizeof h.h, data, bytes, r);
+        }
+        h.h.proto = FM_PROTO_EAGER_SYNC;
+        h.sreq = (uintptr_t)r;
+        h.rreq = h.addr = h.offset = 0;
+        return fm_send_or_park(peer, &h, sizeof h, data, bytes, r);
+    }
+    /* Rendezvous: the data stays where it is until the receiver asks. */
+    h.h.proto = FM_PROTO_RTS;
+    h.sreq = (uintptr_t)r;
+    h.rreq = h.offset = 0;
+    h.addr = (uintptr_t)data;
+    return fm_send_or_park(peer, &h, sizeof h, NULL, 0, r);
+}
+
+void fm_on_sent(struct fm_request *r, const void *hdr)
+{
+    switch (((const fm_hdr *)hdr)->proto) {
+    case FM_PROTO_EAGER:
+        r->sent = 1;
+        fm_req_complete(r);
+        break;
+    case FM_PROTO_EAGER_SYNC:
+        r->sent = 1;
+        if (r->acked)
+            fm_req_complete(r);
+        break;
+    default: /* RTS: completion comes with FIN or the last DATA chunk */
+        break;
+    }
+}

@@ -1,0 +1,76 @@
+/* fault_prog.c — one MPI program, many ways to fail; driven by
+ * tests/run-fault-tests.  Usage: fault_prog MODE [ARGS...] [marker=...]
+ * (the trailing marker only makes the processes of one case findable).
+ *
+ *   init                     MPI_Init, print "init ok rank R of N", MPI_Finalize
+ *   noinit                   never touches MPI: print a line, exit 0
+ *   abort RANK CODE          RANK calls MPI_Abort(CODE); the others sleep forever
+ *   selfkill RANK            RANK kills itself with SIGKILL; the others sleep forever
+ *   exit RANK CODE           RANK exits CODE without finalizing; the others sleep forever
+ *   exit-after-finalize RANK CODE   all finalize; then RANK exits CODE
+ *   sleep                    print "ready R", then sleep forever */
+#include <mpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void sleep_forever(void)
+{
+    for (;;)
+        sleep(1);
+}
+
+static int arg(int argc, char **argv, int i)
+{
+    if (i >= argc) {
+        fprintf(stderr, "fault_prog %s: missing argument %d\n", argv[1], i - 1);
+        exit(2);
+    }
+    return atoi(argv[i]);
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "init";
+    if (!strcmp(mode, "noinit")) {
+        printf("no MPI here\n");
+        return 0;
+    }
+    int rc = MPI_Init(&argc, &argv);
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "fault_prog: MPI_Init returned %d\n", rc);
+        return 1;
+    }
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (!strcmp(mode, "init")) {
+        printf("init ok rank %d of %d\n", rank, size);
+    } else if (!strcmp(mode, "abort")) {
+        if (rank == arg(argc, argv, 2))
+            MPI_Abort(MPI_COMM_WORLD, arg(argc, argv, 3));
+        sleep_forever();
+    } else if (!strcmp(mode, "selfkill")) {
+        if (rank == arg(argc, argv, 2))
+            raise(SIGKILL);
+        sleep_forever();
+    } else if (!strcmp(mode, "exit")) {
+        if (rank == arg(argc, argv, 2))
+            exit(arg(argc, argv, 3));
+        sleep_forever();
+    } else if (!strcmp(mode, "exit-after-finalize")) {
+        MPI_Finalize();
+        return rank == arg(argc, argv, 2) ? arg(argc, argv, 3) : 0;
+    } else if (!strcmp(mode, "sleep")) {
+        printf("ready %d\n", rank);
+        fflush(stdout);
+        sleep_forever();
+    } else {
+        fprintf(stderr, "fault_prog: unknown mode %s\n", mode);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    MPI_Finalize();
+    return 0;
+}

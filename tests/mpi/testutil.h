@@ -1,0 +1,156 @@
+/* testutil.h — check macros shared by the MPI test programs.
+ *
+ * Every failed check prints one line
+ *     FAIL <file>:<line> <what> (rank r)
+ * to stderr and calls MPI_Abort(MPI_COMM_WORLD, 1).  Only standard MPI calls
+ * are used so the same programs run under any MPI implementation. */
+#ifndef FM_TEST_TESTUTIL_H
+#define FM_TEST_TESTUTIL_H
+
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static inline const char *tu_base(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static inline int tu_world_rank(void)
+{
+    int init = 0, fin = 0, r = -1;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    if (init && !fin)
+        MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+}
+
+static inline void tu_fail(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), noreturn));
+static inline void tu_fail(const char *file, int line, const char *fmt, ...)
+{
+    char what[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "FAIL %s:%d %s (rank %d)\n", tu_base(file), line, what, tu_world_rank());
+    fflush(stderr);
+    fflush(stdout);
+    int init = 0, fin = 0;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    if (init && !fin)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    exit(1);
+}
+
+/* CHECK(cond): fail with the condition's text. */
+#define CHECK(cond)                                                      \
+    do {                                                                 \
+        if (!(cond))                                                     \
+            tu_fail(__FILE__, __LINE__, "%s", #cond);                    \
+    } while (0)
+
+/* CHECKF(cond, fmt, ...): fail with a formatted message. */
+#define CHECKF(cond, ...)                                                \
+    do {                                                                 \
+        if (!(cond))                                                     \
+            tu_fail(__FILE__, __LINE__, __VA_ARGS__);                    \
+    } while (0)
+
+/* CHECK_EQ(a, b) for integers: print both values on failure. */
+#define CHECK_EQ(a, b)                                                   \
+    do {                                                                 \
+        long long tu_a_ = (long long)(a), tu_b_ = (long long)(b);        \
+        if (tu_a_ != tu_b_)                                              \
+            tu_fail(__FILE__, __LINE__, "%s == %s: %lld != %lld", #a, #b, \
+                    tu_a_, tu_b_);                                       \
+    } while (0)
+
+/* CHECK_MPI(call): the call must return MPI_SUCCESS. */
+#define CHECK_MPI(call)                                                  \
+    do {                                                                 \
+        int tu_rc_ = (call);                                             \
+        if (tu_rc_ != MPI_SUCCESS) {                                     \
+            char tu_s_[MPI_MAX_ERROR_STRING] = "";                       \
+            int tu_l_ = 0;                                               \
+            MPI_Error_string(tu_rc_, tu_s_, &tu_l_);                     \
+            tu_fail(__FILE__, __LINE__, "%s returned %d (%s)", #call,    \
+                    tu_rc_, tu_s_);                                      \
+        }                                                                \
+    } while (0)
+
+/* CHECK_ERR(call, cls): the call must fail with error class cls (the
+ * communicator involved must have MPI_ERRORS_RETURN set). */
+#define CHECK_ERR(call, cls)                                             \
+    do {                                                                 \
+        int tu_rc_ = (call), tu_c_ = -1;                                 \
+        if (tu_rc_ == MPI_SUCCESS)                                       \
+            tu_fail(__FILE__, __LINE__, "%s succeeded, expected %s",     \
+                    #call, #cls);                                        \
+        MPI_Error_class(tu_rc_, &tu_c_);                                 \
+        if (tu_c_ != (cls))                                              \
+            tu_fail(__FILE__, __LINE__,                                  \
+                    "%s: error class %d (code %d), expected %s = %d",    \
+                    #call, tu_c_, tu_rc_, #cls, (int)(cls));             \
+    } while (0)
+
+/* Deterministic byte pattern for payload checks. */
+static inline unsigned char tu_pat(size_t i, unsigned seed)
+{
+    return (unsigned char)((i * 131u + (i >> 8) * 7u + seed * 17u + 1u) & 0xffu);
+}
+
+static inline void tu_fill(void *buf, size_t n, unsigned seed)
+{
+    unsigned char *b = (unsigned char *)buf;
+    for (size_t i = 0; i < n; i++)
+        b[i] = tu_pat(i, seed);
+}
+
+/* Index of the first byte that differs from the pattern, or -1. */
+static inline long tu_verify(const void *buf, size_t n, unsigned seed)
+{
+    const unsigned char *b = (const unsigned char *)buf;
+    for (size_t i = 0; i < n; i++)
+        if (b[i] != tu_pat(i, seed))
+            return (long)i;
+    return -1;
+}
+
+#define CHECK_PATTERN(buf, n, seed)                                      \
+    do {                                                                 \
+        long tu_i_ = tu_verify((buf), (n), (seed));                      \
+        if (tu_i_ >= 0)                                                  \
+            tu_fail(__FILE__, __LINE__,                                  \
+                    "payload %s (%zu bytes, seed %u) differs at byte %ld", \
+                    #buf, (size_t)(n), (unsigned)(seed), tu_i_);         \
+    } while (0)
+
+static inline void *tu_malloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "FAIL out of memory allocating %zu bytes (rank %d)\n", n,
+                tu_world_rank());
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    return p;
+}
+
+/* Busy-wait with MPI_Wtime for a short time, used to give a peer a chance
+ * to do something it must not be able to do (complete a sync send...). */
+static inline void tu_spin(double seconds)
+{
+    double t = MPI_Wtime();
+    while (MPI_Wtime() - t < seconds)
+        ;
+}
+
+#endif

@@ -1,0 +1,103 @@
+/* test_param.c — the knob table: defaults, parsing, and the error messages
+ * a user sees for bad values. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "util/param.h"
+#include "util/status.h"
+
+static char err[512];
+
+static int load_with(const char *var, const char *value)
+{
+    fm_param_reset();
+    if (var)
+        setenv(var, value, 1);
+    err[0] = '\0';
+    int rc = fm_param_load(err, sizeof err);
+    if (var)
+        unsetenv(var);
+    return rc;
+}
+
+static void defaults(void **state)
+{
+    (void)state;
+    assert_int_equal(load_with(NULL, NULL), FM_OK);
+    assert_int_equal(fm_param.VERBOSE, 0);
+    assert_int_equal(fm_param.EAGER_LIMIT, 16 * 1024);
+    assert_int_equal(fm_param.SHM_COPY, FM_SHM_COPY_AUTO);
+    assert_int_equal(fm_param.YIELD, FM_YIELD_AUTO);
+    assert_int_equal(fm_param.RANK, -1);
+}
+
+static void sizes_with_suffixes(void **state)
+{
+    (void)state;
+    assert_int_equal(load_with("FABMPI_EAGER_LIMIT", "4k"), FM_OK);
+    assert_int_equal(fm_param.EAGER_LIMIT, 4096);
+    assert_int_equal(load_with("FABMPI_SHM_RING_SIZE", "1M"), FM_OK);
+    assert_int_equal(fm_param.SHM_RING_SIZE, 1024 * 1024);
+    assert_int_equal(load_with("FABMPI_EAGER_LIMIT", "0"), FM_OK);
+    assert_int_equal(fm_param.EAGER_LIMIT, 0);
+}
+
+static void enums_and_bools(void **state)
+{
+    (void)state;
+    assert_int_equal(load_with("FABMPI_SHM_COPY", "pipeline"), FM_OK);
+    assert_int_equal(fm_param.SHM_COPY, FM_SHM_COPY_PIPELINE);
+    assert_int_equal(load_with("FABMPI_YIELD", "ALWAYS"), FM_OK);
+    assert_int_equal(fm_param.YIELD, FM_YIELD_ALWAYS);
+    assert_int_equal(load_with("FABMPI_VERBOSE_ENV", "yes"), FM_OK);
+    assert_int_equal(fm_param.VERBOSE_ENV, 1);
+}
+
+static void bad_values_name_knob_value_and_accepted(void **state)
+{
+    (void)state;
+    assert_int_equal(load_with("FABMPI_SHM_COPY", "bogus"), FM_ERR_PARAM);
+    assert_non_null(strstr(err, "FABMPI_SHM_COPY=bogus"));
+    assert_non_null(strstr(err, "auto|cma|pipeline"));
+
+    assert_int_equal(load_with("FABMPI_EAGER_LIMIT", "abc"), FM_ERR_PARAM);
+    assert_non_null(strstr(err, "FABMPI_EAGER_LIMIT=abc"));
+    assert_non_null(strstr(err, "accepted"));
+
+    assert_int_equal(load_with("FABMPI_EAGER_LIMIT", "2g"), FM_ERR_PARAM);
+    assert_non_null(strstr(err, "out of range"));
+
+    assert_int_equal(load_with("FABMPI_VERBOSE", "9"), FM_ERR_PARAM);
+    assert_non_null(strstr(err, "0..3"));
+
+    assert_int_equal(load_with("FABMPI_VERBOSE_ENV", "maybe"), FM_ERR_PARAM);
+    assert_non_null(strstr(err, "FABMPI_VERBOSE_ENV=maybe"));
+}
+
+static void status_list_maps_to_mpi_classes(void **state)
+{
+    (void)state;
+    assert_int_equal(fm_status_to_mpi_class(FM_OK), MPI_SUCCESS);
+    assert_int_equal(fm_status_to_mpi_class(FM_ERR_TRUNCATE), MPI_ERR_TRUNCATE);
+    assert_int_equal(fm_status_to_mpi_class(FM_ERR_NOMEM), MPI_ERR_NO_MEM);
+    assert_int_equal(fm_status_to_mpi_class(12345), MPI_ERR_INTERN);
+    assert_string_equal(fm_status_name(FM_ERR_RANK), "FM_ERR_RANK");
+    assert_string_equal(fm_status_msg(FM_ERR_TAG), "invalid tag");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(defaults),
+        cmocka_unit_test(sizes_with_suffixes),
+        cmocka_unit_test(enums_and_bools),
+        cmocka_unit_test(bad_values_name_knob_value_and_accepted),
+        cmocka_unit_test(status_list_maps_to_mpi_classes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

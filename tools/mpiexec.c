@@ -1,0 +1,332 @@
+/* mpiexec.c — fabmpi's launcher (also installed as mpirun): options, job
+ * identity, forking the ranks, and cleanup when the job ends.
+ *
+ * The ranks run on this node.  Each gets FABMPI_RANK/SIZE/LOCAL_RANK/
+ * LOCAL_SIZE/JOBID plus the address and secret key of our bootstrap server
+ * (mpiexec_server.c), which they reach over TCP so the same protocol can
+ * later span hosts. */
+#include "mpiexec.h"
+#include "fm_config.h"
+#include "util/param.h"
+#include "util/status.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: mpiexec [options] program [args...]   (mpirun is the same program)\n"
+            "\n"
+            "  -n, -np N          start N ranks (default 1); more ranks than cores is fine\n"
+            "  -x VAR[=value]     pass VAR from this environment, or set it, for every rank\n"
+            "  --tag-output       prefix every output line with the rank, e.g. \"[1] \"\n"
+            "  --timeout SECONDS  end the job if it runs longer (exit status 124)\n"
+            "  -v, --verbose      print what is launched and how the job ends\n"
+            "  -h, --help         this text\n"
+            "      --version      print the fabmpi version\n"
+            "\n"
+            "Exit status: 0 if every rank exited 0; else the first failure: a rank's exit\n"
+            "status, 128+N for a rank killed by signal N, the MPI_Abort code, or 124 on timeout.\n"
+            "A failing rank ends the others (SIGTERM, then SIGKILL after FABMPI_EXIT_TIMEOUT s).\n"
+            "Knobs: see fabmpi_info.\n");
+}
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "mpiexec: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "; see mpiexec --help\n");
+    return 2;
+}
+
+/* Matches "--name value", "-name value" and "--name=value" forms. */
+static const char *opt_value(const char *opt, const char *name, int *i, int argc, char **argv, int *err)
+{
+    size_t n = strlen(name);
+    const char *o = opt[1] == '-' ? opt + 2 : opt + 1;
+    if (strncmp(o, name, n))
+        return NULL;
+    if (o[n] == '=')
+        return o + n + 1;
+    if (o[n])
+        return NULL;
+    if (*i + 1 >= argc) {
+        *err = 1;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static int parse_args(struct fm_mx_job *job, int argc, char **argv)
+{
+    job->n = 1;
+    job->xvars = calloc((size_t)argc, sizeof *job->xvars);
+    int i;
+    for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+        const char *a = argv[i], *v;
+        int err = 0;
+        if (!strcmp(a, "--")) {
+            i++;
+            break;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            exit(0);
+        } else if (!strcmp(a, "--version")) {
+            printf("mpiexec (fabmpi) %s\n", FM_VERSION);
+            exit(0);
+        } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+            job->verbose = 1;
+        } else if (!strcmp(a, "--tag-output") || !strcmp(a, "-tag-output")) {
+            job->tag_output = 1;
+        } else if (!strcmp(a, "--oversubscribe") || !strcmp(a, "--allow-run-as-root")) {
+            /* accepted for Open MPI habits: both are always allowed here */
+        } else if ((v = opt_value(a, "np", &i, argc, argv, &err)) ||
+                   (v = opt_value(a, "n", &i, argc, argv, &err))) {
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (end == v || *end || n < 1 || n > 1000000)
+                return bad_usage("-n %s: expected a number of ranks >= 1", v);
+            job->n = (int)n;
+        } else if ((v = opt_value(a, "x", &i, argc, argv, &err))) {
+            if (!v[0] || v[0] == '=')
+                return bad_usage("-x '%s': expected VAR or VAR=value", v);
+            job->xvars[job->nx++] = (char *)v;
+        } else if ((v = opt_value(a, "timeout", &i, argc, argv, &err))) {
+            char *end;
+            double t = strtod(v, &end);
+            if (end == v || *end || !(t > 0))
+                return bad_usage("--timeout %s: expected a positive number of seconds", v);
+            job->timeout = t;
+        } else {
+            return bad_usage(err ? "%s: missing value" : "unknown option '%s'", a);
+        }
+        if (err)
+            return bad_usage("%s: missing value", a);
+    }
+    if (i >= argc)
+        return bad_usage("%s", "no program given");
+    job->argv = argv + i;
+    return 0;
+}
+
+/* Find the program as execvp would, so a typo fails once, up front, rather
+ * than in N ranks. */
+static char *resolve(const char *prog)
+{
+    if (strchr(prog, '/'))
+        return access(prog, X_OK) == 0 ? strdup(prog) : NULL;
+    const char *path = fm_env_raw("PATH");
+    if (!path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    for (const char *p = path;; p++) {
+        const char *end = strchrnul(p, ':');
+        char full[PATH_MAX];
+        int len = end > p ? snprintf(full, sizeof full, "%.*s/%s", (int)(end - p), p, prog)
+                          : snprintf(full, sizeof full, "%s", prog);
+        struct stat st;
+        if (len < (int)sizeof full && access(full, X_OK) == 0 && stat(full, &st) == 0 && S_ISREG(st.st_mode))
+            return strdup(full);
+        if (!*end)
+            return NULL;
+        p = end;
+    }
+}
+
+static void make_identity(struct fm_mx_job *job)
+{
+    unsigned char rnd[20];
+    if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
+        int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || read(fd, rnd, sizeof rnd) != (ssize_t)sizeof rnd) {
+            fprintf(stderr, "mpiexec: cannot read random bytes for the job key: %s\n", strerror(errno));
+            exit(1);
+        }
+        close(fd);
+    }
+    /* pid + 32 random bits: unique on this node even across pid reuse */
+    snprintf(job->jobid, sizeof job->jobid, "%x-%02x%02x%02x%02x", (unsigned)getpid(), rnd[0], rnd[1],
+             rnd[2], rnd[3]);
+    for (int i = 0; i < 16; i++)
+        snprintf(job->key + 2 * i, 3, "%02x", rnd[4 + i]);
+}
+
+/* One socket (and with --tag-output two pipes) per rank: allow as many
+ * descriptors as we may, and give the ranks back the limit they would have. */
+static struct rlimit saved_nofile;
+static int nofile_raised;
+
+static void raise_fd_limit(void)
+{
+    if (getrlimit(RLIMIT_NOFILE, &saved_nofile))
+        return;
+    nofile_raised = 1;
+    struct rlimit r = saved_nofile;
+    r.rlim_cur = r.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &r);
+}
+
+static void setenv_num(const char *name, long v)
+{
+    char s[32];
+    snprintf(s, sizeof s, "%ld", v);
+    setenv(name, s, 1);
+}
+
+/* In the child, between fork and exec. */
+static void child(struct fm_mx_job *job, int r, const char *path, pid_t parent, int wfds[2])
+{
+    setpgid(0, 0);
+    /* Die with mpiexec, and close the race where it died before prctl. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(1);
+    fm_mx_child_signals_reset();
+    if (nofile_raised)
+        setrlimit(RLIMIT_NOFILE, &saved_nofile);
+    /* Ranks sit in their own process groups, so a terminal would stop them
+     * on read (SIGTTIN): only rank 0 reads stdin, and only a file or pipe. */
+    if (r != 0 || isatty(STDIN_FILENO)) {
+        int fd = open("/dev/null", O_RDONLY);
+        if (fd >= 0 && fd != STDIN_FILENO) {
+            dup2(fd, STDIN_FILENO);
+            close(fd);
+        }
+    }
+    if (job->tag_output) {
+        dup2(wfds[0], STDOUT_FILENO);
+        dup2(wfds[1], STDERR_FILENO);
+        close(wfds[0]);
+        close(wfds[1]);
+    }
+    for (int i = 0; i < job->nx; i++) {
+        char *eq = strchr(job->xvars[i], '=');
+        if (eq) {
+            *eq = '\0';
+            setenv(job->xvars[i], eq + 1, 1);
+        }
+        /* a bare VAR is already in the inherited environment */
+    }
+    setenv_num("FABMPI_RANK", r);
+    setenv_num("FABMPI_SIZE", job->n);
+    setenv_num("FABMPI_LOCAL_RANK", r);
+    setenv_num("FABMPI_LOCAL_SIZE", job->n);
+    setenv("FABMPI_JOBID", job->jobid, 1);
+    setenv("FABMPI_BOOT_ADDR", job->addr, 1);
+    setenv("FABMPI_BOOT_KEY", job->key, 1);
+    execv(path, job->argv);
+    dprintf(STDERR_FILENO, "mpiexec: rank %d: cannot run %s: %s\n", r, path, strerror(errno));
+    _exit(127);
+}
+
+static int launch(struct fm_mx_job *job, int r, const char *path)
+{
+    int wfds[2] = {-1, -1};
+    if (job->tag_output && fm_mx_out_pipes(job, r, wfds))
+        return -1;
+    pid_t parent = getpid();
+    fm_mx_signals_block(1); /* no handler may run in the child before exec */
+    pid_t pid = fork();
+    if (pid == 0)
+        child(job, r, path, parent, wfds);
+    int e = errno;
+    fm_mx_signals_block(0);
+    if (wfds[0] >= 0) {
+        close(wfds[0]);
+        close(wfds[1]);
+    }
+    if (pid < 0) {
+        fprintf(stderr, "mpiexec: cannot start rank %d: fork: %s\n", r, strerror(e));
+        return -1;
+    }
+    setpgid(pid, pid); /* also in the parent, so killpg works at once */
+    job->ranks[r].pid = pid;
+    job->nlive++;
+    if (job->verbose)
+        fprintf(stderr, "mpiexec: rank %d: pid %d\n", r, (int)pid);
+    return 0;
+}
+
+/* Safety net behind the shm transport, which unlinks its segments itself:
+ * whatever of ours is left in /dev/shm goes, however the job ended. */
+static void remove_segments(const struct fm_mx_job *job)
+{
+    char prefix[64];
+    int pl = snprintf(prefix, sizeof prefix, "fabmpi-%s-", job->jobid);
+    DIR *d = opendir("/dev/shm");
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strncmp(e->d_name, prefix, (size_t)pl))
+            continue;
+        if (unlinkat(dirfd(d), e->d_name, 0) == 0 && job->verbose)
+            fprintf(stderr, "mpiexec: removed leftover /dev/shm/%s\n", e->d_name);
+    }
+    closedir(d);
+}
+
+int main(int argc, char **argv)
+{
+    static struct fm_mx_job job;
+    job.listen_fd = -1;
+    char perr[512];
+    /* A bad knob is reported by the ranks' MPI_Init, which names it; the
+     * launcher keeps the default of the one knob it reads. */
+    job.exit_timeout = fm_param_load(perr, sizeof perr) == FM_OK ? (double)fm_param.EXIT_TIMEOUT : 3.0;
+    int rc = parse_args(&job, argc, argv);
+    if (rc)
+        return rc;
+    char *path = resolve(job.argv[0]);
+    if (!path) {
+        fprintf(stderr, "mpiexec: %s: %s\n", job.argv[0],
+                strchr(job.argv[0], '/') ? "not found or not executable" : "command not found in PATH");
+        return 127;
+    }
+    for (int i = 0; i < job.nx; i++)
+        if (!strchr(job.xvars[i], '=') && !fm_env_raw(job.xvars[i]))
+            fprintf(stderr, "mpiexec: warning: -x %s: %s is not set here; nothing to pass\n", job.xvars[i],
+                    job.xvars[i]);
+    make_identity(&job);
+    raise_fd_limit();
+    job.ranks = calloc((size_t)job.n, sizeof *job.ranks);
+    if (!job.ranks || fm_mx_signals_init() || fm_mx_server_open(&job))
+        return 1;
+    for (int r = 0; r < job.n; r++) {
+        job.ranks[r].conn = -1;
+        job.ranks[r].out[0].fd = job.ranks[r].out[1].fd = -1;
+    }
+    if (job.verbose) {
+        fprintf(stderr, "mpiexec: job %s: %d rank%s of %s", job.jobid, job.n, job.n == 1 ? "" : "s", path);
+        for (char **a = job.argv + 1; *a; a++)
+            fprintf(stderr, " %s", *a);
+        fprintf(stderr, "; bootstrap server %s", job.addr);
+        if (job.timeout > 0)
+            fprintf(stderr, ", timeout %g s", job.timeout);
+        fprintf(stderr, "\n");
+    }
+    job.start = fm_mx_now();
+    for (int r = 0; r < job.n; r++) {
+        if (launch(&job, r, path)) {
+            fm_mx_end(&job, 1, SIGTERM, job.exit_timeout);
+            break;
+        }
+    }
+    fm_mx_run(&job);
+    remove_segments(&job);
+    if (job.verbose)
+        fprintf(stderr, "mpiexec: job %s ended with exit status %d\n", job.jobid, job.exit_code);
+    free(path);
+    return job.exit_code;
+}

@@ -1,0 +1,94 @@
+/* mpiexec.h — state shared by the parts of mpiexec: launch (mpiexec.c),
+ * the event loop and rank lifecycle (mpiexec_loop.c), the bootstrap server
+ * (mpiexec_server.c) and tagged output forwarding (mpiexec_io.c). */
+#ifndef FM_TOOLS_MPIEXEC_H
+#define FM_TOOLS_MPIEXEC_H
+
+#include "boot/wire.h"
+
+#include <sys/types.h>
+
+/* One forwarded output stream of one rank (--tag-output only). */
+struct fm_mx_out {
+    int fd;      /* read end of the rank's pipe; -1 once closed */
+    int rank;
+    int to;      /* 1 = our stdout, 2 = our stderr */
+    struct fm_wbuf buf; /* bytes of a line not yet complete */
+};
+
+struct fm_mx_rank {
+    pid_t pid;        /* 0 until forked; the rank leads its own process group */
+    int conn;         /* index into job->conns, -1 if none */
+    int connected;    /* said HELLO with the right key */
+    int finalized;    /* sent FINALIZE */
+    int in_fence;     /* waiting in the current fence */
+    int reaped;
+    double lost_at;   /* > 0: connection closed without FINALIZE at this time */
+    struct fm_mx_out out[2];
+};
+
+struct fm_mx_conn {
+    int fd;    /* -1: free slot */
+    int rank;  /* -1 until authenticated */
+    struct fm_wbuf in, out;
+    int close_after_write; /* rejected: close once `out` is sent */
+};
+
+struct fm_mx_job {
+    /* options */
+    int n;
+    char **argv;
+    int tag_output, verbose;
+    double timeout; /* seconds; 0 = none */
+    char **xvars;   /* -x VAR or VAR=value, as given */
+    int nx;
+    double exit_timeout; /* FABMPI_EXIT_TIMEOUT */
+
+    /* identity handed to the ranks */
+    char jobid[40], key[40], addr[64];
+    int listen_fd;
+
+    struct fm_mx_rank *ranks;
+    int nlive; /* ranks forked and not yet reaped */
+    struct fm_mx_conn *conns;
+    int nconns;
+
+    int nfence;           /* ranks waiting in the current fence */
+    struct fm_wbuf epoch; /* PUT records of the current fence epoch */
+
+    double start;
+    int ending;     /* the job is being torn down; further failures are effects */
+    double kill_at; /* when still-living ranks get SIGKILL */
+    int killed;     /* SIGKILL sent */
+    int exit_code;  /* first failure; 0 while everything is fine */
+};
+
+/* mpiexec_loop.c */
+double fm_mx_now(void);
+/* "mpiexec: <message>\n" on stderr in one write. */
+void fm_mx_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int fm_mx_signals_init(void);
+void fm_mx_signals_block(int block);
+void fm_mx_child_signals_reset(void);
+/* Tear the job down: record `code` as the exit status unless one is set,
+ * send `sig` to every rank, SIGKILL after `grace` seconds. */
+void fm_mx_end(struct fm_mx_job *job, int code, int sig, double grace);
+void fm_mx_run(struct fm_mx_job *job);
+
+/* mpiexec_server.c */
+int fm_mx_server_open(struct fm_mx_job *job);
+void fm_mx_server_accept(struct fm_mx_job *job);
+void fm_mx_conn_readable(struct fm_mx_job *job, int ci);
+void fm_mx_conn_writable(struct fm_mx_job *job, int ci);
+/* A rank's process is gone: read what it sent before dying (a FINALIZE or an
+ * ABORT may still sit in the socket) and close its connection. */
+void fm_mx_server_drain(struct fm_mx_job *job, int rank);
+/* If a fence waits for a rank that can no longer join it, end the job. */
+void fm_mx_check_fence(struct fm_mx_job *job);
+
+/* mpiexec_io.c */
+int fm_mx_out_pipes(struct fm_mx_job *job, int rank, int wfds[2]);
+void fm_mx_out_readable(struct fm_mx_out *o);
+void fm_mx_out_close(struct fm_mx_out *o);
+
+#endif

@@ -1,0 +1,323 @@
+/* mpiexec_server.c — the bootstrap server: authenticates ranks by the job
+ * key, collects puts, completes fences, and turns ABORT and dropped
+ * connections into job teardown.  Protocol: src/boot/wire.h.
+ *
+ * All sockets are nonblocking and served from the poll loop, so ranks may
+ * connect in any order and a slow one never holds up the rest. */
+#include "mpiexec.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define ABORT_GRACE 0.5 /* s between SIGTERM and SIGKILL after MPI_Abort */
+#define SPARE_CONNS 64  /* unauthenticated connections tolerated beyond one per rank */
+
+int fm_mx_server_open(struct fm_mx_job *job)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t sl = sizeof sa;
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) || listen(fd, 4096) ||
+        getsockname(fd, (struct sockaddr *)&sa, &sl)) {
+        fm_mx_say("cannot open the bootstrap socket on 127.0.0.1: %s", strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    job->listen_fd = fd;
+    snprintf(job->addr, sizeof job->addr, "127.0.0.1:%u", (unsigned)ntohs(sa.sin_port));
+    return 0;
+}
+
+static int open_conns(const struct fm_mx_job *job)
+{
+    int k = 0;
+    for (int c = 0; c < job->nconns; c++)
+        k += job->conns[c].fd >= 0;
+    return k;
+}
+
+static int new_conn(struct fm_mx_job *job, int fd)
+{
+    int c;
+    for (c = 0; c < job->nconns && job->conns[c].fd >= 0; c++)
+        ;
+    if (c == job->nconns) {
+        struct fm_mx_conn *nc = realloc(job->conns, (size_t)(c + 1) * sizeof *nc);
+        if (!nc)
+            return -1;
+        job->conns = nc;
+        job->nconns++;
+    }
+    job->conns[c] = (struct fm_mx_conn){.fd = fd, .rank = -1};
+    return c;
+}
+
+void fm_mx_server_accept(struct fm_mx_job *job)
+{
+    for (;;) {
+        int fd = accept4(job->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0) {
+            if (errno == EMFILE || errno == ENFILE)
+                fm_mx_say("cannot accept a bootstrap connection: %s (raise ulimit -n)", strerror(errno));
+            return;
+        }
+        if (open_conns(job) >= job->n + SPARE_CONNS || new_conn(job, fd) < 0) {
+            close(fd);
+            continue;
+        }
+        int one = 1; /* fence replies are small and latency-bound */
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    }
+}
+
+static void conn_close(struct fm_mx_job *job, int ci)
+{
+    struct fm_mx_conn *c = &job->conns[ci];
+    if (c->fd < 0)
+        return;
+    close(c->fd);
+    c->fd = -1;
+    fm_wbuf_free(&c->in);
+    fm_wbuf_free(&c->out);
+    if (c->rank >= 0) {
+        struct fm_mx_rank *rk = &job->ranks[c->rank];
+        rk->conn = -1;
+        /* Closed without FINALIZE: a failure, unless the process exit that
+         * usually follows (reported more precisely) comes first. */
+        if (!rk->finalized && !rk->reaped)
+            rk->lost_at = fm_mx_now();
+    }
+}
+
+void fm_mx_conn_writable(struct fm_mx_job *job, int ci)
+{
+    struct fm_mx_conn *c = &job->conns[ci];
+    size_t done = 0;
+    while (done < c->out.len) {
+        ssize_t n = send(c->fd, c->out.p + done, c->out.len - done, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            break;
+        if (n <= 0) { /* peer gone; its process exit will tell the rest */
+            c->out.len = 0;
+            done = 0;
+            break;
+        }
+        done += (size_t)n;
+    }
+    fm_wbuf_consume(&c->out, done);
+    if (!c->out.len && c->close_after_write)
+        conn_close(job, ci);
+}
+
+static void queue(struct fm_mx_job *job, int ci, uint32_t type, const void *p, size_t len)
+{
+    struct fm_mx_conn *c = &job->conns[ci];
+    if (fm_wbuf_hdr(&c->out, type, (uint32_t)len) || fm_wbuf_add(&c->out, p, len)) {
+        fm_mx_say("out of memory in the bootstrap server; ending the job");
+        fm_mx_end(job, 1, SIGTERM, job->exit_timeout);
+        return;
+    }
+    fm_mx_conn_writable(job, ci); /* usually goes out at once */
+}
+
+static void reject(struct fm_mx_job *job, int ci, const char *why)
+{
+    queue(job, ci, FM_WIRE_REJECT, why, strlen(why));
+    if (job->conns[ci].fd >= 0)
+        job->conns[ci].close_after_write = 1;
+    if (job->conns[ci].fd >= 0 && !job->conns[ci].out.len)
+        conn_close(job, ci);
+}
+
+/* Compare without an early exit, so timing reveals nothing of the key. */
+static int key_matches(const char *want, const unsigned char *got, size_t len)
+{
+    size_t wl = strlen(want);
+    unsigned char diff = (unsigned char)(wl != len);
+    for (size_t i = 0; i < wl; i++)
+        diff |= (unsigned char)want[i] ^ (i < len ? got[i] : 0);
+    return diff == 0;
+}
+
+static void hello(struct fm_mx_job *job, int ci, const unsigned char *p, uint32_t len)
+{
+    char why[256];
+    if (len < 16) {
+        reject(job, ci, "malformed HELLO");
+        return;
+    }
+    uint32_t ver = fm_wire_get_u32(p), rank = fm_wire_get_u32(p + 4), size = fm_wire_get_u32(p + 8);
+    uint32_t pid = fm_wire_get_u32(p + 12);
+    if (ver != FM_WIRE_VERSION) {
+        snprintf(why, sizeof why, "bootstrap protocol version %u, but this mpiexec speaks %u "
+                 "(program and mpiexec from different fabmpi installations?)", ver, FM_WIRE_VERSION);
+    } else if (!key_matches(job->key, p + 16, len - 16)) {
+        snprintf(why, sizeof why, "wrong FABMPI_BOOT_KEY for this job");
+        fm_mx_say("rejected a bootstrap connection claiming rank %u (pid %u): wrong key", rank, pid);
+    } else if (size != (uint32_t)job->n || rank >= size) {
+        snprintf(why, sizeof why, "FABMPI_RANK=%u FABMPI_SIZE=%u, but this job has %d ranks", rank, size,
+                 job->n);
+    } else if (job->ranks[rank].connected) {
+        snprintf(why, sizeof why, "rank %u has already connected (MPI initialized twice?)", rank);
+    } else {
+        struct fm_mx_rank *rk = &job->ranks[rank];
+        rk->connected = 1;
+        rk->conn = ci;
+        job->conns[ci].rank = (int)rank;
+        if (job->verbose)
+            fm_mx_say("rank %u (pid %u) connected", rank, pid);
+        queue(job, ci, FM_WIRE_WELCOME, NULL, 0);
+        return;
+    }
+    reject(job, ci, why);
+}
+
+static void fence_done(struct fm_mx_job *job)
+{
+    for (int r = 0; r < job->n; r++) {
+        struct fm_mx_rank *rk = &job->ranks[r];
+        if (rk->conn >= 0)
+            queue(job, rk->conn, FM_WIRE_FENCE_DONE, job->epoch.p, job->epoch.len);
+        rk->in_fence = 0;
+    }
+    job->nfence = 0;
+    job->epoch.len = 0;
+}
+
+void fm_mx_check_fence(struct fm_mx_job *job)
+{
+    if (!job->nfence || job->ending)
+        return;
+    for (int r = 0; r < job->n; r++) {
+        struct fm_mx_rank *rk = &job->ranks[r];
+        if (rk->in_fence || !(rk->finalized || rk->reaped))
+            continue;
+        fm_mx_say("rank %d (pid %d) %s, but other ranks wait for it in a bootstrap fence; ending the job", r,
+                  (int)rk->pid,
+                  rk->finalized ? "has finalized"
+                  : rk->connected ? "has exited"
+                                  : "exited without calling MPI_Init");
+        fm_mx_end(job, 1, SIGTERM, job->exit_timeout);
+        return;
+    }
+}
+
+/* Handle one message from an authenticated rank; 0 ok, -1 protocol error. */
+static int message(struct fm_mx_job *job, int r, uint32_t type, const unsigned char *p, uint32_t len)
+{
+    struct fm_mx_rank *rk = &job->ranks[r];
+    switch (type) {
+    case FM_WIRE_PUT: {
+        if (len < 8 || rk->in_fence)
+            return -1;
+        uint32_t kl = fm_wire_get_u32(p), vl = fm_wire_get_u32(p + 4);
+        if (kl > FM_BOOT_KEY_MAX || vl > FM_BOOT_VAL_MAX || (size_t)kl + vl + 8 != len)
+            return -1;
+        if (fm_wbuf_u32(&job->epoch, (uint32_t)r) || fm_wbuf_add(&job->epoch, p, len))
+            return -1;
+        return 0;
+    }
+    case FM_WIRE_FENCE:
+        if (rk->in_fence)
+            return -1;
+        rk->in_fence = 1;
+        if (++job->nfence == job->n)
+            fence_done(job);
+        else
+            fm_mx_check_fence(job);
+        return 0;
+    case FM_WIRE_ABORT: {
+        if (len < 4)
+            return -1;
+        int code = (int)fm_wire_get_u32(p);
+        int status = code & 0xff;
+        if (code != 0 && status == 0) /* e.g. 256: still a failure */
+            status = 1;
+        if (!job->ending)
+            fm_mx_say("rank %d (pid %d) called MPI_Abort with code %d%s%.*s; ending the job", r, (int)rk->pid,
+                      code, len > 4 ? ": " : "", (int)(len - 4), (const char *)p + 4);
+        fm_mx_end(job, status, SIGTERM, ABORT_GRACE);
+        return 0;
+    }
+    case FM_WIRE_FINALIZE:
+        rk->finalized = 1;
+        return 0;
+    }
+    return -1;
+}
+
+void fm_mx_conn_readable(struct fm_mx_job *job, int ci)
+{
+    int eof = 0;
+    for (;;) { /* take everything there is */
+        struct fm_mx_conn *c = &job->conns[ci];
+        if (fm_wbuf_reserve(&c->in, 16384))
+            break;
+        size_t room = c->in.cap - c->in.len;
+        ssize_t n = recv(c->fd, c->in.p + c->in.len, room, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            eof = n == 0 || errno != EAGAIN;
+            break;
+        }
+        c->in.len += (size_t)n;
+        if ((size_t)n < room) /* drained; poll tells us about the rest (or EOF) */
+            break;
+    }
+    size_t off = 0;
+    while (job->conns[ci].fd >= 0) {
+        struct fm_mx_conn *c = &job->conns[ci];
+        if (c->close_after_write) { /* rejected: nothing it says matters */
+            off = c->in.len;
+            break;
+        }
+        if (c->in.len - off < FM_WIRE_HDR)
+            break;
+        uint32_t type = fm_wire_get_u32(c->in.p + off), len = fm_wire_get_u32(c->in.p + off + 4);
+        int bad = len > (c->rank < 0 ? 16 + FM_BOOT_SECRET_MAX : FM_WIRE_CLIENT_MAX) ||
+                  (c->rank < 0 && type != FM_WIRE_HELLO);
+        if (!bad && c->in.len - off < FM_WIRE_HDR + len)
+            break;
+        const unsigned char *p = c->in.p + off + FM_WIRE_HDR;
+        off += FM_WIRE_HDR + len;
+        if (bad) {
+            conn_close(job, ci); /* not one of ours: say nothing more to it */
+        } else if (c->rank < 0) {
+            hello(job, ci, p, len);
+        } else if (message(job, c->rank, type, p, len)) {
+            int r = c->rank;
+            conn_close(job, ci);
+            if (!job->ending) {
+                fm_mx_say("rank %d (pid %d) sent a malformed bootstrap message (type %u, %u bytes); ending the job",
+                          r, (int)job->ranks[r].pid, type, len);
+                fm_mx_end(job, 1, SIGTERM, job->exit_timeout);
+            }
+        }
+    }
+    if (job->conns[ci].fd < 0)
+        return;
+    fm_wbuf_consume(&job->conns[ci].in, off);
+    if (eof)
+        conn_close(job, ci);
+}
+
+void fm_mx_server_drain(struct fm_mx_job *job, int rank)
+{
+    int ci = job->ranks[rank].conn;
+    if (ci < 0)
+        return;
+    fm_mx_conn_readable(job, ci);
+    if (job->conns[ci].fd >= 0 && job->conns[ci].rank == rank)
+        conn_close(job, ci); /* the process is dead: nothing more will come */
+}
