@@ -1,9 +1,7 @@
-/* reduce.c — reduce (binomial tree) and allreduce (recursive doubling).
+/* reduce.c — reduce by binomial tree.
  *
  * fm_op_apply computes inout = in op inout, so whenever order matters the
- * operand holding lower-ranked data is passed as `in`.  Both algorithms
- * keep every partial result a reduction over a contiguous range of ranks,
- * which makes them correct for non-commutative ops as well. */
+ * operand holding lower-ranked data is passed as `in`. */
 #include <stdlib.h>
 
 #include "coll/coll.h"
@@ -112,75 +110,6 @@ int fm_coll_reduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype d
             rc = fm_coll_send(res, count, dt, root, FM_TAG_REDUCE, comm);
         else if (rank == root)
             rc = fm_coll_recv(rbuf, count, dt, 0, FM_TAG_REDUCE, comm);
-    }
-    free(raw);
-    return rc;
-}
-
-/* Recursive doubling over the largest power of two pof2 <= p.  The first
- * 2*rem ranks (rem = p - pof2) pair up first: each even one hands its data
- * to the odd one above it, sits out, and gets the result at the end.  The
- * survivors' new ranks keep the real ranks' order, so "partner below me"
- * means "partner's data comes first". */
-int fm_coll_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
-                      MPI_Comm comm)
-{
-    const int size = comm->size, rank = comm->rank;
-    int rc = FM_OK;
-    if (count == 0 || dt->size == 0)
-        return FM_OK;
-    if (sbuf != MPI_IN_PLACE && (rc = fm_dt_copy(sbuf, count, dt, rbuf, count, dt)) != FM_OK)
-        return rc;
-    if (size == 1)
-        return FM_OK;
-
-    int pof2 = 1;
-    while (pof2 * 2 <= size)
-        pof2 *= 2;
-    const int rem = size - pof2;
-    void *raw, *tmp = fm_coll_tmp_alloc(count, dt, &raw);
-    if (!tmp)
-        return FM_ERR_NOMEM;
-    void *acc = rbuf;
-    int newrank;
-
-    if (rank < 2 * rem) {
-        if (rank % 2 == 0) {
-            rc = fm_coll_send(acc, count, dt, rank + 1, FM_TAG_ALLREDUCE, comm);
-            newrank = -1;
-        } else {
-            rc = fm_coll_recv(tmp, count, dt, rank - 1, FM_TAG_ALLREDUCE, comm);
-            if (rc == FM_OK)
-                rc = fm_op_apply(op, tmp, acc, count, dt);
-            newrank = rank / 2;
-        }
-    } else {
-        newrank = rank - rem;
-    }
-
-    for (int mask = 1; rc == FM_OK && newrank >= 0 && mask < pof2; mask <<= 1) {
-        int np = newrank ^ mask;
-        int partner = np < rem ? np * 2 + 1 : np + rem;
-        rc = fm_coll_sendrecv(acc, count, dt, partner, tmp, count, dt, partner,
-                              FM_TAG_ALLREDUCE, comm);
-        if (rc != FM_OK)
-            break;
-        if (partner < rank || op->commute) {
-            rc = fm_op_apply(op, tmp, acc, count, dt);
-        } else {
-            rc = fm_op_apply(op, acc, tmp, count, dt);
-            void *t = acc;
-            acc = tmp;
-            tmp = t;
-        }
-    }
-    if (rc == FM_OK && newrank >= 0 && acc != rbuf)
-        rc = fm_dt_copy(acc, count, dt, rbuf, count, dt);
-    if (rc == FM_OK && rank < 2 * rem) {
-        if (rank % 2)
-            rc = fm_coll_send(rbuf, count, dt, rank - 1, FM_TAG_ALLREDUCE, comm);
-        else
-            rc = fm_coll_recv(rbuf, count, dt, rank + 1, FM_TAG_ALLREDUCE, comm);
     }
     free(raw);
     return rc;

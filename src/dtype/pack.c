@@ -32,7 +32,7 @@ static int find_block(MPI_Datatype dt, MPI_Aint r)
     while (lo < hi) {
         int mid = lo + (hi - lo + 1) / 2;
         if (dt->pos[mid] <= r)
-            lo = mid - (mid > 1);
+            lo = mid;
         else
             hi = mid - 1;
     }

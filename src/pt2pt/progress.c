@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "boot/boot.h"
 #include "core/world.h"
 #include "mpi/comm.h"
 #include "pt2pt/internal.h"
@@ -24,27 +25,42 @@ static size_t *eager_lim; /* per world rank */
 
 size_t fm_eager_limit(int peer) { return eager_lim[peer]; }
 
-/* CPUs this process may run on: affinity mask, reduced by a cgroup v2 quota. */
-static int usable_cpus(void)
+/* A cgroup v2 CPU quota, in whole CPUs (0 when unlimited). */
+static int cgroup_cpus(void)
 {
-    cpu_set_t set;
     int n = 0;
-    if (sched_getaffinity(0, sizeof set, &set) == 0)
-        n = CPU_COUNT(&set);
-    if (n <= 0)
-        n = (int)sysconf(_SC_NPROCESSORS_ONLN);
     FILE *f = fopen("/sys/fs/cgroup/cpu.max", "r");
     if (f) {
         char quota[32];
         long period;
-        if (fscanf(f, "%31s %ld", quota, &period) == 2 && strcmp(quota, "max") != 0 && period > 0) {
-            long q = atol(quota);
-            int c = (int)((q + period - 1) / period);
-            if (c > 0 && c < n)
-                n = c;
-        }
+        if (fscanf(f, "%31s %ld", quota, &period) == 2 && strcmp(quota, "max") != 0 && period > 0)
+            n = (int)((atol(quota) + period - 1) / period);
         fclose(f);
     }
+    return n;
+}
+
+/* CPUs the ranks of this node may use together: the union of their affinity
+ * masks (ranks bound one per core each see one CPU, yet do not share it),
+ * reduced by a cgroup quota.  Masks are published before the transports'
+ * init (whose fences make them visible), read after. */
+static int node_cpus(int world_size)
+{
+    cpu_set_t all, set;
+    CPU_ZERO(&all);
+    for (int p = 0; p < world_size; p++) {
+        size_t len = sizeof set;
+        if (p != fm_world_rank && !fm_net_shm.reaches(p))
+            continue;
+        if (fm_boot_get(p, "fm.cpus", &set, &len) == FM_OK && len == sizeof set)
+            CPU_OR(&all, &all, &set);
+    }
+    int n = CPU_COUNT(&all);
+    if (n <= 0)
+        n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    int q = cgroup_cpus();
+    if (q > 0 && q < n)
+        n = q;
     return n > 0 ? n : 1;
 }
 
@@ -56,6 +72,10 @@ int fm_pt2pt_init(int world_rank, int world_size)
     if (!fm_peer_net || !eager_lim || fm_pending_setup(world_size) != FM_OK)
         return FM_ERR_NOMEM;
     nnets = 0;
+    cpu_set_t mine;
+    if (sched_getaffinity(0, sizeof mine, &mine) != 0)
+        CPU_ZERO(&mine);
+    fm_boot_put("fm.cpus", &mine, sizeof mine);
     if ((rc = fm_net_self.init()) != FM_OK)
         return rc;
     nets[nnets++] = &fm_net_self;
@@ -77,7 +97,7 @@ int fm_pt2pt_init(int world_rank, int world_size)
         size_t room = fm_peer_net[p]->max_msg - sizeof(fm_hdr_rndv);
         eager_lim[p] = lim < room ? lim : room;
     }
-    int cpus = usable_cpus();
+    int cpus = node_cpus(world_size);
     fm_oversubscribed = fm_param.YIELD == FM_YIELD_ALWAYS ||
                         (fm_param.YIELD == FM_YIELD_AUTO && fm_local_size > cpus);
     fm_log(1, "%d ranks on this node, %d usable CPUs: blocking waits %s", fm_local_size, cpus,

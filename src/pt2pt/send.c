@@ -47,7 +47,7 @@ int fm_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int ta
     if (mode == FM_SEND_SYNC)
         r->flags |= FM_REQF_SYNC;
     const void *data = fm_contig_source(buf, count, dt, bytes, &r->tmp);
-    if (!data)
+    if (!data && bytes)
         return FM_ERR_NOMEM;
     r->sbuf = data;
 

@@ -1,0 +1,142 @@
+/* allreduce.c — allreduce by recursive doubling, or for large vectors and
+ * commutative ops by reduce-scatter (recursive halving) + allgather
+ * (recursive doubling), which moves about 2n bytes per rank instead of
+ * n log p.
+ *
+ * Both run over the largest power of two pof2 <= p.  The first 2*rem ranks
+ * (rem = p - pof2) pair up first: each even one hands its data to the odd
+ * one above it, sits out, and gets the result at the end.  The survivors'
+ * new ranks keep the real ranks' order, so "partner below me" means
+ * "partner's data comes first" — which is what lets recursive doubling
+ * serve non-commutative ops too (fm_op_apply computes inout = in op inout;
+ * lower-ranked data goes in `in`). */
+#include <stdlib.h>
+
+#include "coll/coll.h"
+#include "coll/coll_util.h"
+#include "coll/op.h"
+#include "mpi/comm.h"
+#include "pt2pt/pt2pt.h"
+#include "util/status.h"
+
+/* Vectors at least this large (bytes) use reduce-scatter + allgather. */
+#define FM_ALLREDUCE_LARGE (64 * 1024)
+
+static int fm_real_rank(int newrank, int rem)
+{
+    return newrank < rem ? newrank * 2 + 1 : newrank + rem;
+}
+
+static int fm_allreduce_doubling(void *rbuf, void *tmp, MPI_Count count, MPI_Datatype dt,
+                                 MPI_Op op, int newrank, int pof2, int rem, MPI_Comm comm)
+{
+    const int rank = comm->rank;
+    void *acc = rbuf;
+    int rc = FM_OK;
+    for (int mask = 1; rc == FM_OK && mask < pof2; mask <<= 1) {
+        int partner = fm_real_rank(newrank ^ mask, rem);
+        rc = fm_coll_sendrecv(acc, count, dt, partner, tmp, count, dt, partner,
+                              FM_TAG_ALLREDUCE, comm);
+        if (rc != FM_OK)
+            break;
+        if (partner < rank || op->commute) {
+            rc = fm_op_apply(op, tmp, acc, count, dt);
+        } else { /* acc op tmp, computed into tmp */
+            rc = fm_op_apply(op, acc, tmp, count, dt);
+            void *t = acc;
+            acc = tmp;
+            tmp = t;
+        }
+    }
+    if (rc == FM_OK && acc != rbuf)
+        rc = fm_dt_copy(acc, count, dt, rbuf, count, dt);
+    return rc;
+}
+
+/* Piece i of the vector (i in 0..pof2) starts at element fm_piece(i). */
+static MPI_Count fm_piece(MPI_Count count, int pof2, int i)
+{
+    MPI_Count q = count / pof2, r = count % pof2;
+    return i * q + (i < r ? i : r);
+}
+
+/* Commutative ops only.  Halving: each round a rank keeps half its window
+ * of pieces (upper half when its bit for that round is set), sends the
+ * other half to the partner and reduces the partner's copy of the kept
+ * half into it; at the end it owns piece newrank, fully reduced.
+ * Doubling then exchanges owned windows until everyone has everything. */
+static int fm_allreduce_halving(void *rbuf, void *tmp, MPI_Count count, MPI_Datatype dt,
+                                MPI_Op op, int newrank, int pof2, int rem, MPI_Comm comm)
+{
+    int lo = 0, hi = pof2, rc = FM_OK;
+    for (int mask = pof2 / 2; mask > 0 && rc == FM_OK; mask /= 2) {
+        int partner = fm_real_rank(newrank ^ mask, rem), mid = lo + (hi - lo) / 2;
+        int keep_lo = newrank & mask ? mid : lo, keep_hi = newrank & mask ? hi : mid;
+        int send_lo = newrank & mask ? lo : mid, send_hi = newrank & mask ? mid : hi;
+        MPI_Count k0 = fm_piece(count, pof2, keep_lo), k1 = fm_piece(count, pof2, keep_hi);
+        MPI_Count s0 = fm_piece(count, pof2, send_lo), s1 = fm_piece(count, pof2, send_hi);
+        rc = fm_coll_sendrecv(fm_coll_at(rbuf, s0, dt), s1 - s0, dt, partner,
+                              fm_coll_at(tmp, k0, dt), k1 - k0, dt, partner, FM_TAG_ALLREDUCE,
+                              comm);
+        if (rc == FM_OK)
+            rc = fm_op_apply(op, fm_coll_at(tmp, k0, dt), fm_coll_at(rbuf, k0, dt), k1 - k0, dt);
+        lo = keep_lo;
+        hi = keep_hi;
+    }
+    for (int mask = 1; mask < pof2 && rc == FM_OK; mask *= 2) {
+        int partner = fm_real_rank(newrank ^ mask, rem);
+        int mine = newrank & ~(mask - 1), theirs = (newrank ^ mask) & ~(mask - 1);
+        MPI_Count m0 = fm_piece(count, pof2, mine), m1 = fm_piece(count, pof2, mine + mask);
+        MPI_Count t0 = fm_piece(count, pof2, theirs), t1 = fm_piece(count, pof2, theirs + mask);
+        rc = fm_coll_sendrecv(fm_coll_at(rbuf, m0, dt), m1 - m0, dt, partner,
+                              fm_coll_at(rbuf, t0, dt), t1 - t0, dt, partner, FM_TAG_ALLREDUCE,
+                              comm);
+    }
+    return rc;
+}
+
+int fm_coll_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
+                      MPI_Comm comm)
+{
+    const int size = comm->size, rank = comm->rank;
+    int rc = FM_OK;
+    if (count == 0 || dt->size == 0)
+        return FM_OK;
+    if (sbuf != MPI_IN_PLACE && (rc = fm_dt_copy(sbuf, count, dt, rbuf, count, dt)) != FM_OK)
+        return rc;
+    if (size == 1)
+        return FM_OK;
+
+    int pof2 = 1;
+    while (pof2 * 2 <= size)
+        pof2 *= 2;
+    const int rem = size - pof2;
+    void *raw, *tmp = fm_coll_tmp_alloc(count, dt, &raw);
+    if (!tmp)
+        return FM_ERR_NOMEM;
+    int newrank = rank >= 2 * rem ? rank - rem : rank % 2 ? rank / 2 : -1;
+
+    if (rank < 2 * rem) {
+        if (newrank < 0) {
+            rc = fm_coll_send(rbuf, count, dt, rank + 1, FM_TAG_ALLREDUCE, comm);
+        } else {
+            rc = fm_coll_recv(tmp, count, dt, rank - 1, FM_TAG_ALLREDUCE, comm);
+            if (rc == FM_OK)
+                rc = fm_op_apply(op, tmp, rbuf, count, dt);
+        }
+    }
+    if (rc == FM_OK && newrank >= 0) {
+        if (op->commute && count >= pof2 && count * dt->size >= FM_ALLREDUCE_LARGE)
+            rc = fm_allreduce_halving(rbuf, tmp, count, dt, op, newrank, pof2, rem, comm);
+        else
+            rc = fm_allreduce_doubling(rbuf, tmp, count, dt, op, newrank, pof2, rem, comm);
+    }
+    if (rc == FM_OK && rank < 2 * rem) {
+        if (newrank >= 0)
+            rc = fm_coll_send(rbuf, count, dt, rank - 1, FM_TAG_ALLREDUCE, comm);
+        else
+            rc = fm_coll_recv(rbuf, count, dt, rank + 1, FM_TAG_ALLREDUCE, comm);
+    }
+    free(raw);
+    return rc;
+}
