@@ -54,7 +54,8 @@ int fm_call_errhandler(MPI_Comm comm, int code);
                             (dt) == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL" : "<invalid>"); \
         if (!fm_dt_usable(dt))                                                       \
             return fm_raise(comm, call, MPI_ERR_TYPE,                                \
-                            "datatype %s is not committed", (dt)->name);              \
+                            "datatype %s is not committed",            \
+                            (dt)->name[0] ? (dt)->name : "<unnamed derived type>");              \
     } while (0)
 /* dest/src rank: 0..size-1, MPI_PROC_NULL, and (if any_ok) MPI_ANY_SOURCE. */
 #define FM_CHECK_RANK(call, comm, r, what, any_ok)                                   \
@@ -63,7 +64,7 @@ int fm_call_errhandler(MPI_Comm comm, int code);
             !((any_ok) && (r) == MPI_ANY_SOURCE))                                    \
             return fm_raise(comm, call, MPI_ERR_RANK,                                \
                             "%s=%d is not a rank of %s (size %d)", what, (int)(r),   \
-                            (comm)->name, (comm)->size);                              \
+                            fm_comm_label(comm), (comm)->size);                              \
     } while (0)
 /* tag: 0..MPI_TAG_UB, and (if any_ok) MPI_ANY_TAG. */
 #define FM_CHECK_TAG(call, comm, t, any_ok)                                          \
@@ -78,7 +79,7 @@ int fm_call_errhandler(MPI_Comm comm, int code);
         if ((root) < 0 || (root) >= (comm)->size)                                    \
             return fm_raise(comm, call, MPI_ERR_ROOT,                                \
                             "root=%d is not a rank of %s (size %d)", (int)(root),    \
-                            (comm)->name, (comm)->size);                              \
+                            fm_comm_label(comm), (comm)->size);                              \
     } while (0)
 #define FM_CHECK_OP(call, comm, op)                                                  \
     do {                                                                             \
@@ -88,5 +89,11 @@ int fm_call_errhandler(MPI_Comm comm, int code);
     } while (0)
 
 #define FM_TAG_UB 2147483647
+
+/* A communicator's name for messages ("the communicator" when unnamed). */
+static inline const char *fm_comm_label(MPI_Comm comm)
+{
+    return comm->name[0] ? comm->name : "the communicator";
+}
 
 #endif

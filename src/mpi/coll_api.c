@@ -9,13 +9,17 @@
 #include "dtype/dtype.h"
 #include "mpi/api.h"
 
-#define CHECK_COMM(call, comm) \
-    FM_CHECK_INIT(call);       \
-    FM_CHECK_COMM(call, comm)
+#define CHECK_COMM(call, comm)     \
+    do {                           \
+        FM_CHECK_INIT(call);       \
+        FM_CHECK_COMM(call, comm); \
+    } while (0)
 
-#define CHECK_BUF_ARGS(call, comm, count, dt) \
-    FM_CHECK_COUNT(call, comm, count);        \
-    FM_CHECK_TYPE(call, comm, dt)
+#define CHECK_BUF_ARGS(call, comm, count, dt)  \
+    do {                                       \
+        FM_CHECK_COUNT(call, comm, count);     \
+        FM_CHECK_TYPE(call, comm, dt);         \
+    } while (0)
 
 /* The op is valid, meant for collectives, and defined for dt. */
 #define CHECK_OP_FOR(call, comm, op, dt)                                                    \
