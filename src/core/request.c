@@ -49,9 +49,39 @@ void fm_req_free(struct fm_request *r)
     free_list = r;
 }
 
+/* Copy a finished inner request's result into its persistent parent. */
+static void hand_up(struct fm_request *p, struct fm_request *inner)
+{
+    p->status = inner->status;
+    p->msg_bytes = inner->msg_bytes;
+    p->bytes = inner->bytes;
+    p->inner = NULL;
+    inner->parent = NULL;
+    fm_req_free(inner);
+    p->done = 1;
+    if (p->flags & FM_REQF_FREED)
+        fm_req_free(p);
+}
+
 void fm_req_complete(struct fm_request *r)
 {
+    if (r->parent) {
+        hand_up(r->parent, r);
+        return;
+    }
     r->done = 1;
     if (r->flags & FM_REQF_FREED)
         fm_req_free(r);
+}
+
+void fm_req_adopt(struct fm_request *p, struct fm_request *inner)
+{
+    p->flags |= FM_REQF_ACTIVE;
+    if (inner->done) {
+        hand_up(p, inner);
+        return;
+    }
+    p->done = 0;
+    p->inner = inner;
+    inner->parent = p;
 }

@@ -51,6 +51,12 @@ struct fm_request {
     uint64_t peer_req;       /* the other side's request cookie */
     int peer_world;          /* world rank of the matched peer */
     struct fm_request *next; /* free list / pending list */
+    /* Persistent requests: the user's handle (`parent`) stays; each Start
+     * creates an ordinary request (`inner`) whose completion is copied up. */
+    struct fm_request *parent;
+    struct fm_request *inner;
+    int mode;                /* persistent send: FM_SEND_* */
+    const void *user_buf;    /* persistent send: the user's buffer as given */
 };
 
 /* Allocate a zeroed request of `kind` (from a free list; no malloc in the
@@ -58,7 +64,12 @@ struct fm_request {
 struct fm_request *fm_req_alloc(int kind);
 /* Return a request to the free list; releases tmp and datatype reference. */
 void fm_req_free(struct fm_request *r);
-/* Mark complete; a freed (MPI_Request_free) request is released here. */
+/* Mark complete; a freed (MPI_Request_free) request is released here.  An
+ * inner request of a persistent one hands its status to the parent and is
+ * released. */
 void fm_req_complete(struct fm_request *r);
+/* Attach a freshly started inner request to persistent request p (which
+ * becomes active), or copy its result at once if it already completed. */
+void fm_req_adopt(struct fm_request *p, struct fm_request *inner);
 
 #endif

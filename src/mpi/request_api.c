@@ -36,9 +36,37 @@ void fm_request_progress_until_done(struct fm_request *r)
             fm_progress_backoff(&spins);
 }
 
+/* A persistent request goes back to inactive: its handle stays valid and a
+ * later Wait/Test on it returns an empty status at once. */
+static int finish_persistent(struct fm_request *r, MPI_Status *status)
+{
+    int err = r->status.MPI_ERROR;
+    if (status) {
+        if (r->kind == FM_REQ_SEND)
+            fm_empty_status(status);
+        else
+            *status = r->status;
+    }
+    r->flags &= (uint16_t)~FM_REQF_ACTIVE;
+    fm_empty_status(&r->status);
+    return err;
+}
+
 int fm_request_finish(const char *call, MPI_Request *handle, MPI_Status *status)
 {
     struct fm_request *r = *handle;
+    if (r->flags & FM_REQF_PERSISTENT) {
+        int src = r->status.MPI_SOURCE, tag = r->status.MPI_TAG;
+        unsigned long long got = r->msg_bytes, cap = r->bytes;
+        int err = finish_persistent(r, status);
+        if (err == MPI_SUCCESS)
+            return MPI_SUCCESS;
+        if (err == MPI_ERR_TRUNCATE)
+            return fm_raise(r->comm, call, MPI_ERR_TRUNCATE,
+                            "message of %llu bytes from rank %d (tag %d) does not fit the "
+                            "receive buffer of %llu bytes", got, src, tag, cap);
+        return fm_raise(r->comm, call, err, "request failed");
+    }
     int err = r->status.MPI_ERROR;
     if (status) {
         if (r->kind == FM_REQ_SEND && r->status.MPI_SOURCE != MPI_PROC_NULL)
@@ -171,7 +199,7 @@ static int find_done(int count, MPI_Request reqs[])
 {
     int active = 0;
     for (int i = 0; i < count; i++) {
-        if (!reqs[i])
+        if (!reqs[i] || fm_req_inactive(reqs[i]))
             continue;
         active = 1;
         if (reqs[i]->done)
@@ -229,7 +257,7 @@ static int collect_done(const char *call, int count, MPI_Request reqs[], int *ou
     int n = 0, any_error = 0;
     MPI_Comm comm = MPI_COMM_NULL;
     for (int i = 0; i < count; i++) {
-        if (!reqs[i] || !reqs[i]->done)
+        if (!reqs[i] || fm_req_inactive(reqs[i]) || !reqs[i]->done)
             continue;
         if (!comm)
             comm = reqs[i]->comm;
@@ -287,7 +315,7 @@ int MPI_Request_free(MPI_Request *request)
     if (r->done)
         fm_req_free(r);
     else
-        r->flags |= FM_REQF_FREED;
+        r->flags |= FM_REQF_FREED; /* released when it completes */
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
 }
@@ -319,5 +347,14 @@ int MPI_Cancel(MPI_Request *request)
     if (!request || *request == MPI_REQUEST_NULL)
         return fm_raise(MPI_COMM_NULL, "MPI_Cancel", MPI_ERR_REQUEST, "request=MPI_REQUEST_NULL");
     CHECK_REQ("MPI_Cancel", *request);
-    return fm_raise_status((*request)->comm, "MPI_Cancel", fm_cancel(*request));
+    struct fm_request *r = *request;
+    if (r->flags & FM_REQF_PERSISTENT) {
+        if (!(r->flags & FM_REQF_ACTIVE))
+            return fm_raise(r->comm, "MPI_Cancel", MPI_ERR_REQUEST,
+                            "request is an inactive persistent request (not started)");
+        if (!r->inner)
+            return MPI_SUCCESS; /* already complete */
+        r = r->inner;
+    }
+    return fm_raise_status(r->comm, "MPI_Cancel", fm_cancel(r));
 }

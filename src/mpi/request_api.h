@@ -15,6 +15,13 @@ static inline void fm_empty_status(MPI_Status *s)
     s->fm_cancelled = 0;
 }
 
+/* A persistent request that was not started: Waitany & co. skip it like a
+ * null request. */
+static inline int fm_req_inactive(const struct fm_request *r)
+{
+    return (r->flags & (FM_REQF_PERSISTENT | FM_REQF_ACTIVE)) == FM_REQF_PERSISTENT;
+}
+
 /* Finish a completed request: copy its status, release it, null the handle.
  * Returns the request's error class (MPI_SUCCESS or e.g. MPI_ERR_TRUNCATE),
  * raised through its communicator's handler with a detailed message. */

@@ -1,0 +1,158 @@
+/* bsend_api.c — MPI_Buffer_attach/detach, MPI_Bsend, MPI_Ibsend.
+ *
+ * A buffered message is packed into the attached buffer and sent from there
+ * with an ordinary send.  Space is bookkept outside the user's buffer in a
+ * list sorted by offset; each message occupies its size plus
+ * MPI_BSEND_OVERHEAD bytes, the figure the standard tells users to budget.
+ * Space is reclaimed lazily: completed sends are released on the next Bsend
+ * or at detach, which waits for every buffered message to leave. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype/dtype.h"
+#include "mpi/api.h"
+#include "mpi/bsend.h"
+#include "mpi/request_api.h"
+#include "pt2pt/pt2pt.h"
+
+struct bsend_slot {
+    size_t off, len;          /* region of the attached buffer, overhead included */
+    struct fm_request *req;   /* the send carrying it */
+};
+
+static char *attached;
+static size_t attached_size;
+static struct bsend_slot *slots;
+static int nslots, cap_slots;
+
+/* Drop slots whose sends have completed. */
+static void reclaim(void)
+{
+    int j = 0;
+    for (int i = 0; i < nslots; i++) {
+        if (slots[i].req->done) {
+            fm_req_free(slots[i].req);
+            continue;
+        }
+        slots[j++] = slots[i];
+    }
+    nslots = j;
+}
+
+/* First fit between live slots; returns the index to insert at, or -1. */
+static int find_space(size_t need, size_t *off)
+{
+    size_t at = 0;
+    for (int i = 0; i <= nslots; i++) {
+        size_t end = i < nslots ? slots[i].off : attached_size;
+        if (end >= at && end - at >= need) {
+            *off = at;
+            return i;
+        }
+        if (i < nslots)
+            at = slots[i].off + slots[i].len;
+    }
+    return -1;
+}
+
+int fm_bsend(const char *call, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+             MPI_Comm comm)
+{
+    if (dest == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    size_t bytes = (size_t)count * (size_t)dt->size;
+    size_t need = bytes + MPI_BSEND_OVERHEAD;
+    fm_progress();
+    reclaim();
+    size_t off;
+    int at = attached ? find_space(need, &off) : -1;
+    if (at < 0)
+        return fm_raise(comm, call, MPI_ERR_BUFFER,
+                        "message of %zu bytes (+%d overhead) does not fit in the %s", bytes,
+                        MPI_BSEND_OVERHEAD,
+                        attached ? "free space of the attached buffer"
+                                 : "attached buffer: none is attached (MPI_Buffer_attach)");
+    if (nslots == cap_slots) {
+        int ncap = cap_slots ? 2 * cap_slots : 16;
+        struct bsend_slot *n = realloc(slots, (size_t)ncap * sizeof *n);
+        if (!n)
+            return fm_raise(comm, call, MPI_ERR_NO_MEM, "out of memory");
+        slots = n;
+        cap_slots = ncap;
+    }
+    char *copy = attached + off;
+    fm_dt_pack(buf, count, dt, 0, copy, bytes);
+    struct fm_request *r;
+    int rc = fm_isend(copy, (MPI_Count)bytes, MPI_BYTE, dest, tag, comm, 0, FM_SEND_STD, &r);
+    if (rc != FM_OK)
+        return fm_raise_status(comm, call, rc);
+    memmove(&slots[at + 1], &slots[at], (size_t)(nslots - at) * sizeof *slots);
+    slots[at] = (struct bsend_slot){off, need, r};
+    nslots++;
+    return MPI_SUCCESS;
+}
+
+int MPI_Buffer_attach(void *buffer, int size)
+{
+    FM_CHECK_INIT("MPI_Buffer_attach");
+    if (size < 0)
+        return fm_raise(MPI_COMM_WORLD, "MPI_Buffer_attach", MPI_ERR_ARG,
+                        "size=%d must be >= 0", size);
+    if (attached)
+        return fm_raise(MPI_COMM_WORLD, "MPI_Buffer_attach", MPI_ERR_BUFFER,
+                        "a buffer of %zu bytes is already attached; detach it first",
+                        attached_size);
+    attached = buffer;
+    attached_size = (size_t)size;
+    return MPI_SUCCESS;
+}
+
+int MPI_Buffer_detach(void *buffer_addr, int *size)
+{
+    FM_CHECK_INIT("MPI_Buffer_detach");
+    unsigned spins = 0;
+    for (reclaim(); nslots; reclaim())
+        if (!fm_progress())
+            fm_progress_backoff(&spins);
+    *(void **)buffer_addr = attached;
+    *size = (int)attached_size;
+    attached = NULL;
+    attached_size = 0;
+    free(slots);
+    slots = NULL;
+    cap_slots = 0;
+    return MPI_SUCCESS;
+}
+
+#define CHECK_BSEND_ARGS(call, count, dt, dest, tag, comm) \
+    do {                                                   \
+        FM_CHECK_INIT(call);                               \
+        FM_CHECK_COMM(call, comm);                         \
+        FM_CHECK_COUNT(call, comm, count);                 \
+        FM_CHECK_TYPE(call, comm, dt);                     \
+        FM_CHECK_RANK(call, comm, dest, "dest", 0);        \
+        FM_CHECK_TAG(call, comm, tag, 0);                  \
+    } while (0)
+
+int MPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    CHECK_BSEND_ARGS("MPI_Bsend", count, dt, dest, tag, comm);
+    return fm_bsend("MPI_Bsend", buf, count, dt, dest, tag, comm);
+}
+
+int MPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    CHECK_BSEND_ARGS("MPI_Ibsend", count, dt, dest, tag, comm);
+    int rc = fm_bsend("MPI_Ibsend", buf, count, dt, dest, tag, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    /* The message is in the attached buffer: the user's buffer is free. */
+    struct fm_request *r = fm_req_alloc(FM_REQ_SEND);
+    if (!r)
+        return fm_raise(comm, "MPI_Ibsend", MPI_ERR_NO_MEM, "out of memory");
+    r->done = 1;
+    *request = r;
+    return MPI_SUCCESS;
+}
+

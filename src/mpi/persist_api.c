@@ -1,0 +1,140 @@
+/* persist_api.c — persistent requests: MPI_Send_init & co., MPI_Start(all).
+ *
+ * The user's handle is a request flagged FM_REQF_PERSISTENT that keeps the
+ * arguments; each Start creates an ordinary request and hands it to the
+ * handle (fm_req_adopt), whose completion is copied up into the handle. */
+#include "dtype/dtype.h"
+#include "mpi/api.h"
+#include "mpi/bsend.h"
+#include "mpi/request_api.h"
+#include "pt2pt/pt2pt.h"
+
+enum { FM_SEND_BUFFERED = 100 }; /* persistent-only mode: Bsend_init */
+
+static int init_request(const char *call, int kind, const void *buf, int count, MPI_Datatype dt,
+                        int peer, int tag, MPI_Comm comm, int mode, MPI_Request *request)
+{
+    struct fm_request *r = fm_req_alloc(kind);
+    if (!r)
+        return fm_raise(comm, call, MPI_ERR_NO_MEM, "out of memory");
+    r->flags |= FM_REQF_PERSISTENT;
+    r->user_buf = buf;
+    r->count = count;
+    r->dt = dt;
+    if (!(dt->flags & FM_DT_PREDEFINED))
+        fm_dt_retain(dt);
+    r->peer = peer;
+    r->tag = tag;
+    r->comm = comm;
+    comm->refcount++;
+    r->mode = mode;
+    r->done = 1; /* inactive: Wait returns at once */
+    fm_empty_status(&r->status);
+    *request = r;
+    return MPI_SUCCESS;
+}
+
+#define CHECK_P2P(call, count, dt, peer, tag, comm, is_recv)      \
+    do {                                                          \
+        FM_CHECK_INIT(call);                                      \
+        FM_CHECK_COMM(call, comm);                                \
+        FM_CHECK_COUNT(call, comm, count);                        \
+        FM_CHECK_TYPE(call, comm, dt);                            \
+        FM_CHECK_RANK(call, comm, peer, is_recv ? "source" : "dest", is_recv); \
+        FM_CHECK_TAG(call, comm, tag, is_recv);                   \
+    } while (0)
+
+int MPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    CHECK_P2P("MPI_Send_init", count, dt, dest, tag, comm, 0);
+    return init_request("MPI_Send_init", FM_REQ_SEND, buf, count, dt, dest, tag, comm,
+                        FM_SEND_STD, request);
+}
+
+int MPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    CHECK_P2P("MPI_Ssend_init", count, dt, dest, tag, comm, 0);
+    return init_request("MPI_Ssend_init", FM_REQ_SEND, buf, count, dt, dest, tag, comm,
+                        FM_SEND_SYNC, request);
+}
+
+int MPI_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    CHECK_P2P("MPI_Rsend_init", count, dt, dest, tag, comm, 0);
+    return init_request("MPI_Rsend_init", FM_REQ_SEND, buf, count, dt, dest, tag, comm,
+                        FM_SEND_READY, request);
+}
+
+int MPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    CHECK_P2P("MPI_Bsend_init", count, dt, dest, tag, comm, 0);
+    return init_request("MPI_Bsend_init", FM_REQ_SEND, buf, count, dt, dest, tag, comm,
+                        FM_SEND_BUFFERED, request);
+}
+
+int MPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    CHECK_P2P("MPI_Recv_init", count, dt, source, tag, comm, 1);
+    return init_request("MPI_Recv_init", FM_REQ_RECV, buf, count, dt, source, tag, comm, 0,
+                        request);
+}
+
+static int start_one(const char *call, struct fm_request *p)
+{
+    if (!(p->flags & FM_REQF_PERSISTENT))
+        return fm_raise(p->comm, call, MPI_ERR_REQUEST,
+                        "request is not a persistent request (from MPI_Send_init & co.)");
+    if (p->flags & FM_REQF_ACTIVE)
+        return fm_raise(p->comm, call, MPI_ERR_REQUEST,
+                        "request is already active; complete it before starting it again");
+    struct fm_request *inner;
+    int rc;
+    if (p->kind == FM_REQ_RECV) {
+        rc = fm_irecv((void *)p->user_buf, p->count, p->dt, p->peer, p->tag, p->comm, 0, &inner);
+    } else if (p->mode == FM_SEND_BUFFERED) {
+        int err = fm_bsend(call, p->user_buf, (int)p->count, p->dt, p->peer, p->tag, p->comm);
+        if (err != MPI_SUCCESS)
+            return err;
+        inner = fm_req_alloc(FM_REQ_SEND);
+        rc = inner ? FM_OK : FM_ERR_NOMEM;
+        if (inner)
+            inner->done = 1;
+    } else {
+        rc = fm_isend(p->user_buf, p->count, p->dt, p->peer, p->tag, p->comm, 0, p->mode, &inner);
+    }
+    if (rc != FM_OK)
+        return fm_raise_status(p->comm, call, rc);
+    fm_req_adopt(p, inner);
+    return MPI_SUCCESS;
+}
+
+int MPI_Start(MPI_Request *request)
+{
+    FM_CHECK_INIT("MPI_Start");
+    if (!request || !*request || (*request)->magic != FM_MAGIC_REQ)
+        return fm_raise(MPI_COMM_NULL, "MPI_Start", MPI_ERR_REQUEST,
+                        "request is not a valid persistent request");
+    return start_one("MPI_Start", *request);
+}
+
+int MPI_Startall(int count, MPI_Request requests[])
+{
+    FM_CHECK_INIT("MPI_Startall");
+    if (count < 0)
+        return fm_raise(MPI_COMM_NULL, "MPI_Startall", MPI_ERR_COUNT, "count=%d must be >= 0",
+                        count);
+    for (int i = 0; i < count; i++) {
+        if (!requests[i] || requests[i]->magic != FM_MAGIC_REQ)
+            return fm_raise(MPI_COMM_NULL, "MPI_Startall", MPI_ERR_REQUEST,
+                            "array_of_requests[%d] is not a valid persistent request", i);
+        int rc = start_one("MPI_Startall", requests[i]);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
