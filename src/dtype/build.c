@@ -13,10 +13,6 @@
 #include "dtype/internal.h"
 #include "util/status.h"
 
-int fm_dt_valid(MPI_Datatype dt) { return dt != MPI_DATATYPE_NULL && dt->magic == FM_MAGIC_DTYPE; }
-
-int fm_dt_usable(MPI_Datatype dt) { return fm_dt_valid(dt) && (dt->flags & FM_DT_COMMITTED); }
-
 void fm_dt_retain(MPI_Datatype dt)
 {
     if (dt->flags & FM_DT_PREDEFINED)

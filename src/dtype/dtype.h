@@ -79,10 +79,17 @@ struct fm_dt_contents {
 /* Set up the predefined datatypes (called once from MPI_Init). */
 void fm_dt_init(void);
 
-/* 1 if dt is a usable datatype handle (not NULL, magic right). */
-int fm_dt_valid(MPI_Datatype dt);
+/* 1 if dt is a usable datatype handle (not NULL, magic right).  Inline:
+ * every communication call checks its datatype. */
+static inline int fm_dt_valid(MPI_Datatype dt)
+{
+    return dt != MPI_DATATYPE_NULL && dt->magic == FM_MAGIC_DTYPE;
+}
 /* 1 if dt may be used for communication (predefined or committed). */
-int fm_dt_usable(MPI_Datatype dt);
+static inline int fm_dt_usable(MPI_Datatype dt)
+{
+    return fm_dt_valid(dt) && (dt->flags & FM_DT_COMMITTED);
+}
 
 static inline int fm_dt_is_contig(MPI_Datatype dt) { return dt->flags & FM_DT_CONTIG; }
 

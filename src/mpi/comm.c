@@ -9,8 +9,6 @@
 
 struct fm_comm fm_comm_world, fm_comm_self;
 
-int fm_comm_valid(MPI_Comm comm) { return comm != NULL && comm->magic == FM_MAGIC_COMM; }
-
 static void errh_retain(struct fm_errhandler *e)
 {
     if (e)

@@ -70,7 +70,11 @@ void fm_ctx_free(uint32_t ctx);
 int fm_comm_init(int world_rank, int world_size);
 void fm_comm_finalize(void);
 
-int fm_comm_valid(MPI_Comm comm);
+/* Inline: every MPI call checks its communicator. */
+static inline int fm_comm_valid(MPI_Comm comm)
+{
+    return comm != NULL && comm->magic == FM_MAGIC_COMM;
+}
 int fm_group_valid(MPI_Group g);
 struct fm_group *fm_group_new(int size, const int *world); /* refcount 1 */
 void fm_group_release(struct fm_group *g);

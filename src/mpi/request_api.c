@@ -36,37 +36,25 @@ void fm_request_progress_until_done(struct fm_request *r)
             fm_progress_backoff(&spins);
 }
 
-/* A persistent request goes back to inactive: its handle stays valid and a
- * later Wait/Test on it returns an empty status at once. */
-static int finish_persistent(struct fm_request *r, MPI_Status *status)
+/* Raise a completed request's error through its communicator, while the
+ * request (and so its communicator reference) is still alive. */
+static int raise_request_error(const char *call, const struct fm_request *r)
 {
     int err = r->status.MPI_ERROR;
-    if (status) {
-        if (r->kind == FM_REQ_SEND)
-            fm_empty_status(status);
-        else
-            *status = r->status;
-    }
-    r->flags &= (uint16_t)~FM_REQF_ACTIVE;
-    fm_empty_status(&r->status);
-    return err;
+    if (err == MPI_ERR_TRUNCATE)
+        return fm_raise(r->comm, call, MPI_ERR_TRUNCATE,
+                        "message of %llu bytes from rank %d (tag %d) does not fit the "
+                        "receive buffer of %llu bytes", (unsigned long long)r->msg_bytes,
+                        r->status.MPI_SOURCE, r->status.MPI_TAG, (unsigned long long)r->bytes);
+    return fm_raise(r->comm, call, err, "request failed");
 }
 
-int fm_request_finish(const char *call, MPI_Request *handle, MPI_Status *status)
+/* Copy out the status of a completed request and release it; a persistent
+ * request instead goes back to inactive (handle kept; a later Wait returns
+ * an empty status at once).  Returns the request's error class. */
+static int take_result(MPI_Request *handle, MPI_Status *status)
 {
     struct fm_request *r = *handle;
-    if (r->flags & FM_REQF_PERSISTENT) {
-        int src = r->status.MPI_SOURCE, tag = r->status.MPI_TAG;
-        unsigned long long got = r->msg_bytes, cap = r->bytes;
-        int err = finish_persistent(r, status);
-        if (err == MPI_SUCCESS)
-            return MPI_SUCCESS;
-        if (err == MPI_ERR_TRUNCATE)
-            return fm_raise(r->comm, call, MPI_ERR_TRUNCATE,
-                            "message of %llu bytes from rank %d (tag %d) does not fit the "
-                            "receive buffer of %llu bytes", got, src, tag, cap);
-        return fm_raise(r->comm, call, err, "request failed");
-    }
     int err = r->status.MPI_ERROR;
     if (status) {
         if (r->kind == FM_REQ_SEND && r->status.MPI_SOURCE != MPI_PROC_NULL)
@@ -74,18 +62,25 @@ int fm_request_finish(const char *call, MPI_Request *handle, MPI_Status *status)
         else
             *status = r->status;
     }
-    MPI_Comm comm = r->comm;
-    int src = r->status.MPI_SOURCE, tag = r->status.MPI_TAG;
-    unsigned long long got = r->msg_bytes, cap = r->bytes;
-    fm_req_free(r);
-    *handle = MPI_REQUEST_NULL;
-    if (err == MPI_SUCCESS)
-        return MPI_SUCCESS;
-    if (err == MPI_ERR_TRUNCATE)
-        return fm_raise(comm, call, MPI_ERR_TRUNCATE,
-                        "message of %llu bytes from rank %d (tag %d) does not fit the "
-                        "receive buffer of %llu bytes", got, src, tag, cap);
-    return fm_raise(comm, call, err, "request failed");
+    if (r->flags & FM_REQF_PERSISTENT) {
+        r->flags &= (uint16_t)~FM_REQF_ACTIVE;
+        fm_empty_status(&r->status);
+    } else {
+        fm_req_free(r);
+        *handle = MPI_REQUEST_NULL;
+    }
+    return err;
+}
+
+int fm_request_finish(const char *call, MPI_Request *handle, MPI_Status *status)
+{
+    struct fm_request *r = *handle;
+    if (r->status.MPI_ERROR != MPI_SUCCESS) {
+        int code = raise_request_error(call, r); /* returns only under ERRORS_RETURN */
+        take_result(handle, status);
+        return code;
+    }
+    return take_result(handle, status);
 }
 
 int MPI_Wait(MPI_Request *request, MPI_Status *status)
@@ -119,26 +114,37 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     return fm_request_finish("MPI_Test", request, status);
 }
 
-/* Finish request i of an array, recording its error in statuses[i]. */
-static int finish_in_array(const char *call, MPI_Request reqs[], int i, MPI_Status *out,
-                           int *any_error)
+/* Finish request i of an array call: its error goes into its status
+ * (reported once, as MPI_ERR_IN_STATUS, by the caller). */
+static void finish_in_array(MPI_Request reqs[], int i, MPI_Status *out, int *any_error)
 {
-    MPI_Status st;
-    MPI_Comm comm = reqs[i]->comm;
-    struct fm_errhandler *saved = NULL;
-    /* Errors of array calls are reported once, as MPI_ERR_IN_STATUS. */
-    if (comm && fm_comm_valid(comm)) {
-        saved = comm->errh;
-        comm->errh = &fm_errors_return;
-    }
-    int rc = fm_request_finish(call, &reqs[i], &st);
-    if (saved)
-        comm->errh = saved;
+    int rc = take_result(&reqs[i], out);
     if (rc != MPI_SUCCESS)
         *any_error = 1;
-    st.MPI_ERROR = rc;
     if (out)
-        *out = st;
+        out->MPI_ERROR = rc;
+}
+
+/* Communicator to report an array call's error on: the first request's,
+ * held across the call since finishing requests drops their references. */
+static MPI_Comm hold_comm(int count, MPI_Request reqs[])
+{
+    for (int i = 0; i < count; i++)
+        if (reqs[i] && reqs[i]->comm) {
+            reqs[i]->comm->refcount++;
+            return reqs[i]->comm;
+        }
+    return MPI_COMM_NULL;
+}
+
+static int report_in_status(const char *call, MPI_Comm comm, int any_error)
+{
+    int rc = MPI_SUCCESS;
+    if (any_error)
+        rc = fm_raise(comm, call, MPI_ERR_IN_STATUS,
+                      "one or more requests failed; see array_of_statuses[i].MPI_ERROR");
+    if (comm)
+        fm_comm_release(comm);
     return rc;
 }
 
@@ -155,14 +161,11 @@ int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
             continue;
         }
         fm_request_progress_until_done(reqs[i]);
-        if (!comm)
-            comm = reqs[i]->comm;
-        finish_in_array("MPI_Waitall", reqs, i, statuses ? &statuses[i] : NULL, &any_error);
+        if (reqs[i]->status.MPI_ERROR != MPI_SUCCESS && !comm)
+            comm = hold_comm(1, &reqs[i]);
+        finish_in_array(reqs, i, statuses ? &statuses[i] : NULL, &any_error);
     }
-    if (any_error)
-        return fm_raise(comm, "MPI_Waitall", MPI_ERR_IN_STATUS,
-                        "one or more requests failed; see array_of_statuses[i].MPI_ERROR");
-    return MPI_SUCCESS;
+    return any_error ? report_in_status("MPI_Waitall", comm, 1) : MPI_SUCCESS;
 }
 
 int MPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
@@ -177,21 +180,16 @@ int MPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
         }
     *flag = 1;
     int any_error = 0;
-    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm comm = hold_comm(count, reqs);
     for (int i = 0; i < count; i++) {
         if (!reqs[i]) {
             if (statuses)
                 fm_empty_status(&statuses[i]);
             continue;
         }
-        if (!comm)
-            comm = reqs[i]->comm;
-        finish_in_array("MPI_Testall", reqs, i, statuses ? &statuses[i] : NULL, &any_error);
+        finish_in_array(reqs, i, statuses ? &statuses[i] : NULL, &any_error);
     }
-    if (any_error)
-        return fm_raise(comm, "MPI_Testall", MPI_ERR_IN_STATUS,
-                        "one or more requests failed; see array_of_statuses[i].MPI_ERROR");
-    return MPI_SUCCESS;
+    return report_in_status("MPI_Testall", comm, any_error);
 }
 
 /* Index of a completed request, -1 if none, -2 if all are null. */
@@ -255,20 +253,15 @@ static int collect_done(const char *call, int count, MPI_Request reqs[], int *ou
                         int indices[], MPI_Status statuses[])
 {
     int n = 0, any_error = 0;
-    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm comm = hold_comm(count, reqs);
     for (int i = 0; i < count; i++) {
         if (!reqs[i] || fm_req_inactive(reqs[i]) || !reqs[i]->done)
             continue;
-        if (!comm)
-            comm = reqs[i]->comm;
-        finish_in_array(call, reqs, i, statuses ? &statuses[n] : NULL, &any_error);
+        finish_in_array(reqs, i, statuses ? &statuses[n] : NULL, &any_error);
         indices[n++] = i;
     }
     *outcount = n;
-    if (any_error)
-        return fm_raise(comm, call, MPI_ERR_IN_STATUS,
-                        "one or more requests failed; see array_of_statuses[i].MPI_ERROR");
-    return MPI_SUCCESS;
+    return report_in_status(call, comm, any_error);
 }
 
 int MPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],

@@ -13,10 +13,10 @@
  * header word = kind << 32 | length.  A record becomes visible by ONE
  * release store of its header word after its bytes are written; the
  * consumer acquire-loads the word at its position and sees either 0 (nothing
- * yet) or a complete record.  To make "0" trustworthy the producer zeroes the
- * header slot just past each record before publishing it (so the consumer
- * never mistakes old payload bytes for a header), which is why one 64-byte
- * cell of the ring always stays free.  A record that would cross the end of
+ * yet) or a complete record.  To make "0" trustworthy the consumer zeroes
+ * the first word of every cell it consumed before handing the cells back
+ * (so old payload bytes are never mistaken for a header); one 64-byte cell
+ * of slack keeps the producer from closing the ring exactly.  A record that would cross the end of
  * the data area is placed at offset 0 and the tail of the area becomes a SKIP
  * record.
  *
