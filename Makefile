@@ -3,6 +3,7 @@
 #   make demo       install what is missing, build, run the examples with 4 ranks
 #   make test       install what is missing, build, run every default test suite
 #   make test-asan  the MPI tests under AddressSanitizer + UBSan (build-asan/)
+#   make test-valgrind  the MPI tests with every rank under valgrind memcheck
 #   make bench      fabmpi vs Open MPI vs MPICH, side by side (bench/RESULTS.md)
 #   make install PREFIX=/opt/fabmpi
 #   make docs       regenerate docs/ENV.md from the knob table
@@ -17,7 +18,7 @@ BENCH_DEPS := openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox
 
 MESON_OPTS := -Dwerror=$(if $(filter 1,$(WERROR)),true,false)
 
-.PHONY: all build deps bench-deps demo test test-asan bench install docs clean
+.PHONY: all build deps bench-deps demo test test-asan test-valgrind bench install docs clean
 
 all: build
 
@@ -58,6 +59,10 @@ test-asan: deps
 	ninja -C build-asan
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  bash tests/run-all build-asan
+
+# Every MPI test at its listed rank counts, each rank under valgrind memcheck.
+test-valgrind: build
+	python3 tests/run-mpi-tests $(BUILD) --launcher "$(abspath $(BUILD))/tools/mpiexec -n {n} $(abspath tests/valgrind-wrap)"
 
 bench: bench-deps build
 	python3 bench/run-bench --build $(BUILD)
