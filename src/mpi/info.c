@@ -1,0 +1,232 @@
+/* info.c — MPI_Info objects: an ordered list of (key, value) strings.
+ *
+ * Keys keep the order they were first set in, so MPI_Info_get_nthkey is
+ * stable while nothing is deleted.  Lists are short (a few hints), so a
+ * linear search beats anything cleverer. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/api.h"
+#include "mpi/win_api.h"
+
+#define FM_MAGIC_INFO 0x494e464fu
+
+typedef struct info_entry {
+    char *key, *value;
+} info_entry;
+
+struct fm_info {
+    uint32_t magic;
+    int n, cap;
+    info_entry *e;
+};
+
+static int info_valid(MPI_Info info) { return info && info->magic == FM_MAGIC_INFO; }
+
+#define CHECK_INFO(call, info)                                                          \
+    do {                                                                                \
+        if (!info_valid(info))                                                          \
+            return fm_raise(MPI_COMM_NULL, call, MPI_ERR_INFO, "info=%s is not valid",  \
+                            (info) == MPI_INFO_NULL ? "MPI_INFO_NULL" : "<invalid>");   \
+    } while (0)
+
+#define CHECK_PTR(call, p, what)                                                        \
+    do {                                                                                \
+        if (!(p))                                                                       \
+            return fm_raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "%s=NULL", what);        \
+    } while (0)
+
+/* Keys: 1..MPI_MAX_INFO_KEY characters (the standard ignores leading and
+ * trailing spaces; we keep keys as given, which every caller in practice
+ * does too). */
+#define CHECK_KEY(call, key)                                                            \
+    do {                                                                                \
+        if (!(key))                                                                     \
+            return fm_raise(MPI_COMM_NULL, call, MPI_ERR_INFO_KEY, "key=NULL");        \
+        size_t kl_ = strlen(key);                                                       \
+        if (kl_ == 0 || kl_ > MPI_MAX_INFO_KEY)                                         \
+            return fm_raise(MPI_COMM_NULL, call, MPI_ERR_INFO_KEY,                      \
+                            "key of %zu characters; must be 1..%d", kl_, MPI_MAX_INFO_KEY); \
+    } while (0)
+
+static int find(MPI_Info info, const char *key)
+{
+    for (int i = 0; i < info->n; i++)
+        if (strcmp(info->e[i].key, key) == 0)
+            return i;
+    return -1;
+}
+
+int MPI_Info_create(MPI_Info *info)
+{
+    FM_CHECK_INIT("MPI_Info_create");
+    CHECK_PTR("MPI_Info_create", info, "info");
+    struct fm_info *in = calloc(1, sizeof *in);
+    if (!in)
+        return fm_raise(MPI_COMM_NULL, "MPI_Info_create", MPI_ERR_NO_MEM, "out of memory");
+    in->magic = FM_MAGIC_INFO;
+    *info = in;
+    return MPI_SUCCESS;
+}
+
+int MPI_Info_set(MPI_Info info, const char *key, const char *value)
+{
+    const char *call = "MPI_Info_set";
+    FM_CHECK_INIT(call);
+    CHECK_INFO(call, info);
+    CHECK_KEY(call, key);
+    if (!value)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_INFO_VALUE, "value=NULL");
+    size_t vl = strlen(value);
+    if (vl > MPI_MAX_INFO_VAL)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_INFO_VALUE,
+                        "value of %zu characters; at most %d", vl, MPI_MAX_INFO_VAL);
+    char *v = strdup(value);
+    if (!v)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_NO_MEM, "out of memory");
+    int i = find(info, key);
+    if (i >= 0) {
+        free(info->e[i].value);
+        info->e[i].value = v;
+        return MPI_SUCCESS;
+    }
+    if (info->n == info->cap) {
+        int cap = info->cap ? info->cap * 2 : 8;
+        info_entry *e = realloc(info->e, (size_t)cap * sizeof *e);
+        if (!e) {
+            free(v);
+            return fm_raise(MPI_COMM_NULL, call, MPI_ERR_NO_MEM, "out of memory");
+        }
+        info->e = e;
+        info->cap = cap;
+    }
+    char *k = strdup(key);
+    if (!k) {
+        free(v);
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_NO_MEM, "out of memory");
+    }
+    info->e[info->n].key = k;
+    info->e[info->n].value = v;
+    info->n++;
+    return MPI_SUCCESS;
+}
+
+int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
+{
+    const char *call = "MPI_Info_get";
+    FM_CHECK_INIT(call);
+    CHECK_INFO(call, info);
+    CHECK_KEY(call, key);
+    CHECK_PTR(call, flag, "flag");
+    if (valuelen < 0)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "valuelen=%d must be >= 0", valuelen);
+    int i = find(info, key);
+    if (i < 0) {
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
+    CHECK_PTR(call, value, "value");
+    /* valuelen excludes the terminator: up to valuelen characters + '\0' */
+    size_t n = strlen(info->e[i].value);
+    if (n > (size_t)valuelen)
+        n = (size_t)valuelen;
+    memcpy(value, info->e[i].value, n);
+    value[n] = 0;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
+{
+    const char *call = "MPI_Info_get_valuelen";
+    FM_CHECK_INIT(call);
+    CHECK_INFO(call, info);
+    CHECK_KEY(call, key);
+    CHECK_PTR(call, valuelen, "valuelen");
+    CHECK_PTR(call, flag, "flag");
+    int i = find(info, key);
+    *flag = i >= 0;
+    if (i >= 0)
+        *valuelen = (int)strlen(info->e[i].value);
+    return MPI_SUCCESS;
+}
+
+int MPI_Info_get_nkeys(MPI_Info info, int *nkeys)
+{
+    FM_CHECK_INIT("MPI_Info_get_nkeys");
+    CHECK_INFO("MPI_Info_get_nkeys", info);
+    CHECK_PTR("MPI_Info_get_nkeys", nkeys, "nkeys");
+    *nkeys = info->n;
+    return MPI_SUCCESS;
+}
+
+int MPI_Info_get_nthkey(MPI_Info info, int n, char *key)
+{
+    const char *call = "MPI_Info_get_nthkey";
+    FM_CHECK_INIT(call);
+    CHECK_INFO(call, info);
+    CHECK_PTR(call, key, "key");
+    if (n < 0 || n >= info->n)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "n=%d; the info holds %d keys", n,
+                        info->n);
+    strcpy(key, info->e[n].key);
+    return MPI_SUCCESS;
+}
+
+int MPI_Info_delete(MPI_Info info, const char *key)
+{
+    const char *call = "MPI_Info_delete";
+    FM_CHECK_INIT(call);
+    CHECK_INFO(call, info);
+    CHECK_KEY(call, key);
+    int i = find(info, key);
+    if (i < 0)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_INFO_NOKEY, "key \"%s\" is not set", key);
+    free(info->e[i].key);
+    free(info->e[i].value);
+    memmove(&info->e[i], &info->e[i + 1], (size_t)(info->n - i - 1) * sizeof *info->e);
+    info->n--;
+    return MPI_SUCCESS;
+}
+
+static void info_destroy(MPI_Info info)
+{
+    for (int i = 0; i < info->n; i++) {
+        free(info->e[i].key);
+        free(info->e[i].value);
+    }
+    free(info->e);
+    info->magic = 0;
+    free(info);
+}
+
+int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
+{
+    const char *call = "MPI_Info_dup";
+    FM_CHECK_INIT(call);
+    CHECK_INFO(call, info);
+    CHECK_PTR(call, newinfo, "newinfo");
+    MPI_Info d;
+    int rc = MPI_Info_create(&d);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    for (int i = 0; i < info->n; i++)
+        if ((rc = MPI_Info_set(d, info->e[i].key, info->e[i].value)) != MPI_SUCCESS) {
+            info_destroy(d);
+            return rc;
+        }
+    *newinfo = d;
+    return MPI_SUCCESS;
+}
+
+int MPI_Info_free(MPI_Info *info)
+{
+    FM_CHECK_INIT("MPI_Info_free");
+    CHECK_PTR("MPI_Info_free", info, "info");
+    CHECK_INFO("MPI_Info_free", *info);
+    info_destroy(*info);
+    *info = MPI_INFO_NULL;
+    return MPI_SUCCESS;
+}
+
+int fm_info_valid(MPI_Info info) { return info_valid(info); }

@@ -1,0 +1,356 @@
+/* win_api.c — window creation and free, attributes, names, info, error
+ * handlers, shared-memory queries, dynamic attach/detach. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "boot/boot.h"
+#include "coll/coll.h"
+#include "mpi/win_api.h"
+#include "util/log.h"
+
+static const int win_model_unified = MPI_WIN_UNIFIED;
+
+/* ---- errors --------------------------------------------------------------- */
+static int win_call_errhandler(MPI_Win win, int code)
+{
+    struct fm_errhandler *eh = win->errh;
+    if (eh->kind == FM_ERRH_RETURN)
+        return code;
+    if (eh->kind == FM_ERRH_USER) {
+        /* stored as a comm handler type (fm_errhandler has one slot) */
+        MPI_Win_errhandler_function *fn = (MPI_Win_errhandler_function *)(void (*)(void))eh->fn;
+        MPI_Win w = win;
+        fn(&w, &code);
+        return code;
+    }
+    char text[MPI_MAX_ERROR_STRING];
+    int len, cls = MPI_ERR_OTHER;
+    MPI_Error_string(code, text, &len);
+    MPI_Error_class(code, &cls);
+    fm_error_msg("%s; MPI_ERRORS_ARE_FATAL on window %s: ending the job", text,
+                 win->name[0] ? win->name : "(unnamed)");
+    fm_boot_abort(cls > 0 ? cls : 1, "an MPI window call failed under MPI_ERRORS_ARE_FATAL");
+}
+
+int fm_win_raise(MPI_Win win, const char *call, int errclass, const char *fmt, ...)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    /* The window's private communicator returns errors, so this only
+     * records the message and builds the code. */
+    int code = fm_raise(win->comm, call, errclass, "%s", text);
+    return win_call_errhandler(win, code);
+}
+
+int fm_win_raise_status(MPI_Win win, const char *call, int status)
+{
+    if (status == FM_OK)
+        return MPI_SUCCESS;
+    return fm_win_raise(win, call, fm_status_to_mpi_class(status), "%s", fm_status_msg(status));
+}
+
+int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
+{
+    FM_CHECK_INIT("MPI_Win_call_errhandler");
+    FM_CHECK_WIN("MPI_Win_call_errhandler", win);
+    win_call_errhandler(win, errorcode);
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    const char *call = "MPI_Win_create_errhandler";
+    FM_CHECK_INIT(call);
+    if (!fn || !errhandler)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "%s=NULL", fn ? "errhandler" : "function");
+    struct fm_errhandler *e = calloc(1, sizeof *e);
+    if (!e)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_NO_MEM, "out of memory");
+    e->magic = FM_MAGIC_ERRH;
+    e->refcount = 1;
+    e->kind = FM_ERRH_USER;
+    e->fn = (MPI_Comm_errhandler_function *)(void (*)(void))fn;
+    *errhandler = e;
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+{
+    const char *call = "MPI_Win_set_errhandler";
+    FM_CHECK_INIT(call);
+    FM_CHECK_WIN(call, win);
+    if (!errhandler || errhandler->magic != FM_MAGIC_ERRH)
+        return fm_win_raise(win, call, MPI_ERR_ARG, "errhandler=%s is not a valid error handler",
+                            errhandler ? "<invalid>" : "MPI_ERRHANDLER_NULL");
+    errhandler->refcount++;
+    struct fm_errhandler *old = win->errh;
+    win->errh = errhandler;
+    fm_comm_errh_release(old);
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
+{
+    const char *call = "MPI_Win_get_errhandler";
+    FM_CHECK_INIT(call);
+    FM_CHECK_WIN(call, win);
+    if (!errhandler)
+        return fm_win_raise(win, call, MPI_ERR_ARG, "errhandler=NULL");
+    win->errh->refcount++;
+    *errhandler = win->errh;
+    return MPI_SUCCESS;
+}
+
+/* ---- creation ------------------------------------------------------------- */
+static int win_make(const char *call, int flavor, void *base, MPI_Aint size, int disp_unit,
+                    MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    FM_CHECK_INIT(call);
+    FM_CHECK_COMM(call, comm);
+    if (!win)
+        return fm_raise(comm, call, MPI_ERR_ARG, "win=NULL");
+    if (size < 0)
+        return fm_raise(comm, call, MPI_ERR_SIZE, "size=%lld must be >= 0", (long long)size);
+    if (disp_unit <= 0)
+        return fm_raise(comm, call, MPI_ERR_DISP, "disp_unit=%d must be > 0", disp_unit);
+    if (info != MPI_INFO_NULL && !fm_info_valid(info))
+        return fm_raise(comm, call, MPI_ERR_INFO, "info is not a valid info object");
+    char why[FM_RMA_WHY];
+    struct fm_win *w;
+    int rc = fm_win_setup(flavor, base, size, disp_unit, comm, &w, why);
+    if (rc != FM_OK) {
+        int cls = rc == FM_ERR_NOMEM ? MPI_ERR_NO_MEM
+                  : flavor == MPI_WIN_FLAVOR_SHARED ? MPI_ERR_RMA_SHARED
+                                                    : fm_status_to_mpi_class(rc);
+        return fm_raise(comm, call, cls, "%s", why);
+    }
+    fm_errors_are_fatal.refcount++;
+    w->errh = &fm_errors_are_fatal;
+    if (info != MPI_INFO_NULL)
+        MPI_Info_dup(info, &w->info);
+    *win = w;
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                   MPI_Win *win)
+{
+    return win_make("MPI_Win_create", MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, info, comm, win);
+}
+
+int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                     MPI_Win *win)
+{
+    if (!baseptr && fm_mpi_state == 1)
+        return fm_raise(comm, "MPI_Win_allocate", MPI_ERR_ARG, "baseptr=NULL");
+    int rc = win_make("MPI_Win_allocate", MPI_WIN_FLAVOR_ALLOCATE, NULL, size, disp_unit, info,
+                      comm, win);
+    if (rc == MPI_SUCCESS)
+        *(void **)baseptr = (*win)->base;
+    return rc;
+}
+
+int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                            void *baseptr, MPI_Win *win)
+{
+    if (!baseptr && fm_mpi_state == 1)
+        return fm_raise(comm, "MPI_Win_allocate_shared", MPI_ERR_ARG, "baseptr=NULL");
+    int rc = win_make("MPI_Win_allocate_shared", MPI_WIN_FLAVOR_SHARED, NULL, size, disp_unit,
+                      info, comm, win);
+    if (rc == MPI_SUCCESS)
+        *(void **)baseptr = (*win)->base;
+    return rc;
+}
+
+int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    return win_make("MPI_Win_create_dynamic", MPI_WIN_FLAVOR_DYNAMIC, NULL, 0, 1, info, comm, win);
+}
+
+/* Memory of allocate and allocate_shared windows is mapped by every rank,
+ * so both answer (MPI-4 allows any window whose memory is shared). */
+int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
+{
+    const char *call = "MPI_Win_shared_query";
+    FM_CHECK_INIT(call);
+    FM_CHECK_WIN(call, win);
+    FM_CHECK_WIN_RANK(call, win, rank);
+    if (!size || !disp_unit || !baseptr)
+        return fm_win_raise(win, call, MPI_ERR_ARG, "size, disp_unit and baseptr must not be NULL");
+    if (win->flavor != MPI_WIN_FLAVOR_SHARED && win->flavor != MPI_WIN_FLAVOR_ALLOCATE)
+        return fm_win_raise(win, call, MPI_ERR_RMA_FLAVOR,
+                            "the window's memory is not shared (created by %s)",
+                            win->flavor == MPI_WIN_FLAVOR_CREATE ? "MPI_Win_create"
+                                                                 : "MPI_Win_create_dynamic");
+    if (rank == MPI_PROC_NULL) {
+        rank = 0; /* the lowest rank with memory, or rank 0 when nobody has any */
+        for (int i = 0; i < win->size; i++)
+            if (win->peer[i].size > 0) {
+                rank = i;
+                break;
+            }
+    }
+    *size = win->peer[rank].size;
+    *disp_unit = win->peer[rank].disp_unit;
+    *(void **)baseptr = (void *)win->peer[rank].base;
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+{
+    const char *call = "MPI_Win_attach";
+    FM_CHECK_INIT(call);
+    FM_CHECK_WIN(call, win);
+    if (win->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        return fm_win_raise(win, call, MPI_ERR_RMA_FLAVOR, "the window is not dynamic");
+    if (size < 0)
+        return fm_win_raise(win, call, MPI_ERR_SIZE, "size=%lld must be >= 0", (long long)size);
+    if (!base && size > 0)
+        return fm_win_raise(win, call, MPI_ERR_RMA_ATTACH, "base=NULL");
+    fm_rma_region *r = malloc(sizeof *r);
+    if (!r)
+        return fm_win_raise(win, call, MPI_ERR_NO_MEM, "out of memory");
+    r->base = base;
+    r->size = size;
+    r->next = win->regions;
+    win->regions = r;
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_detach(MPI_Win win, const void *base)
+{
+    const char *call = "MPI_Win_detach";
+    FM_CHECK_INIT(call);
+    FM_CHECK_WIN(call, win);
+    if (win->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        return fm_win_raise(win, call, MPI_ERR_RMA_FLAVOR, "the window is not dynamic");
+    for (fm_rma_region **pp = &win->regions; *pp; pp = &(*pp)->next)
+        if ((*pp)->base == base) {
+            fm_rma_region *r = *pp;
+            *pp = r->next;
+            free(r);
+            return MPI_SUCCESS;
+        }
+    return fm_win_raise(win, call, MPI_ERR_RMA_ATTACH, "base=%p was not attached to the window",
+                        base);
+}
+
+int MPI_Win_free(MPI_Win *win)
+{
+    const char *call = "MPI_Win_free";
+    FM_CHECK_INIT(call);
+    if (!win)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "win=NULL");
+    MPI_Win w = *win;
+    FM_CHECK_WIN(call, w);
+    int locked = w->lock_all;
+    for (int i = 0; i < w->size; i++)
+        locked |= w->held[i];
+    if (locked || w->naccess >= 0 || w->nexpose >= 0)
+        return fm_win_raise(w, call, MPI_ERR_RMA_SYNC,
+                            "an epoch is still open (unlock, complete or wait first)");
+    /* Collective: nobody unmaps while a peer may still be reading our
+     * memory (CMA) or writing into it. */
+    int rc = fm_coll_barrier(w->comm);
+    if (rc != FM_OK)
+        return fm_win_raise_status(w, call, rc);
+    if (w->info != MPI_INFO_NULL)
+        MPI_Info_free(&w->info);
+    fm_comm_errh_release(w->errh);
+    fm_win_teardown(w);
+    *win = MPI_WIN_NULL;
+    return MPI_SUCCESS;
+}
+
+/* ---- attributes, group, name, info ---------------------------------------- */
+int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
+{
+    const char *call = "MPI_Win_get_attr";
+    FM_CHECK_INIT(call);
+    FM_CHECK_WIN(call, win);
+    if (!attribute_val || !flag)
+        return fm_win_raise(win, call, MPI_ERR_ARG, "attribute_val and flag must not be NULL");
+    void **out = attribute_val;
+    *flag = 1;
+    switch (win_keyval) {
+    case MPI_WIN_BASE: *out = win->base; break;
+    case MPI_WIN_SIZE: *out = &win->win_size; break;
+    case MPI_WIN_DISP_UNIT: *out = &win->disp_unit; break;
+    case MPI_WIN_CREATE_FLAVOR: *out = &win->flavor; break;
+    case MPI_WIN_MODEL: *out = (void *)(uintptr_t)&win_model_unified; break;
+    default:
+        *flag = 0;
+        return fm_win_raise(win, call, MPI_ERR_KEYVAL,
+                            "win_keyval=%d is not a window attribute key", win_keyval);
+    }
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_get_group(MPI_Win win, MPI_Group *group)
+{
+    FM_CHECK_INIT("MPI_Win_get_group");
+    FM_CHECK_WIN("MPI_Win_get_group", win);
+    if (!group)
+        return fm_win_raise(win, "MPI_Win_get_group", MPI_ERR_ARG, "group=NULL");
+    fm_group_retain(win->comm->group);
+    *group = win->comm->group;
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_set_name(MPI_Win win, const char *win_name)
+{
+    FM_CHECK_INIT("MPI_Win_set_name");
+    FM_CHECK_WIN("MPI_Win_set_name", win);
+    if (!win_name)
+        return fm_win_raise(win, "MPI_Win_set_name", MPI_ERR_ARG, "win_name=NULL");
+    snprintf(win->name, sizeof win->name, "%s", win_name);
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
+{
+    FM_CHECK_INIT("MPI_Win_get_name");
+    FM_CHECK_WIN("MPI_Win_get_name", win);
+    if (!win_name || !resultlen)
+        return fm_win_raise(win, "MPI_Win_get_name", MPI_ERR_ARG,
+                            "win_name and resultlen must not be NULL");
+    strcpy(win_name, win->name);
+    *resultlen = (int)strlen(win->name);
+    return MPI_SUCCESS;
+}
+
+/* Hints change no behaviour yet: every path is already the fast one on a
+ * node; they are kept so Win_get_info returns what was given. */
+int MPI_Win_set_info(MPI_Win win, MPI_Info info)
+{
+    const char *call = "MPI_Win_set_info";
+    FM_CHECK_INIT(call);
+    FM_CHECK_WIN(call, win);
+    if (!fm_info_valid(info))
+        return fm_win_raise(win, call, MPI_ERR_INFO, "info is not a valid info object");
+    MPI_Info d;
+    int rc = MPI_Info_dup(info, &d);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (win->info != MPI_INFO_NULL)
+        MPI_Info_free(&win->info);
+    win->info = d;
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
+{
+    const char *call = "MPI_Win_get_info";
+    FM_CHECK_INIT(call);
+    FM_CHECK_WIN(call, win);
+    if (!info_used)
+        return fm_win_raise(win, call, MPI_ERR_ARG, "info_used=NULL");
+    if (win->info != MPI_INFO_NULL)
+        return MPI_Info_dup(win->info, info_used);
+    return MPI_Info_create(info_used);
+}

@@ -1,0 +1,268 @@
+/* win_rma_api.c — MPI_Put / Get / Accumulate / Get_accumulate /
+ * Fetch_and_op / Compare_and_swap and their request-based forms.
+ *
+ * On a node every operation completes before it returns, so the request
+ * forms hand back requests that are already complete (the standard allows
+ * completion at any time before the wait). */
+#include <string.h>
+
+#include "core/request.h"
+#include "coll/op.h"
+#include "dtype/dtype.h"
+#include "mpi/win_api.h"
+
+/* Everything Put/Get/Accumulate check about the origin and target
+ * arguments; MPI_SUCCESS or the raised code. */
+static int check_xfer(const char *call, MPI_Win win, int ocount, MPI_Datatype odt, int trank,
+                      MPI_Aint tdisp, int tcount, MPI_Datatype tdt, int check_origin)
+{
+    if (check_origin) {
+        if (ocount < 0)
+            return fm_win_raise(win, call, MPI_ERR_COUNT, "origin_count=%d must be >= 0", ocount);
+        if (!fm_dt_valid(odt) || !fm_dt_usable(odt))
+            return fm_win_raise(win, call, MPI_ERR_TYPE, "origin_datatype is %s",
+                                fm_dt_valid(odt) ? "not committed" : "not a valid datatype");
+    }
+    if (tcount < 0)
+        return fm_win_raise(win, call, MPI_ERR_COUNT, "target_count=%d must be >= 0", tcount);
+    if (!fm_dt_valid(tdt) || !fm_dt_usable(tdt))
+        return fm_win_raise(win, call, MPI_ERR_TYPE, "target_datatype is %s",
+                            fm_dt_valid(tdt) ? "not committed" : "not a valid datatype");
+    FM_CHECK_WIN_RANK(call, win, trank);
+    if (check_origin && (MPI_Count)ocount * odt->size != (MPI_Count)tcount * tdt->size)
+        return fm_win_raise(win, call, MPI_ERR_TYPE,
+                            "origin carries %lld bytes but target %lld: type signatures differ",
+                            (long long)ocount * (long long)odt->size,
+                            (long long)tcount * (long long)tdt->size);
+    if (trank == MPI_PROC_NULL || win->flavor == MPI_WIN_FLAVOR_DYNAMIC || tcount == 0)
+        return MPI_SUCCESS;
+    MPI_Aint lo, hi, off = tdisp * win->peer[trank].disp_unit;
+    fm_rma_span(tcount, tdt, &lo, &hi);
+    if (tdisp < 0 || off + lo < 0 || off + hi > win->peer[trank].size)
+        return fm_win_raise(win, call, MPI_ERR_RMA_RANGE,
+                            "target_disp=%lld: bytes [%lld, %lld) lie outside rank %d's window "
+                            "of %lld bytes",
+                            (long long)tdisp, (long long)(off + lo), (long long)(off + hi), trank,
+                            (long long)win->peer[trank].size);
+    return MPI_SUCCESS;
+}
+
+/* Predefined op, defined for the target's kind; origin of the same kind. */
+static int check_acc(const char *call, MPI_Win win, MPI_Datatype odt, MPI_Datatype tdt, MPI_Op op)
+{
+    if (!fm_op_valid(op))
+        return fm_win_raise(win, call, MPI_ERR_OP, "op=%s is not valid",
+                            op == MPI_OP_NULL ? "MPI_OP_NULL" : "<invalid>");
+    if (!op->predefined)
+        return fm_win_raise(win, call, MPI_ERR_OP,
+                            "user-defined ops are not allowed in RMA accumulates");
+    if (tdt->basic == FM_BK_NONE || fm_op_check(op, tdt) != FM_OK)
+        return fm_win_raise(win, call, MPI_ERR_OP, "op %s is not defined for target datatype %s",
+                            op->name, tdt->name[0] ? tdt->name : "(derived)");
+    if (op != MPI_NO_OP && odt && odt->basic != tdt->basic)
+        return fm_win_raise(win, call, MPI_ERR_TYPE,
+                            "origin and target datatypes are built from different basic types");
+    return MPI_SUCCESS;
+}
+
+static int done_request(MPI_Win win, const char *call, MPI_Request *request)
+{
+    if (!request)
+        return fm_win_raise(win, call, MPI_ERR_ARG, "request=NULL");
+    struct fm_request *r = fm_req_alloc(FM_REQ_DONE);
+    if (!r)
+        return fm_win_raise(win, call, MPI_ERR_NO_MEM, "no memory for the request");
+    r->status.MPI_SOURCE = MPI_ANY_SOURCE;
+    r->status.MPI_TAG = MPI_ANY_TAG;
+    r->status.MPI_ERROR = MPI_SUCCESS;
+    fm_req_complete(r);
+    *request = r;
+    return MPI_SUCCESS;
+}
+
+/* The common case — same contiguous committed type on both sides, a
+ * mapped target, in range — is one memcpy with no further checks.
+ * Returns the address to copy at, or 0 to take the general path. */
+static inline uintptr_t fast_target(MPI_Win win, int ocount, MPI_Datatype odt, int trank,
+                                    MPI_Aint tdisp, int tcount, MPI_Datatype tdt, size_t *n)
+{
+    const int ok = FM_DT_COMMITTED | FM_DT_CONTIG;
+    if (fm_mpi_state != 1 || !fm_win_valid(win) || (unsigned)trank >= (unsigned)win->size ||
+        odt != tdt || ocount != tcount || ocount < 0 || !odt ||
+        odt->magic != FM_MAGIC_DTYPE || (odt->flags & ok) != ok)
+        return 0;
+    const fm_rma_peer *p = &win->peer[trank];
+    size_t bytes = (size_t)ocount * (size_t)odt->size;
+    MPI_Aint off = tdisp * p->disp_unit + odt->true_lb;
+    if (!p->direct || win->flavor == MPI_WIN_FLAVOR_DYNAMIC || tdisp < 0 || off < 0 ||
+        (size_t)off + bytes > (size_t)p->size || !bytes)
+        return 0;
+    *n = bytes;
+    return p->base + (uintptr_t)off;
+}
+
+static int put(const char *call, const void *obuf, int ocount, MPI_Datatype odt, int trank,
+               MPI_Aint tdisp, int tcount, MPI_Datatype tdt, MPI_Win win)
+{
+    size_t n;
+    uintptr_t t = fast_target(win, ocount, odt, trank, tdisp, tcount, tdt, &n);
+    if (t) {
+        memcpy((void *)t, (const char *)obuf + odt->true_lb, n);
+        return MPI_SUCCESS;
+    }
+    FM_CHECK_INIT(call);
+    FM_CHECK_WIN(call, win);
+    int rc = check_xfer(call, win, ocount, odt, trank, tdisp, tcount, tdt, 1);
+    if (rc != MPI_SUCCESS || trank == MPI_PROC_NULL)
+        return rc;
+    rc = fm_rma_put(win, obuf, ocount, odt, trank, tdisp, tcount, tdt);
+    return rc == FM_OK ? MPI_SUCCESS : fm_win_raise_status(win, call, rc);
+}
+
+static int get(const char *call, void *obuf, int ocount, MPI_Datatype odt, int trank,
+               MPI_Aint tdisp, int tcount, MPI_Datatype tdt, MPI_Win win)
+{
+    size_t n;
+    uintptr_t t = fast_target(win, ocount, odt, trank, tdisp, tcount, tdt, &n);
+    if (t) {
+        memcpy((char *)obuf + odt->true_lb, (const void *)t, n);
+        return MPI_SUCCESS;
+    }
+    FM_CHECK_INIT(call);
+    FM_CHECK_WIN(call, win);
+    int rc = check_xfer(call, win, ocount, odt, trank, tdisp, tcount, tdt, 1);
+    if (rc != MPI_SUCCESS || trank == MPI_PROC_NULL)
+        return rc;
+    rc = fm_rma_get(win, obuf, ocount, odt, trank, tdisp, tcount, tdt);
+    return rc == FM_OK ? MPI_SUCCESS : fm_win_raise_status(win, call, rc);
+}
+
+/* res == NULL: Accumulate; otherwise Get_accumulate. */
+static int acc(const char *call, const void *obuf, int ocount, MPI_Datatype odt, void *res,
+               int rcount, MPI_Datatype rdt, int trank, MPI_Aint tdisp, int tcount,
+               MPI_Datatype tdt, MPI_Op op, MPI_Win win)
+{
+    FM_CHECK_INIT(call);
+    FM_CHECK_WIN(call, win);
+    int noop = fm_op_valid(op) && op == MPI_NO_OP;
+    int rc = check_xfer(call, win, ocount, odt, trank, tdisp, tcount, tdt, !noop);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (res && (rc = check_xfer(call, win, rcount, rdt, trank, tdisp, tcount, tdt, 1)) != MPI_SUCCESS)
+        return rc;
+    if ((rc = check_acc(call, win, noop ? NULL : odt, tdt, op)) != MPI_SUCCESS)
+        return rc;
+    if (trank == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    rc = fm_rma_acc(win, obuf, ocount, odt, res, rcount, rdt, trank, tdisp, tcount, tdt, op);
+    return rc == FM_OK ? MPI_SUCCESS : fm_win_raise_status(win, call, rc);
+}
+
+int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+            int target_rank, MPI_Aint target_disp, int target_count,
+            MPI_Datatype target_datatype, MPI_Win win)
+{
+    return put("MPI_Put", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+               target_count, target_datatype, win);
+}
+
+int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    return get("MPI_Get", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+               target_count, target_datatype, win);
+}
+
+int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                   int target_rank, MPI_Aint target_disp, int target_count,
+                   MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    return acc("MPI_Accumulate", origin_addr, origin_count, origin_datatype, NULL, 0, NULL,
+               target_rank, target_disp, target_count, target_datatype, op, win);
+}
+
+int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                       void *result_addr, int result_count, MPI_Datatype result_datatype,
+                       int target_rank, MPI_Aint target_disp, int target_count,
+                       MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    if (!result_addr && result_count > 0 && fm_win_valid(win))
+        return fm_win_raise(win, "MPI_Get_accumulate", MPI_ERR_BUFFER, "result_addr=NULL");
+    /* a non-NULL marker for zero-sized results keeps the Get_ semantics */
+    return acc("MPI_Get_accumulate", origin_addr, origin_count, origin_datatype,
+               result_addr ? result_addr : (void *)&result_count, result_count, result_datatype,
+               target_rank, target_disp, target_count, target_datatype, op, win);
+}
+
+int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+                     int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+    if (!result_addr && fm_win_valid(win))
+        return fm_win_raise(win, "MPI_Fetch_and_op", MPI_ERR_BUFFER, "result_addr=NULL");
+    return acc("MPI_Fetch_and_op", origin_addr, 1, datatype, result_addr, 1, datatype,
+               target_rank, target_disp, 1, datatype, op, win);
+}
+
+int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
+                         MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
+                         MPI_Win win)
+{
+    const char *call = "MPI_Compare_and_swap";
+    FM_CHECK_INIT(call);
+    FM_CHECK_WIN(call, win);
+    int rc = check_xfer(call, win, 1, datatype, target_rank, target_disp, 1, datatype, 1);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    enum fm_basic_kind k = datatype->basic;
+    if (!(datatype->flags & FM_DT_PREDEFINED) || k == FM_BK_FLOAT || k == FM_BK_DOUBLE ||
+        k == FM_BK_LDOUBLE || (k >= FM_BK_FCOMPLEX && k != FM_BK_BYTE) || datatype->size > 8)
+        return fm_win_raise(win, call, MPI_ERR_TYPE,
+                            "datatype must be a predefined integer, logical or byte type");
+    if (!origin_addr || !compare_addr || !result_addr)
+        return fm_win_raise(win, call, MPI_ERR_BUFFER,
+                            "origin_addr, compare_addr and result_addr must not be NULL");
+    if (target_rank == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    rc = fm_rma_cas(win, origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp);
+    return rc == FM_OK ? MPI_SUCCESS : fm_win_raise_status(win, call, rc);
+}
+
+int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             int target_rank, MPI_Aint target_disp, int target_count,
+             MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    int rc = put("MPI_Rput", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                 target_count, target_datatype, win);
+    return rc != MPI_SUCCESS ? rc : done_request(win, "MPI_Rput", request);
+}
+
+int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+             MPI_Request *request)
+{
+    int rc = get("MPI_Rget", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                 target_count, target_datatype, win);
+    return rc != MPI_SUCCESS ? rc : done_request(win, "MPI_Rget", request);
+}
+
+int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                    int target_rank, MPI_Aint target_disp, int target_count,
+                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                    MPI_Request *request)
+{
+    int rc = acc("MPI_Raccumulate", origin_addr, origin_count, origin_datatype, NULL, 0, NULL,
+                 target_rank, target_disp, target_count, target_datatype, op, win);
+    return rc != MPI_SUCCESS ? rc : done_request(win, "MPI_Raccumulate", request);
+}
+
+int MPI_Rget_accumulate(const void *origin_addr, int origin_count,
+                        MPI_Datatype origin_datatype, void *result_addr, int result_count,
+                        MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                        int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                        MPI_Request *request)
+{
+    int rc = MPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr,
+                                result_count, result_datatype, target_rank, target_disp,
+                                target_count, target_datatype, op, win);
+    return rc != MPI_SUCCESS ? rc : done_request(win, "MPI_Rget_accumulate", request);
+}

@@ -1,0 +1,162 @@
+/* rma.h — one-sided communication windows between ranks of one node.
+ *
+ * Every rank of a window creates one POSIX shm segment
+ * `/fabmpi-<JOBID>-w<id>-<rank>` (0600), maps every peer's, and unlinks its
+ * own name as soon as all peers have mapped it:
+ *
+ *   [ fm_rma_ctl (lock words, PSCW counters) | pad to a page ][ data ]
+ *
+ * Data: Win_allocate puts each rank's memory in its own segment;
+ * Win_allocate_shared puts all of it, contiguous in rank order, in the
+ * segment of the window's rank 0; Win_create and Win_create_dynamic keep the
+ * user's memory where it is and peers reach it with process_vm_readv/writev
+ * (CMA), so those segments hold only the control block.
+ *
+ * Every operation completes before it returns (loads and stores on mapped
+ * memory, or a finished CMA syscall), so flushes are memory fences and the
+ * target never has to take part: passive target progresses by construction.
+ *
+ * Accumulate atomicity: on mapped windows each aligned basic element of
+ * 1, 2, 4 or 8 bytes is updated with one C11 atomic operation (fetch-add /
+ * and / or / xor / exchange, or a compare-and-swap loop for other ops); every
+ * other element (long double, complex, value-index pairs, misaligned) is
+ * updated under the target rank's `acc` lock word.  The choice depends only
+ * on the element's type and address, so two accumulates on one location
+ * always take the same path and stay atomic with respect to each other.  CMA
+ * windows do every accumulate under `acc`.  Arguments are checked by the API
+ * layer (src/mpi/win_*.c); functions here return FM_OK or FM_ERR_*. */
+#ifndef FM_RMA_RMA_H
+#define FM_RMA_RMA_H
+
+#include <mpi.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FM_MAGIC_WIN 0x57494e44u
+
+/* Passive-target lock word: number of shared holders, or this bit alone
+ * while one exclusive holder has it. */
+#define FM_RMA_LOCK_EXCL ((int64_t)1 << 40)
+
+/* Control block at offset 0 of each rank's window segment.  Words that
+ * different ranks hammer sit on separate cache lines. */
+typedef struct fm_rma_ctl {
+    _Atomic int64_t lock;       /* Win_lock / lock_all on this rank */
+    char pad0[56];
+    _Atomic uint32_t acc;       /* held around accumulates that are not one atomic op */
+    char pad1[60];
+    _Atomic uint32_t completes; /* PSCW: access epochs origins completed to us */
+    char pad2[60];
+    _Atomic uint32_t posted[];  /* PSCW: [t] exposure epochs rank t opened to us */
+} fm_rma_ctl;
+
+/* One rank of the window, as seen from here. */
+typedef struct fm_rma_peer {
+    uintptr_t base;  /* direct: its window memory mapped here; else its address there */
+    MPI_Aint size;
+    int disp_unit;
+    int direct;      /* 1: load/store at base; 0: CMA into process pid */
+    int pid;
+    fm_rma_ctl *ctl; /* its control block, mapped here */
+    void *map;       /* its segment mapping (NULL when none of ours) */
+    size_t map_len;
+} fm_rma_peer;
+
+/* Memory attached to a dynamic window (local bookkeeping for Win_detach). */
+typedef struct fm_rma_region {
+    void *base;
+    MPI_Aint size;
+    struct fm_rma_region *next;
+} fm_rma_region;
+
+enum { FM_RMA_HELD_NONE = 0, FM_RMA_HELD_SHARED, FM_RMA_HELD_EXCL, FM_RMA_HELD_NOCHECK };
+
+struct fm_errhandler;
+
+struct fm_win {
+    uint32_t magic;
+    int flavor;                /* MPI_WIN_FLAVOR_* */
+    int rank, size;            /* in the window's group */
+    MPI_Comm comm;             /* private duplicate; its handler returns errors */
+    fm_rma_peer *peer;         /* [size] */
+    void *base;                /* this rank's window memory */
+    MPI_Aint win_size;
+    int disp_unit;
+    int acc_locked;            /* CMA flavors: every accumulate under acc */
+    struct fm_errhandler *errh;
+    MPI_Info info;             /* hints as given (dup), or MPI_INFO_NULL */
+    /* passive target */
+    uint8_t *held;             /* [size] FM_RMA_HELD_* taken by Win_lock */
+    int lock_all;              /* 1: Win_lock_all epoch (2: with MPI_MODE_NOCHECK) */
+    /* PSCW */
+    int *access;               /* comm ranks of the Win_start group */
+    int naccess;               /* -1: no access epoch */
+    int nexpose;               /* origins in the Win_post group; -1: no exposure epoch */
+    uint32_t *post_seen;       /* [size] posts from each target consumed by Win_start */
+    uint32_t complete_seen;    /* completions consumed by Win_wait/test */
+    fm_rma_region *regions;
+    char name[MPI_MAX_OBJECT_NAME];
+};
+
+static inline int fm_win_valid(MPI_Win w) { return w && w->magic == FM_MAGIC_WIN; }
+
+/* ---- creation (win_setup.c) --------------------------------------------- */
+/* Collective over comm.  base/size/disp_unit: create (user memory) and the
+ * sizes of allocate / allocate_shared (base ignored); dynamic: all 0.  On
+ * FM_OK *out is the window and w->base this rank's memory.  Names why in
+ * `why` (FM_RMA_WHY bytes) on failure. */
+#define FM_RMA_WHY 256
+int fm_win_setup(int flavor, void *base, MPI_Aint size, int disp_unit, MPI_Comm comm,
+                 struct fm_win **out, char *why);
+/* Unmap and free everything (after the closing barrier). */
+void fm_win_teardown(struct fm_win *w);
+
+/* ---- data movement (xfer.c, acc.c) -------------------------------------- */
+/* Target location: byte address (in peer terms) of displacement disp. */
+static inline uintptr_t fm_rma_target(const struct fm_win *w, int rank, MPI_Aint disp)
+{
+    const fm_rma_peer *p = &w->peer[rank];
+    return p->base + (uintptr_t)(disp * p->disp_unit);
+}
+int fm_rma_put(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_Datatype odt, int trank,
+               MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype tdt);
+int fm_rma_get(struct fm_win *w, void *obuf, MPI_Count ocount, MPI_Datatype odt, int trank,
+               MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype tdt);
+/* Accumulate (res == NULL) or Get_accumulate (old target contents into
+ * res/rcount/rdt).  op MPI_NO_OP ignores the origin. */
+int fm_rma_acc(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_Datatype odt, void *res,
+               MPI_Count rcount, MPI_Datatype rdt, int trank, MPI_Aint tdisp, MPI_Count tcount,
+               MPI_Datatype tdt, MPI_Op op);
+int fm_rma_cas(struct fm_win *w, const void *obuf, const void *cmp, void *res, MPI_Datatype dt,
+               int trank, MPI_Aint tdisp);
+
+/* Copy (src, scount, sdt) to (dst, dcount, ddt) in this process. */
+void fm_rma_copy(const void *src, MPI_Count scount, MPI_Datatype sdt, void *dst, MPI_Count dcount,
+                 MPI_Datatype ddt);
+/* Lowest and one-past-highest byte a (count, dt) buffer touches, relative
+ * to the buffer pointer. */
+void fm_rma_span(MPI_Count count, MPI_Datatype dt, MPI_Aint *lo, MPI_Aint *hi);
+
+/* ---- CMA (cma.c) --------------------------------------------------------- */
+/* Move bytes between (lbuf, lcount, ldt) here and (raddr, rcount, rdt) in
+ * process pid: write = 1 copies here -> there. */
+int fm_rma_cma(int pid, int write, void *lbuf, MPI_Count lcount, MPI_Datatype ldt, uintptr_t raddr,
+               MPI_Count rcount, MPI_Datatype rdt);
+
+/* ---- synchronisation (sync.c) ------------------------------------------- */
+void fm_rma_acc_lock(fm_rma_ctl *c);
+void fm_rma_acc_unlock(fm_rma_ctl *c);
+int fm_rma_fence(struct fm_win *w);
+void fm_rma_lock(struct fm_win *w, int exclusive, int rank);
+void fm_rma_unlock(struct fm_win *w, int exclusive, int rank);
+/* PSCW over the control blocks; ranks are the window's. */
+void fm_rma_post(struct fm_win *w, const int *origins, int n);
+void fm_rma_start(struct fm_win *w, const int *targets, int n);
+void fm_rma_complete(struct fm_win *w);
+/* wait: block until every origin of the exposure epoch completed; test:
+ * the same without blocking, 1 when the epoch ended. */
+void fm_rma_wait(struct fm_win *w);
+int fm_rma_test(struct fm_win *w);
+
+#endif

@@ -1,0 +1,318 @@
+/* win_setup.c — create, exchange, map and unlink window segments.
+ *
+ * Sequence (the same on every rank, so the collectives pair up even when
+ * one rank fails):
+ *   1. duplicate the communicator (private context for the window's own
+ *      barriers; the user may free theirs right after creation);
+ *   2. allocate_shared: allgather the sizes (rank 0's segment holds all);
+ *   3. create our segment; allgather one card per rank (name, sizes,
+ *      address, pid, ok);
+ *   4. map every peer's segment; allreduce(min) of "mapped everything",
+ *      which also tells each rank that all peers have mapped its segment;
+ *   5. unlink our name: from here only mappings keep the memory, so nothing
+ *      is left in /dev/shm however the job ends. */
+#include "rma/rma.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "coll/coll.h"
+#include "core/world.h"
+#include "mpi/comm.h"
+#include "util/param.h"
+#include "util/status.h"
+
+#define PAGE 4096u
+
+/* What each rank tells the others about its part of the window. */
+typedef struct win_card {
+    char name[112];
+    uint64_t seg_len;   /* bytes of its segment */
+    uint64_t addr;      /* create: its window memory, in its address space */
+    int64_t size;       /* its window bytes */
+    int32_t disp_unit;
+    int32_t pid;
+    int32_t ok;         /* 0: it failed; nobody maps its segment */
+    int32_t pad;
+} win_card;
+
+static unsigned next_win_id; /* per process: names carry the rank too */
+
+static size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
+
+/* Bytes before the data: the control block with one posted[] word per rank. */
+static size_t ctl_len(int size)
+{
+    return round_up(sizeof(fm_rma_ctl) + (size_t)size * sizeof(uint32_t), PAGE);
+}
+
+static int make_name(char *out, size_t len)
+{
+    char safe[64];
+    const char *job = fm_param.JOBID && fm_param.JOBID[0] ? fm_param.JOBID : NULL;
+    if (job)
+        snprintf(safe, sizeof safe, "%s", job);
+    else
+        snprintf(safe, sizeof safe, "s%ld", (long)getpid()); /* singleton: no job id */
+    for (char *p = safe; *p; p++)
+        if (*p == '/')
+            *p = '_';
+    int n = snprintf(out, len, "/fabmpi-%s-w%u-%d", safe, next_win_id++, fm_world_rank);
+    return n > 0 && (size_t)n < len;
+}
+
+/* Step 3: our segment, zero-filled by ftruncate. */
+static void *create_own(win_card *c, size_t len, char *why)
+{
+    if (!make_name(c->name, sizeof c->name)) {
+        snprintf(why, FM_RMA_WHY, "window segment name too long (FABMPI_JOBID=%s)", fm_param.JOBID);
+        return NULL;
+    }
+    int fd = shm_open(c->name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        snprintf(why, FM_RMA_WHY, "cannot create /dev/shm%s: %s", c->name, strerror(errno));
+        return NULL;
+    }
+    void *m = MAP_FAILED;
+    if (ftruncate(fd, (off_t)len) == 0)
+        m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    else
+        snprintf(why, FM_RMA_WHY, "cannot size /dev/shm%s to %zu bytes: %s; free space in /dev/shm",
+                 c->name, len, strerror(errno));
+    int e = errno;
+    close(fd);
+    if (m == MAP_FAILED) {
+        if (!why[0])
+            snprintf(why, FM_RMA_WHY, "cannot map /dev/shm%s (%zu bytes): %s", c->name, len,
+                     strerror(e));
+        shm_unlink(c->name);
+        return NULL;
+    }
+    c->seg_len = len;
+    return m;
+}
+
+static void *map_peer(const win_card *c, int rank, char *why)
+{
+    int fd = shm_open(c->name, O_RDWR | O_CLOEXEC, 0);
+    if (fd < 0) {
+        snprintf(why, FM_RMA_WHY,
+                 "window rank %d is not reachable through shared memory (/dev/shm%s: %s); "
+                 "windows across nodes are not supported yet",
+                 rank, c->name, strerror(errno));
+        return NULL;
+    }
+    void *m = mmap(NULL, c->seg_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int e = errno;
+    close(fd);
+    if (m == MAP_FAILED) {
+        snprintf(why, FM_RMA_WHY, "cannot map window rank %d's /dev/shm%s: %s", rank, c->name,
+                 strerror(e));
+        return NULL;
+    }
+    return m;
+}
+
+static int dup_comm(MPI_Comm comm, MPI_Comm *out)
+{
+    uint32_t ctx;
+    int rc = fm_ctx_alloc(comm, &ctx);
+    if (rc != FM_OK)
+        return rc;
+    rc = fm_comm_build(comm->group, ctx, NULL, out);
+    if (rc != FM_OK) {
+        fm_ctx_free(ctx);
+        return rc;
+    }
+    /* Errors inside the window's plumbing are reported through the
+     * window's handler, not the duplicate's. */
+    fm_errors_return.refcount++;
+    fm_comm_errh_release((*out)->errh);
+    (*out)->errh = &fm_errors_return;
+    return FM_OK;
+}
+
+static struct fm_win *win_alloc(int flavor, MPI_Comm dup)
+{
+    struct fm_win *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    w->flavor = flavor;
+    w->comm = dup;
+    w->rank = dup->rank;
+    w->size = dup->size;
+    w->naccess = -1;
+    w->nexpose = -1;
+    w->info = MPI_INFO_NULL;
+    w->peer = calloc((size_t)w->size, sizeof *w->peer);
+    w->held = calloc((size_t)w->size, 1);
+    w->post_seen = calloc((size_t)w->size, sizeof *w->post_seen);
+    w->access = calloc((size_t)w->size, sizeof *w->access);
+    if (!w->peer || !w->held || !w->post_seen || !w->access) {
+        free(w->peer);
+        free(w->held);
+        free(w->post_seen);
+        free(w->access);
+        free(w);
+        return NULL;
+    }
+    return w;
+}
+
+void fm_win_teardown(struct fm_win *w)
+{
+    for (int i = 0; i < w->size; i++)
+        if (w->peer[i].map)
+            munmap(w->peer[i].map, w->peer[i].map_len);
+    while (w->regions) {
+        fm_rma_region *r = w->regions;
+        w->regions = r->next;
+        free(r);
+    }
+    if (w->comm)
+        fm_comm_release(w->comm);
+    free(w->peer);
+    free(w->held);
+    free(w->post_seen);
+    free(w->access);
+    w->magic = 0;
+    free(w);
+}
+
+/* Step 4 for everyone; fills w->peer.  Returns 1 when all mapped. */
+static int map_all(struct fm_win *w, const win_card *cards, void *own, const MPI_Aint *shared_off,
+                   size_t data_off, char *why)
+{
+    int ok = 1;
+    for (int i = 0; i < w->size && ok; i++) {
+        fm_rma_peer *p = &w->peer[i];
+        const win_card *c = &cards[i];
+        p->map = i == w->rank ? own : map_peer(c, i, why);
+        if (!p->map) {
+            ok = 0;
+            break;
+        }
+        p->map_len = c->seg_len;
+        p->ctl = p->map;
+        p->size = (MPI_Aint)c->size;
+        p->disp_unit = c->disp_unit;
+        p->pid = c->pid;
+        switch (w->flavor) {
+        case MPI_WIN_FLAVOR_ALLOCATE:
+            p->direct = 1;
+            p->base = (uintptr_t)p->map + data_off;
+            break;
+        case MPI_WIN_FLAVOR_SHARED:
+            p->direct = 1; /* filled below, once rank 0's segment is mapped */
+            break;
+        case MPI_WIN_FLAVOR_CREATE:
+            p->direct = i == w->rank;
+            p->base = (uintptr_t)c->addr;
+            break;
+        default: /* dynamic: displacements are addresses */
+            p->direct = i == w->rank;
+            p->base = 0;
+            p->disp_unit = 1;
+            break;
+        }
+    }
+    if (ok && w->flavor == MPI_WIN_FLAVOR_SHARED)
+        for (int i = 0; i < w->size; i++)
+            w->peer[i].base = (uintptr_t)w->peer[0].map + data_off + (uintptr_t)shared_off[i];
+    return ok;
+}
+
+int fm_win_setup(int flavor, void *base, MPI_Aint size, int disp_unit, MPI_Comm comm,
+                 struct fm_win **out, char *why)
+{
+    why[0] = 0;
+    MPI_Comm dup;
+    int rc = dup_comm(comm, &dup);
+    if (rc != FM_OK) {
+        snprintf(why, FM_RMA_WHY, "cannot duplicate the communicator: %s", fm_status_msg(rc));
+        return rc;
+    }
+    struct fm_win *w = win_alloc(flavor, dup);
+    if (!w) {
+        fm_comm_release(dup);
+        snprintf(why, FM_RMA_WHY, "out of memory");
+        return FM_ERR_NOMEM;
+    }
+    size_t data_off = ctl_len(w->size);
+    size_t len = data_off;
+    MPI_Aint *shared_off = NULL;
+    if (flavor == MPI_WIN_FLAVOR_SHARED) {
+        /* Contiguous across ranks: rank 0's segment holds everyone's part. */
+        shared_off = calloc((size_t)w->size + 1, sizeof *shared_off);
+        MPI_Aint *sizes = calloc((size_t)w->size, sizeof *sizes);
+        rc = shared_off && sizes ? FM_OK : FM_ERR_NOMEM;
+        int r2 = fm_coll_allgather(&size, 1, MPI_AINT, sizes ? sizes : shared_off, 1, MPI_AINT, dup);
+        rc = rc != FM_OK ? rc : r2;
+        if (rc == FM_OK) {
+            for (int i = 0; i < w->size; i++)
+                shared_off[i + 1] = shared_off[i] + sizes[i];
+            if (w->rank == 0)
+                len += round_up((size_t)shared_off[w->size], PAGE);
+        }
+        free(sizes);
+        if (rc != FM_OK) {
+            /* every rank got the same allgather result, so all fail alike */
+            free(shared_off);
+            fm_win_teardown(w);
+            snprintf(why, FM_RMA_WHY, "exchanging window sizes: %s", fm_status_msg(rc));
+            return rc;
+        }
+    } else if (flavor == MPI_WIN_FLAVOR_ALLOCATE) {
+        len += round_up((size_t)size, PAGE);
+    }
+
+    win_card me, *cards = calloc((size_t)w->size, sizeof *cards);
+    memset(&me, 0, sizeof me);
+    void *own = cards ? create_own(&me, len, why) : NULL;
+    if (!cards && !why[0])
+        snprintf(why, FM_RMA_WHY, "out of memory");
+    me.addr = (uint64_t)(uintptr_t)base;
+    me.size = (int64_t)size;
+    me.disp_unit = disp_unit;
+    me.pid = (int32_t)getpid();
+    me.ok = own != NULL;
+    win_card dummy[1];
+    rc = fm_coll_allgather(&me, sizeof me, MPI_BYTE, cards ? (void *)cards : (void *)dummy,
+                           cards ? (MPI_Count)sizeof me : 0, MPI_BYTE, dup);
+    int ok = rc == FM_OK && own && cards;
+    for (int i = 0; ok && i < w->size; i++)
+        if (!cards[i].ok) {
+            ok = 0;
+            snprintf(why, FM_RMA_WHY, "window rank %d could not create its segment", i);
+        }
+    /* Every rank sees the same cards, so all agree whether to go on. */
+    if (ok)
+        ok = map_all(w, cards, own, shared_off, data_off, why);
+    int all = ok;
+    rc = fm_coll_allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, dup);
+    if (own)
+        shm_unlink(me.name);
+    free(cards);
+    free(shared_off);
+    if (rc != FM_OK || !all) {
+        if (own && !w->peer[w->rank].map)
+            munmap(own, len);
+        if (!why[0])
+            snprintf(why, FM_RMA_WHY, "another rank of the window failed to set it up");
+        fm_win_teardown(w);
+        return rc != FM_OK ? rc : FM_ERR_NET;
+    }
+    fm_rma_peer *self = &w->peer[w->rank];
+    w->base = flavor == MPI_WIN_FLAVOR_DYNAMIC ? NULL : (void *)self->base;
+    w->win_size = self->size;
+    w->disp_unit = self->disp_unit;
+    w->acc_locked = flavor == MPI_WIN_FLAVOR_CREATE || flavor == MPI_WIN_FLAVOR_DYNAMIC;
+    w->magic = FM_MAGIC_WIN;
+    *out = w;
+    return FM_OK;
+}
