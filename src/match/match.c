@@ -274,9 +274,8 @@ static void posted_remove(fm_match_queue *q, fm_match_entry *r)
     q->nposted--;
 }
 
-fm_match_entry *fm_match_arrive(fm_match_queue *q, fm_match_entry *msg)
+fm_match_entry *fm_match_take_posted(fm_match_queue *q, int32_t src, int32_t tag)
 {
-    const int32_t src = msg->src, tag = msg->tag;
     fm_match_entry *best = NULL, *r;
     struct fm_match_bin *b = bin_find(q, src);
 
@@ -296,14 +295,16 @@ fm_match_entry *fm_match_arrive(fm_match_queue *q, fm_match_entry *msg)
                 break;
             }
     }
-    if (best) {
+    if (best)
         posted_remove(q, best);
-        msg->queued = 0;
-        return best;
-    }
+    return best;
+}
 
+void fm_match_add_unexpected(fm_match_queue *q, fm_match_entry *msg)
+{
+    const int32_t src = msg->src;
+    struct fm_match_bin *b = bin_get(q, src);
     msg->seq = q->next_seq++;
-    b = b ? b : bin_get(q, src);
     if (b) {
         list_append(&b->unexp, msg);
     } else {
@@ -314,6 +315,16 @@ fm_match_entry *fm_match_arrive(fm_match_queue *q, fm_match_entry *msg)
     arrival_append(q, msg);
     msg->queued = 1;
     q->nunexp++;
+}
+
+fm_match_entry *fm_match_arrive(fm_match_queue *q, fm_match_entry *msg)
+{
+    fm_match_entry *best = fm_match_take_posted(q, msg->src, msg->tag);
+    if (best) {
+        msg->queued = 0;
+        return best;
+    }
+    fm_match_add_unexpected(q, msg);
     return NULL;
 }
 

@@ -43,6 +43,13 @@ fm_match_entry *fm_match_post(fm_match_queue *q, fm_match_entry *recv);
  * appending `msg` to the unexpected queue. */
 fm_match_entry *fm_match_arrive(fm_match_queue *q, fm_match_entry *msg);
 
+/* The two halves of fm_match_arrive, for callers that want to build the
+ * unexpected record only when no receive waits: remove and return the
+ * earliest posted receive matching (src, tag), or NULL ... */
+fm_match_entry *fm_match_take_posted(fm_match_queue *q, int32_t src, int32_t tag);
+/* ... and then queue the message as unexpected. */
+void fm_match_add_unexpected(fm_match_queue *q, fm_match_entry *msg);
+
 /* The earliest unexpected message matching (src, tag) (wildcards allowed),
  * left in the queue; NULL if none.  For Probe/Iprobe. */
 fm_match_entry *fm_match_peek(fm_match_queue *q, int src, int tag);

@@ -33,6 +33,8 @@ void fm_msg_free(struct fm_message *m);
  * message has left.  The payload must stay valid until then. */
 int fm_send_or_park(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen,
                     struct fm_request *req);
+/* 1 if messages to `peer` are parked (a new one must queue behind them). */
+int fm_pending_to(int peer);
 /* Retry parked messages; returns how many left. */
 int fm_pending_drain(void);
 /* Queue a pipelined-rendezvous sender to stream its DATA chunks. */

@@ -165,3 +165,5 @@ int fm_pending_drain(void)
 }
 
 int fm_pending_any(void) { return nactive; }
+
+int fm_pending_to(int peer) { return head[peer] != NULL; }

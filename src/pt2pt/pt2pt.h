@@ -19,6 +19,13 @@ int fm_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int ta
 int fm_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
              int coll, struct fm_request **req);
 
+/* Blocking standard send, fast path: a contiguous message that fits one
+ * eager record goes straight to the transport with no request.  Returns
+ * FM_OK when sent, FM_ERR_AGAIN when the caller must take the general path
+ * (too large, non-contiguous, or the peer's queue is busy). */
+int fm_send_eager_now(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                      MPI_Comm comm);
+
 /* Block until r completes (progressing, then yielding), copy its status,
  * and free it.  Returns the request's error (FM_OK or FM_ERR_TRUNCATE ...). */
 int fm_wait(struct fm_request *r, MPI_Status *status);

@@ -218,25 +218,23 @@ void fm_deliver(int peer, const void *msg, size_t len)
     }
     payload = (const char *)msg + hlen;
 
-    /* A matching record: returned to the pool at once if a receive waits. */
+    /* Matched straight from the transport's buffer when a receive waits;
+     * only an unexpected message gets a record (and a copy). */
+    fm_match_queue *q = fm_ctx_queue(h->ctx);
+    fm_match_entry *m = fm_match_take_posted(q, h->src, h->tag);
+    if (m) {
+        fm_recv_matched((struct fm_request *)m, peer, (const fm_hdr_rndv *)msg, payload);
+        return;
+    }
     int eager = h->proto != FM_PROTO_RTS;
-    struct fm_message *u = fm_msg_alloc(0);
+    struct fm_message *u = fm_msg_alloc(eager ? h->len : 0);
     if (!u)
         fm_boot_abort(1, "fabmpi: out of memory queueing an unexpected message");
     memcpy(&u->h, msg, hlen);
     u->peer = peer;
     u->me.src = h->src;
     u->me.tag = h->tag;
-    fm_match_entry *m = fm_match_arrive(fm_ctx_queue(h->ctx), &u->me);
-    if (m) {
-        fm_recv_matched((struct fm_request *)m, peer, &u->h, payload);
-        fm_msg_free(u);
-        return;
-    }
-    if (eager && h->len) {
-        u->data = h->len > FM_UNEXP_INLINE ? malloc(h->len) : (void *)u->inline_data;
-        if (!u->data)
-            fm_boot_abort(1, "fabmpi: out of memory queueing an unexpected message");
+    if (eager && h->len)
         memcpy(u->data, payload, h->len);
-    }
+    fm_match_add_unexpected(q, &u->me);
 }

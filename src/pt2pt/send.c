@@ -76,6 +76,20 @@ int fm_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int ta
     return fm_send_or_park(peer, &h, sizeof h, NULL, 0, r);
 }
 
+int fm_send_eager_now(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                      MPI_Comm comm)
+{
+    if (dest == MPI_PROC_NULL)
+        return FM_OK;
+    int peer = comm->world[dest];
+    uint64_t bytes = (uint64_t)count * (uint64_t)dt->size;
+    if (!fm_dt_is_contig(dt) || bytes > fm_eager_limit(peer) || fm_pending_to(peer))
+        return FM_ERR_AGAIN;
+    fm_hdr h = {.proto = FM_PROTO_EAGER, .ctx = comm->ctx, .src = comm->rank, .tag = tag,
+                .len = bytes};
+    return fm_peer_net[peer]->send(peer, &h, sizeof h, (const char *)buf + dt->true_lb, bytes);
+}
+
 void fm_on_sent(struct fm_request *r, const void *hdr)
 {
     switch (((const fm_hdr *)hdr)->proto) {
