@@ -64,6 +64,14 @@ typedef struct fm_ring_rx {
     uint64_t pos; /* next record to read; published to *tail per batch */
 } fm_ring_rx;
 
+/* 1 if a record (or skip) waits at the consumer's position: the cheap test a
+ * spinning receiver makes before paying for a full poll. */
+static inline int fm_ring_ready(const fm_ring_rx *rx)
+{
+    const _Atomic uint64_t *w = (const _Atomic uint64_t *)(const void *)(rx->data + (rx->pos & rx->mask));
+    return atomic_load_explicit(w, memory_order_relaxed) != 0;
+}
+
 /* Bytes a ring with a `size`-byte data area occupies (a multiple of 64). */
 size_t fm_ring_footprint(size_t size);
 /* Round a requested size to the power of two actually used (>= 4 KiB). */

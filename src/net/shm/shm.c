@@ -133,11 +133,14 @@ static int shm_poll(fm_net_deliver_fn *cb)
     fm_shm_state *s = &fm_shm;
     if (polling)
         return 0;
-    polling = 1;
     int n = 0;
-    for (int i = 0; i < s->nrx; i++)
+    for (int i = 0; i < s->nrx; i++) {
+        if (!fm_ring_ready(&s->rx[i]))
+            continue; /* the common case while spinning: one load per peer */
+        polling = 1;
         n += fm_ring_poll(&s->rx[i], s->rx_peer[i], cb, SHM_POLL_BATCH);
-    polling = 0;
+        polling = 0;
+    }
     return n;
 }
 
