@@ -13,12 +13,17 @@ BUILD ?= build
 WERROR ?= 0
 SHELL := /bin/bash
 
-DEPS := gcc make pkg-config meson ninja-build libcmocka-dev python3
+# Build: compiler, Meson+Ninja, cmocka; libfabric (OFI transport); PMIx and
+# Slurm's PMI-2 (external launchers).  Tests also start a one-node Slurm and
+# launch through Open MPI's and MPICH's launchers.
+DEPS := gcc make pkg-config meson ninja-build libcmocka-dev python3 \
+        libfabric-dev libfabric-bin libpmix-dev libpmi2-0-dev
+TEST_DEPS := slurmd slurmctld slurm-client munge openmpi-bin mpich procps
 BENCH_DEPS := openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox
 
 MESON_OPTS := -Dwerror=$(if $(filter 1,$(WERROR)),true,false)
 
-.PHONY: all build deps bench-deps demo test test-asan test-valgrind bench install docs clean
+.PHONY: all build deps test-deps bench-deps demo test test-asan test-valgrind bench install docs clean
 
 all: build
 
@@ -41,6 +46,9 @@ deps:
 bench-deps:
 	$(call ensure_packages,$(DEPS) $(BENCH_DEPS))
 
+test-deps:
+	$(call ensure_packages,$(DEPS) $(TEST_DEPS))
+
 $(BUILD)/build.ninja:
 	meson setup $(BUILD) $(MESON_OPTS)
 
@@ -51,7 +59,7 @@ build: deps $(BUILD)/build.ninja
 demo: build
 	bash examples/run-demo $(BUILD)
 
-test: build
+test: test-deps build
 	bash tests/run-all $(BUILD)
 
 test-asan: deps

@@ -13,6 +13,7 @@
 #include <mpi.h>
 
 #include "fm_config.h"
+#include "net/ofi/ofi_info.h"
 #include "util/param.h"
 
 /* Can this process create a shared-memory segment the way the shm transport does? */
@@ -72,6 +73,7 @@ int main(int argc, char **argv)
     printf("  self         available\n");
     printf("  shm          %s\n", shm_status());
     printf("  shm/cma      %s\n", cma_status());
+    fm_ofi_print_info(stdout);
     printf("knobs (environment variables; docs/ENV.md has the same table):\n");
     if (bad)
         printf("  warning: %s\n", err);

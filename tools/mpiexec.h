@@ -16,6 +16,16 @@ struct fm_mx_out {
     struct fm_wbuf buf; /* bytes of a line not yet complete */
 };
 
+/* A rank's answer to the hang-report signal (wire.h FM_WIRE_HANG). */
+struct fm_mx_hang {
+    int got;        /* answered */
+    int active;     /* threads in blocking MPI calls */
+    int peer, tag;  /* INT_MIN: the call has none */
+    long long count; /* -1: none */
+    unsigned ms;    /* time in the call */
+    char call[FM_WIRE_HANG_CALL + 1], comm[FM_WIRE_HANG_COMM + 1];
+};
+
 struct fm_mx_rank {
     pid_t pid;        /* 0 until forked; the rank leads its own process group */
     int conn;         /* index into job->conns, -1 if none */
@@ -24,6 +34,7 @@ struct fm_mx_rank {
     int in_fence;     /* waiting in the current fence */
     int reaped;
     double lost_at;   /* > 0: connection closed without FINALIZE at this time */
+    struct fm_mx_hang hang;
     struct fm_mx_out out[2];
 };
 
@@ -59,6 +70,7 @@ struct fm_mx_job {
     double start;
     int ending;     /* the job is being torn down; further failures are effects */
     double kill_at; /* when still-living ranks get SIGKILL */
+    double report_until; /* > 0: collecting hang reports until then */
     int killed;     /* SIGKILL sent */
     int exit_code;  /* first failure; 0 while everything is fine */
 };
@@ -85,6 +97,15 @@ void fm_mx_conn_writable(struct fm_mx_job *job, int ci);
 void fm_mx_server_drain(struct fm_mx_job *job, int rank);
 /* If a fence waits for a rank that can no longer join it, end the job. */
 void fm_mx_check_fence(struct fm_mx_job *job);
+
+/* mpiexec_hang.c: the --timeout hang report */
+/* Ask every rank that can answer; returns how many were asked. */
+int fm_mx_hang_ask(struct fm_mx_job *job);
+/* 1 once every asked rank has answered (or is gone). */
+int fm_mx_hang_complete(const struct fm_mx_job *job);
+void fm_mx_hang_print(const struct fm_mx_job *job);
+/* Store a HANG message from rank r; 0 ok, -1 malformed. */
+int fm_mx_hang_store(struct fm_mx_job *job, int r, const unsigned char *p, uint32_t len);
 
 /* mpiexec_io.c */
 int fm_mx_out_pipes(struct fm_mx_job *job, int rank, int wfds[2]);

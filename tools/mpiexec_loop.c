@@ -20,6 +20,7 @@
 
 #define LOST_GRACE 1.0    /* s between a dropped connection and calling it a failure */
 #define GIVE_UP_AFTER 5.0 /* s after SIGKILL before we stop waiting for the dead */
+#define HANG_WAIT 1.0     /* s the hang report waits for the ranks' answers */
 
 static int sig_fds[2] = {-1, -1};
 static const int handled[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT};
@@ -190,11 +191,19 @@ static void deadlines(struct fm_mx_job *job, double now, double *next)
     *next = 0;
 #define SOONER(t) (*next = (*next == 0 || (t) < *next) ? (t) : *next)
     if (!job->ending && job->timeout > 0) {
-        if (now >= job->start + job->timeout) {
-            fm_mx_say("job exceeded --timeout of %g s; ending it", job->timeout);
+        /* Overrun: first ask each rank where it is blocked (answers come
+         * through the poll loop), print that, then end the job. */
+        if (job->report_until == 0 && now >= job->start + job->timeout) {
+            job->report_until = now + HANG_WAIT;
+            if (fm_mx_hang_ask(job) == 0)
+                job->report_until = now;
+        }
+        if (job->report_until > 0 && (now >= job->report_until || fm_mx_hang_complete(job))) {
+            fm_mx_say("job exceeded --timeout of %g s; ending it. Where each rank was:", job->timeout);
+            fm_mx_hang_print(job);
             fm_mx_end(job, 124, SIGTERM, job->exit_timeout);
         } else {
-            SOONER(job->start + job->timeout);
+            SOONER(job->report_until > 0 ? job->report_until : job->start + job->timeout);
         }
     }
     for (int r = 0; r < job->n && !job->ending; r++) {

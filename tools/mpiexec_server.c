@@ -252,6 +252,8 @@ static int message(struct fm_mx_job *job, int r, uint32_t type, const unsigned c
     case FM_WIRE_FINALIZE:
         rk->finalized = 1;
         return 0;
+    case FM_WIRE_HANG:
+        return fm_mx_hang_store(job, r, p, len);
     }
     return -1;
 }

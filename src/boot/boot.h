@@ -1,10 +1,16 @@
 /* boot.h — bootstrap: who am I, key-value exchange, fence, abort.
  *
- * Backends: our mpiexec (TCP socket to the launcher, authenticated by the
- * per-job key in FABMPI_BOOT_KEY) and singleton (no launcher variables: size
- * 1).  Later: PMIx, PMI2.  If launcher variables are present but the
- * handshake fails, fm_boot_init() returns FM_ERR_BOOT with a message naming
- * what was expected; it never falls back to a singleton. */
+ * Backends, tried in this order (boot.c; the choice and its reason are
+ * logged at FABMPI_VERBOSE=1):
+ *   mpiexec    our launcher: FABMPI_BOOT_ADDR/KEY/RANK/SIZE (TCP socket,
+ *              authenticated by the per-job key)
+ *   pmix       a PMIx server: srun --mpi=pmix, Open MPI's mpirun (PMIX_RANK)
+ *   pmi2       a PMI-2 server: srun --mpi=pmi2, MPICH's hydra (PMI_FD)
+ *   singleton  no launcher variables at all: a job of one
+ * If launcher variables are present but unusable (incomplete, library not
+ * built in, handshake fails, srun without a PMI plugin), fm_boot_init()
+ * returns FM_ERR_BOOT with a message naming what was expected; it never
+ * falls back to a singleton. */
 #ifndef FM_BOOT_BOOT_H
 #define FM_BOOT_BOOT_H
 
@@ -13,7 +19,9 @@
 typedef struct fm_boot_info {
     int rank, size;             /* in MPI_COMM_WORLD */
     int local_rank, local_size; /* among ranks on this node */
+    int node_id;                /* index of this node in the job (0 on one node) */
     int singleton;              /* 1 when started without a launcher */
+    const char *launcher;       /* backend in use: "mpiexec", "pmix", "pmi2", "singleton" */
     char jobid[64];             /* unique per job; names shm segments */
 } fm_boot_info;
 

@@ -12,13 +12,25 @@
  *                                ← FENCE_DONE{rec*}    fence is one round trip)
  *   ABORT{code,why}              →                    server kills the job
  *   FINALIZE                     →                    then the client closes
+ *   (at any time, on SIGURG:)
+ *   HANG{snapshot}               →                    for mpiexec's hang report
  *
  * FENCE_DONE carries every PUT of the epoch from every rank as records
  * {u32 rank, u32 klen, u32 vlen, key, val}; clients keep them locally, so a
- * get never talks to the server. */
+ * get never talks to the server.
+ *
+ * The hang report: on --timeout, mpiexec sends FM_WIRE_HANG_SIGNAL to each
+ * rank; the rank's handler answers with one HANG message describing the
+ * blocking MPI call it is in (src/core/hang.h).  SIGURG is ignored by
+ * default, so asking a process that never installed the handler is
+ * harmless.  Payload, FM_WIRE_HANG_LEN bytes:
+ *   u32 active threads in blocking calls (0: the rest is meaningless)
+ *   u32 peer, u32 tag (int32, INT_MIN = none), u32 count lo, u32 count hi,
+ *   u32 milliseconds in the call, char call[32], char comm[64] (NUL-padded) */
 #ifndef FM_BOOT_WIRE_H
 #define FM_BOOT_WIRE_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +55,13 @@ enum fm_wire_type {
     FM_WIRE_FENCE_DONE,
     FM_WIRE_ABORT,
     FM_WIRE_FINALIZE,
+    FM_WIRE_HANG,
 };
+
+#define FM_WIRE_HANG_SIGNAL SIGURG
+#define FM_WIRE_HANG_CALL 32u
+#define FM_WIRE_HANG_COMM 64u
+#define FM_WIRE_HANG_LEN (24u + FM_WIRE_HANG_CALL + FM_WIRE_HANG_COMM)
 
 /* Growable byte buffer used for both directions on both sides. */
 struct fm_wbuf {

@@ -6,6 +6,8 @@
  * programs legitimately pass NULL or MPI_DATATYPE_NULL elsewhere. */
 #include "coll/coll.h"
 #include "coll/op.h"
+#include "coll/rma/coll_rma.h"
+#include "core/hang.h"
 #include "dtype/dtype.h"
 #include "mpi/api.h"
 
@@ -70,16 +72,18 @@
 int MPI_Barrier(MPI_Comm comm)
 {
     CHECK_COMM("MPI_Barrier", comm);
-    int rc = fm_coll_barrier(comm);
+    FM_HANG_SCOPE("MPI_Barrier", FM_HANG_NONE, FM_HANG_NONE, comm->name, -1);
+    int rc = fm_coll_sel_barrier(comm);
     FINISH("MPI_Barrier", comm, rc);
 }
 
 int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
     CHECK_COMM("MPI_Bcast", comm);
+    FM_HANG_SCOPE("MPI_Bcast", root, FM_HANG_NONE, comm->name, count);
     CHECK_BUF_ARGS("MPI_Bcast", comm, count, dt);
     FM_CHECK_ROOT("MPI_Bcast", comm, root);
-    int rc = fm_coll_bcast(buf, count, dt, root, comm);
+    int rc = fm_coll_sel_bcast(buf, count, dt, root, comm);
     FINISH("MPI_Bcast", comm, rc);
 }
 
@@ -88,6 +92,7 @@ int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op 
 {
     static const char call[] = "MPI_Reduce";
     CHECK_COMM(call, comm);
+    FM_HANG_SCOPE(call, root, FM_HANG_NONE, comm->name, count);
     CHECK_BUF_ARGS(call, comm, count, dt);
     FM_CHECK_ROOT(call, comm, root);
     CHECK_OP_FOR(call, comm, op, dt);
@@ -95,7 +100,7 @@ int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op 
         CHECK_NO_ALIAS(call, comm, sbuf, rbuf, count);
     else
         CHECK_NOT_IN_PLACE(call, comm, sbuf, "sendbuf at a non-root rank");
-    int rc = fm_coll_reduce(sbuf, rbuf, count, dt, op, root, comm);
+    int rc = fm_coll_sel_reduce(sbuf, rbuf, count, dt, op, root, comm);
     FINISH(call, comm, rc);
 }
 
@@ -104,11 +109,12 @@ int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_
 {
     static const char call[] = "MPI_Allreduce";
     CHECK_COMM(call, comm);
+    FM_HANG_SCOPE(call, FM_HANG_NONE, FM_HANG_NONE, comm->name, count);
     CHECK_BUF_ARGS(call, comm, count, dt);
     CHECK_OP_FOR(call, comm, op, dt);
     CHECK_NO_ALIAS(call, comm, sbuf, rbuf, count);
     CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
-    int rc = fm_coll_allreduce(sbuf, rbuf, count, dt, op, comm);
+    int rc = fm_coll_sel_allreduce(sbuf, rbuf, count, dt, op, comm);
     FINISH(call, comm, rc);
 }
 
@@ -117,6 +123,7 @@ int MPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int r
 {
     static const char call[] = "MPI_Gather";
     CHECK_COMM(call, comm);
+    FM_HANG_SCOPE(call, root, FM_HANG_NONE, comm->name, scount);
     FM_CHECK_ROOT(call, comm, root);
     if (comm->rank == root) {
         CHECK_BUF_ARGS(call, comm, rcount, rdt);
@@ -135,6 +142,7 @@ int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, cons
 {
     static const char call[] = "MPI_Gatherv";
     CHECK_COMM(call, comm);
+    FM_HANG_SCOPE(call, root, FM_HANG_NONE, comm->name, scount);
     FM_CHECK_ROOT(call, comm, root);
     if (comm->rank == root) {
         FM_CHECK_TYPE(call, comm, rdt);
@@ -155,6 +163,7 @@ int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int 
 {
     static const char call[] = "MPI_Scatter";
     CHECK_COMM(call, comm);
+    FM_HANG_SCOPE(call, root, FM_HANG_NONE, comm->name, scount);
     FM_CHECK_ROOT(call, comm, root);
     if (comm->rank == root) {
         CHECK_BUF_ARGS(call, comm, scount, sdt);
@@ -173,6 +182,7 @@ int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_
 {
     static const char call[] = "MPI_Scatterv";
     CHECK_COMM(call, comm);
+    FM_HANG_SCOPE(call, root, FM_HANG_NONE, comm->name, rcount);
     FM_CHECK_ROOT(call, comm, root);
     if (comm->rank == root) {
         FM_CHECK_TYPE(call, comm, sdt);
@@ -193,6 +203,7 @@ int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, in
 {
     static const char call[] = "MPI_Allgather";
     CHECK_COMM(call, comm);
+    FM_HANG_SCOPE(call, FM_HANG_NONE, FM_HANG_NONE, comm->name, scount);
     CHECK_BUF_ARGS(call, comm, rcount, rdt);
     CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
     if (sbuf != MPI_IN_PLACE)
@@ -206,6 +217,7 @@ int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
 {
     static const char call[] = "MPI_Allgatherv";
     CHECK_COMM(call, comm);
+    FM_HANG_SCOPE(call, FM_HANG_NONE, FM_HANG_NONE, comm->name, scount);
     FM_CHECK_TYPE(call, comm, rdt);
     CHECK_COUNTS(call, comm, rcounts, "recvcounts");
     CHECK_ARRAY(call, comm, displs, "displs");
@@ -221,6 +233,7 @@ int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int
 {
     static const char call[] = "MPI_Alltoall";
     CHECK_COMM(call, comm);
+    FM_HANG_SCOPE(call, FM_HANG_NONE, FM_HANG_NONE, comm->name, scount);
     CHECK_BUF_ARGS(call, comm, rcount, rdt);
     CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
     if (sbuf != MPI_IN_PLACE)
@@ -235,6 +248,7 @@ int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MP
 {
     static const char call[] = "MPI_Alltoallv";
     CHECK_COMM(call, comm);
+    FM_HANG_SCOPE(call, FM_HANG_NONE, FM_HANG_NONE, comm->name, -1);
     FM_CHECK_TYPE(call, comm, rdt);
     CHECK_COUNTS(call, comm, rcounts, "recvcounts");
     CHECK_ARRAY(call, comm, rdispls, "rdispls");
@@ -253,6 +267,7 @@ int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Da
 {
     static const char call[] = "MPI_Reduce_scatter";
     CHECK_COMM(call, comm);
+    FM_HANG_SCOPE(call, FM_HANG_NONE, FM_HANG_NONE, comm->name, -1);
     FM_CHECK_TYPE(call, comm, dt);
     CHECK_COUNTS(call, comm, rcounts, "recvcounts");
     CHECK_OP_FOR(call, comm, op, dt);
@@ -267,6 +282,7 @@ int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datat
 {
     static const char call[] = "MPI_Reduce_scatter_block";
     CHECK_COMM(call, comm);
+    FM_HANG_SCOPE(call, FM_HANG_NONE, FM_HANG_NONE, comm->name, rcount);
     CHECK_BUF_ARGS(call, comm, rcount, dt);
     CHECK_OP_FOR(call, comm, op, dt);
     CHECK_NO_ALIAS(call, comm, sbuf, rbuf, rcount);
@@ -279,6 +295,7 @@ static int scan_common(const char *call, const void *sbuf, void *rbuf, int count
                        MPI_Datatype dt, MPI_Op op, MPI_Comm comm, int exclusive)
 {
     CHECK_COMM(call, comm);
+    FM_HANG_SCOPE(call, FM_HANG_NONE, FM_HANG_NONE, comm->name, count);
     CHECK_BUF_ARGS(call, comm, count, dt);
     CHECK_OP_FOR(call, comm, op, dt);
     CHECK_NO_ALIAS(call, comm, sbuf, rbuf, count);

@@ -8,6 +8,7 @@
 
 #include "boot/boot.h"
 #include "coll/coll.h"
+#include "core/hang.h"
 #include "core/world.h"
 #include "dtype/dtype.h"
 #include "fm_config.h"
@@ -42,6 +43,13 @@ static int init_common(int required)
     rc = fm_boot_init(&info, err, sizeof err);
     if (rc != FM_OK)
         init_fail("bootstrap", err);
+    /* Shared-memory names (transport, windows, collective caches) all use
+     * FABMPI_JOBID; under PMIx/PMI2/singleton it comes from the launcher. */
+    static char jobid[sizeof info.jobid];
+    if (!fm_param.JOBID[0]) {
+        snprintf(jobid, sizeof jobid, "%s", info.jobid);
+        fm_param.JOBID = jobid;
+    }
     fm_log_rank = info.rank;
     fm_world_rank = info.rank;
     fm_world_size = info.size;
@@ -94,6 +102,7 @@ int MPI_Finalized(int *flag)
 int MPI_Finalize(void)
 {
     FM_CHECK_INIT("MPI_Finalize");
+    FM_HANG_SCOPE("MPI_Finalize", FM_HANG_NONE, FM_HANG_NONE, "MPI_COMM_WORLD", -1);
     /* Finalize is collective: no rank tears down while others still talk. */
     int rc = fm_coll_barrier(MPI_COMM_WORLD);
     if (rc != FM_OK)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "dtype/dtype.h"
+#include "core/hang.h"
 #include "mpi/api.h"
 #include "mpi/request_api.h"
 #include "pt2pt/internal.h"
@@ -28,6 +29,7 @@
 static int blocking_send(const char *call, const void *buf, int count, MPI_Datatype dt, int dest,
                          int tag, MPI_Comm comm, int mode)
 {
+    FM_HANG_SCOPE(call, dest, tag, comm->name, count);
     struct fm_request *r;
     int rc = fm_isend(buf, count, dt, dest, tag, comm, 0, mode, &r);
     if (rc != FM_OK)
@@ -39,6 +41,8 @@ static int blocking_send(const char *call, const void *buf, int count, MPI_Datat
 int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
     CHECK_SEND_ARGS("MPI_Send", buf, count, dt, dest, tag, comm);
+    if (fm_send_eager_now(buf, count, dt, dest, tag, comm) == FM_OK)
+        return MPI_SUCCESS;
     return blocking_send("MPI_Send", buf, count, dt, dest, tag, comm, FM_SEND_STD);
 }
 
@@ -90,6 +94,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Com
              MPI_Status *status)
 {
     CHECK_RECV_ARGS("MPI_Recv", buf, count, dt, source, tag, comm);
+    FM_HANG_SCOPE("MPI_Recv", source, tag, comm->name, count);
     struct fm_request *r;
     int rc = fm_irecv(buf, count, dt, source, tag, comm, 0, &r);
     if (rc != FM_OK)
@@ -116,6 +121,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 {
     CHECK_SEND_ARGS("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, comm);
     CHECK_RECV_ARGS("MPI_Sendrecv", recvbuf, recvcount, recvtype, source, recvtag, comm);
+    FM_HANG_SCOPE("MPI_Sendrecv", source, recvtag, comm->name, recvcount);
     struct fm_request *rr, *sr;
     int rc = fm_irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, 0, &rr);
     if (rc != FM_OK)
@@ -134,6 +140,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int se
 {
     CHECK_SEND_ARGS("MPI_Sendrecv_replace", buf, count, dt, dest, sendtag, comm);
     CHECK_RECV_ARGS("MPI_Sendrecv_replace", buf, count, dt, source, recvtag, comm);
+    FM_HANG_SCOPE("MPI_Sendrecv_replace", source, recvtag, comm->name, count);
     /* The outgoing data is packed aside so the receive may land in buf. */
     size_t bytes = (size_t)count * (size_t)dt->size;
     void *packed = malloc(bytes ? bytes : 1);
@@ -198,6 +205,7 @@ static int probe(int source, int tag, MPI_Comm comm, int blocking, int *flag,
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     CHECK_PROBE_ARGS("MPI_Probe", source, tag, comm);
+    FM_HANG_SCOPE("MPI_Probe", source, tag, comm->name, -1);
     int flag;
     return fm_raise_status(comm, "MPI_Probe", probe(source, tag, comm, 1, &flag, NULL, status));
 }
@@ -211,6 +219,7 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
 int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
     CHECK_PROBE_ARGS("MPI_Mprobe", source, tag, comm);
+    FM_HANG_SCOPE("MPI_Mprobe", source, tag, comm->name, -1);
     int flag;
     return fm_raise_status(comm, "MPI_Mprobe", probe(source, tag, comm, 1, &flag, message, status));
 }
@@ -254,6 +263,7 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_
 
 int MPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Status *status)
 {
+    FM_HANG_SCOPE("MPI_Mrecv", FM_HANG_NONE, FM_HANG_NONE, "", count);
     MPI_Request r;
     int rc = MPI_Imrecv(buf, count, dt, message, &r);
     if (rc != MPI_SUCCESS)

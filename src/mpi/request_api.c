@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "dtype/dtype.h"
+#include "core/hang.h"
 #include "mpi/api.h"
 #include "mpi/request_api.h"
 #include "pt2pt/pt2pt.h"
@@ -93,6 +94,8 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
         return MPI_SUCCESS;
     }
     CHECK_REQ("MPI_Wait", *request);
+    FM_HANG_SCOPE("MPI_Wait", (*request)->peer, (*request)->tag, (*request)->comm ? (*request)->comm->name : "",
+                  (*request)->count);
     fm_request_progress_until_done(*request);
     return fm_request_finish("MPI_Wait", request, status);
 }
@@ -152,6 +155,7 @@ int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 {
     FM_CHECK_INIT("MPI_Waitall");
     CHECK_REQ_ARRAY("MPI_Waitall", count, reqs);
+    FM_HANG_SCOPE("MPI_Waitall", FM_HANG_NONE, FM_HANG_NONE, "", count);
     int any_error = 0;
     MPI_Comm comm = MPI_COMM_NULL;
     for (int i = 0; i < count; i++) {
@@ -210,6 +214,7 @@ int MPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
 {
     FM_CHECK_INIT("MPI_Waitany");
     CHECK_REQ_ARRAY("MPI_Waitany", count, reqs);
+    FM_HANG_SCOPE("MPI_Waitany", FM_HANG_NONE, FM_HANG_NONE, "", count);
     unsigned spins = 0;
     for (;;) {
         int i = find_done(count, reqs);
@@ -269,6 +274,7 @@ int MPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
 {
     FM_CHECK_INIT("MPI_Waitsome");
     CHECK_REQ_ARRAY("MPI_Waitsome", incount, reqs);
+    FM_HANG_SCOPE("MPI_Waitsome", FM_HANG_NONE, FM_HANG_NONE, "", incount);
     unsigned spins = 0;
     for (;;) {
         int i = find_done(incount, reqs);

@@ -8,7 +8,9 @@
  *   selfkill RANK            RANK kills itself with SIGKILL; the others sleep forever
  *   exit RANK CODE           RANK exits CODE without finalizing; the others sleep forever
  *   exit-after-finalize RANK CODE   all finalize; then RANK exits CODE
- *   sleep                    print "ready R", then sleep forever */
+ *   sleep                    print "ready R", then sleep forever
+ *   deadlock                 ranks 0 and 1 each MPI_Recv(count 4, tag 7) from the
+ *                            other; every other rank waits in MPI_Barrier */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -63,6 +65,12 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "exit-after-finalize")) {
         MPI_Finalize();
         return rank == arg(argc, argv, 2) ? arg(argc, argv, 3) : 0;
+    } else if (!strcmp(mode, "deadlock")) {
+        int buf[4];
+        if (rank < 2 && size >= 2)
+            MPI_Recv(buf, 4, MPI_INT, 1 - rank, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        else
+            MPI_Barrier(MPI_COMM_WORLD);
     } else if (!strcmp(mode, "sleep")) {
         printf("ready %d\n", rank);
         fflush(stdout);

@@ -1,7 +1,8 @@
-/* client.c — the bootstrap client: talks to our mpiexec over TCP, or runs
- * as a singleton when no launcher variables are set (see wire.h for the
- * protocol and boot.h for the contract). */
-#include "boot/boot.h"
+/* mpiexec_client.c — the bootstrap backend for fabmpi's own mpiexec: talks
+ * to its server over TCP (wire.h has the protocol, backend.h the contract).
+ * The PMI backends share nothing with this file. */
+#include "boot/backend.h"
+#include "boot/hang_reply.h"
 #include "boot/kvs.h"
 #include "boot/wire.h"
 #include "util/log.h"
@@ -17,7 +18,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,8 +27,8 @@
 #define ABORT_WAIT_MS 5000 /* how long abort waits for mpiexec to kill us */
 
 static struct {
-    int inited, singleton;
-    int fd; /* connection to mpiexec; -1 when singleton or after finalize */
+    int inited;
+    int fd; /* connection to mpiexec; -1 before init and after finalize */
     int rank, size;
     const char *addr;
     struct fm_wbuf pending; /* PUT messages not yet sent: they go with the fence */
@@ -37,17 +37,7 @@ static struct {
 static const char hint[] = "was this process started by fabmpi's mpiexec? (to run it alone, "
                            "unset FABMPI_BOOT_ADDR, FABMPI_BOOT_KEY, FABMPI_RANK and FABMPI_SIZE)";
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return FM_ERR_BOOT;
-}
+#define fail fm_boot_fail
 
 static int send_all(int fd, const void *buf, size_t len)
 {
@@ -244,36 +234,19 @@ static int handshake(const char *key, char *err, size_t errlen)
 
 static void close_conn(void)
 {
+    fm_boot_hang_reply_stop();
     if (B.fd >= 0)
         close(B.fd);
     B.fd = -1;
 }
 
-int fm_boot_init(fm_boot_info *info, char *err, size_t errlen)
+static int m_init(fm_boot_info *info, char *err, size_t errlen)
 {
-    int rc = fm_param_load(err, errlen);
-    if (rc != FM_OK)
-        return rc;
     if (B.inited)
-        return fail(err, errlen, "fm_boot_init called twice");
+        return fail(err, errlen, "the mpiexec bootstrap was initialized twice");
     const char *addr = fm_param.BOOT_ADDR, *key = fm_param.BOOT_KEY, *jobid = fm_param.JOBID;
     long rank = fm_param.RANK, size = fm_param.SIZE;
     fm_boot_info in = {0};
-
-    if (!addr[0] && !key[0] && rank < 0 && size < 0) {
-        /* No launcher: a job of one.  The job id only has to be unique on
-         * this node because it names shared-memory segments. */
-        unsigned int rnd = 0;
-        if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != sizeof rnd)
-            rnd = (unsigned int)time(NULL);
-        snprintf(in.jobid, sizeof in.jobid, "s%x-%08x", (unsigned)getpid(), rnd);
-        in.size = in.local_size = 1;
-        in.singleton = 1;
-        B.singleton = 1;
-        B.rank = 0;
-        B.size = 1;
-        goto done;
-    }
 
     /* Some launcher variable is set: from here on, every problem is an error,
      * never a quiet fallback to N singletons. */
@@ -295,34 +268,25 @@ int fm_boot_init(fm_boot_info *info, char *err, size_t errlen)
     B.addr = addr;
     B.rank = (int)rank;
     B.size = (int)size;
-    rc = connect_launcher(err, errlen);
+    int rc = connect_launcher(err, errlen);
     if (rc == FM_OK && (rc = handshake(key, err, errlen)) != FM_OK)
         close_conn();
     if (rc != FM_OK)
         return rc;
+    fm_boot_hang_reply_install(B.fd);
     in.size = B.size;
     in.rank = B.rank;
     in.local_rank = fm_param.LOCAL_RANK >= 0 ? (int)fm_param.LOCAL_RANK : B.rank;
     in.local_size = fm_param.LOCAL_SIZE >= 0 ? (int)fm_param.LOCAL_SIZE : B.size;
     snprintf(in.jobid, sizeof in.jobid, "%s", jobid);
-done:
     B.inited = 1;
-    fm_log_rank = in.rank;
-    fm_log(1, "bootstrap: rank %d of %d (local %d of %d), job %s%s", in.rank, in.size, in.local_rank,
-           in.local_size, in.jobid, in.singleton ? ", singleton" : "");
     *info = in;
     return FM_OK;
 }
 
-int fm_boot_put(const char *key, const void *val, size_t len)
+static int m_put(const char *key, const void *val, size_t len)
 {
-    if (!B.inited)
-        return FM_ERR_NOT_INIT;
-    size_t klen = key ? strlen(key) : 0;
-    if (!klen || klen > FM_BOOT_KEY_MAX || len > FM_BOOT_VAL_MAX || (len && !val))
-        return FM_ERR_ARG;
-    if (B.singleton)
-        return fm_kvs_put(0, key, klen, val, len);
+    size_t klen = strlen(key);
     if (fm_wbuf_hdr(&B.pending, FM_WIRE_PUT, (uint32_t)(8 + klen + len)) ||
         fm_wbuf_u32(&B.pending, (uint32_t)klen) || fm_wbuf_u32(&B.pending, (uint32_t)len) ||
         fm_wbuf_add(&B.pending, key, klen) || fm_wbuf_add(&B.pending, val, len))
@@ -348,18 +312,17 @@ static int absorb(const unsigned char *p, size_t len)
     return FM_OK;
 }
 
-int fm_boot_fence(void)
+static int m_fence(void)
 {
-    if (!B.inited)
-        return FM_ERR_NOT_INIT;
-    if (B.singleton)
-        return FM_OK;
     if (B.fd < 0)
         return FM_ERR_BOOT;
     /* All of this epoch's puts and the fence leave in one send. */
     if (fm_wbuf_hdr(&B.pending, FM_WIRE_FENCE, 0))
         return FM_ERR_NOMEM;
-    if (send_all(B.fd, B.pending.p, B.pending.len))
+    fm_boot_hang_busy = 1;
+    int lost_it = send_all(B.fd, B.pending.p, B.pending.len);
+    fm_boot_hang_busy = 0;
+    if (lost_it)
         lost("a fence (sending)");
     B.pending.len = 0;
     uint32_t type, len;
@@ -378,11 +341,9 @@ int fm_boot_fence(void)
     return rc;
 }
 
-int fm_boot_get(int rank, const char *key, void *val, size_t *len)
+static int m_get(int rank, const char *key, void *val, size_t *len)
 {
-    if (!B.inited)
-        return FM_ERR_NOT_INIT;
-    if (!key || !len || rank < 0 || rank >= B.size)
+    if (rank >= B.size)
         return FM_ERR_ARG;
     size_t vlen;
     const void *v = fm_kvs_get(rank, key, strlen(key), &vlen);
@@ -396,16 +357,16 @@ int fm_boot_get(int rank, const char *key, void *val, size_t *len)
     return FM_OK;
 }
 
-void fm_boot_abort(int code, const char *why)
+static void m_abort(int code, const char *why) __attribute__((noreturn));
+static void m_abort(int code, const char *why)
 {
-    if (!why)
-        why = "";
-    if (B.fd < 0) { /* singleton, or not connected: nobody else to tell */
+    if (B.fd < 0) { /* not connected: nobody else to tell */
         fm_error_msg("MPI_Abort with code %d%s%s", code, why[0] ? ": " : "", why);
         _exit(code);
     }
     size_t wl = strnlen(why, FM_BOOT_WHY_MAX);
     struct fm_wbuf m = {0};
+    fm_boot_hang_busy = 1; /* stays set: nothing else goes to mpiexec now */
     if (!fm_wbuf_hdr(&m, FM_WIRE_ABORT, (uint32_t)(4 + wl)) && !fm_wbuf_u32(&m, (uint32_t)code) &&
         !fm_wbuf_add(&m, why, wl) && !send_all(B.fd, m.p, m.len)) {
         /* mpiexec prints `why` and kills every rank, us included; wait for
@@ -418,12 +379,11 @@ void fm_boot_abort(int code, const char *why)
     _exit(code);
 }
 
-int fm_boot_finalize(void)
+static int m_finalize(void)
 {
-    if (!B.inited)
-        return FM_ERR_NOT_INIT;
     int rc = FM_OK;
     if (B.fd >= 0) {
+        fm_boot_hang_reply_stop();
         unsigned char m[FM_WIRE_HDR];
         fm_wire_put_u32(m, FM_WIRE_FINALIZE);
         fm_wire_put_u32(m + 4, 0);
@@ -436,6 +396,15 @@ int fm_boot_finalize(void)
     fm_wbuf_free(&B.pending);
     fm_kvs_clear();
     B.inited = 0;
-    B.singleton = 0;
     return rc;
 }
+
+const struct fm_boot_ops fm_boot_mpiexec_ops = {
+    .name = "mpiexec",
+    .init = m_init,
+    .put = m_put,
+    .fence = m_fence,
+    .get = m_get,
+    .abort = m_abort,
+    .finalize = m_finalize,
+};
