@@ -77,5 +77,6 @@ typedef struct fm_net_ops {
 
 extern fm_net_ops fm_net_self; /* this process */
 extern fm_net_ops fm_net_shm;  /* other processes on this node */
+extern fm_net_ops fm_net_ofi;  /* libfabric: other nodes (and this one with FABMPI_NET=ofi) */
 
 #endif

@@ -83,14 +83,27 @@ int fm_pt2pt_init(int world_rank, int world_size)
     if ((rc = fm_net_shm.init()) != FM_OK)
         return rc;
     nets[nnets++] = &fm_net_shm;
+    /* OFI only when asked for or when some rank is off this node; either is
+     * the same on every rank, so its init (which fences) runs on all or none. */
+    int use_ofi = fm_param.NET == FM_NET_OFI;
+    for (int p = 0; p < world_size; p++)
+        if (fm_param.NET == FM_NET_AUTO && p != world_rank && !fm_net_shm.reaches(p))
+            use_ofi = 1;
+    if (use_ofi) {
+        if ((rc = fm_net_ofi.init()) != FM_OK)
+            return rc;
+        nets[nnets++] = &fm_net_ofi;
+    }
     for (int p = 0; p < world_size; p++) {
         if (p == world_rank)
             fm_peer_net[p] = &fm_net_self;
-        else if (fm_net_shm.reaches(p))
+        else if (fm_param.NET != FM_NET_OFI && fm_net_shm.reaches(p))
             fm_peer_net[p] = &fm_net_shm;
+        else if (use_ofi && fm_net_ofi.reaches(p))
+            fm_peer_net[p] = &fm_net_ofi;
         else {
-            fm_error_msg("no transport reaches rank %d: it is on another node and this build "
-                         "has only shared memory", p);
+            fm_error_msg("no transport reaches rank %d: it is on another node and FABMPI_NET=shm "
+                         "allows only shared memory (set FABMPI_NET=auto or ofi)", p);
             return FM_ERR_NET;
         }
         size_t lim = fm_param.EAGER_LIMIT;

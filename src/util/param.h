@@ -18,13 +18,26 @@
 #define FM_PARAMS(X)                                                                            \
     X(VERBOSE, INT, "0", "0..3", "Log level on stderr: 0 errors only, 1 setup choices, 2 protocol, 3 trace") \
     X(VERBOSE_ENV, BOOL, "0", "bool", "Print every knob's effective value and where it came from at MPI_Init (rank 0)") \
-    X(NET, ENUM, "auto", "auto|shm", "Transport for peers on this node: auto picks shm for other ranks and self for this rank") \
+    X(NET, ENUM, "auto", "auto|shm|ofi", "Transport: auto = shm for ranks on this node, libfabric (OFI) for the rest; shm = shared memory only; ofi = libfabric for every other rank, node-local ones too") \
+    X(OFI_PROVIDER_INCLUDE, STR, "", "comma list", "Libfabric providers fabmpi may use, e.g. net or tcp;ofi_rxm (empty: any); a name matches a whole provider or one ;-separated part") \
+    X(OFI_PROVIDER_EXCLUDE, STR, "", "comma list", "Libfabric providers fabmpi must not use (same matching as OFI_PROVIDER_INCLUDE)") \
+    X(OFI_DOMAIN, STR, "", "domain name", "Libfabric domain (network interface) to use, e.g. lo or eth0; empty: lo when every rank is on this node, else the first other one") \
+    X(OFI_PROGRESS_EVENT_CNT, INT, "100", "1..65536", "Completions read per fi_cq_read; progress repeats reads until the queue is drained") \
+    X(OFI_CONNECT, ENUM, "dynamic", "dynamic|static", "Address-vector insertion: dynamic = on first send to a peer, static = every peer at init") \
+    X(OFI_BUF_SIZE, SIZE, "64k", "1k..16m", "Bytes of each OFI bounce and receive buffer; the largest transport message (eager data and rendezvous chunks fit in it)") \
+    X(OFI_TX_BUFS, INT, "64", "1..65536", "OFI bounce buffers for sends larger than the provider's inject size; when all are in flight sends are parked") \
+    X(OFI_RX_BUFS, INT, "64", "1..65536", "OFI receive buffers kept posted") \
     X(EAGER_LIMIT, SIZE, "16k", "0..1m", "Largest message sent eagerly; larger ones use rendezvous") \
     X(SHM_RING_SIZE, SIZE, "256k", "16k..64m", "Bytes of each per-pair shared-memory ring (power of two)") \
     X(SHM_COPY, ENUM, "auto", "auto|cma|pipeline", "Rendezvous copy: cma = process_vm_readv single copy, pipeline = chunks through the ring; auto tries CMA and falls back") \
     X(SHM_PIPELINE_CHUNK, SIZE, "32k", "1k..16m", "Chunk size of the pipelined copy through shared memory") \
     X(SPIN_COUNT, INT, "2000", "0..100000000", "Progress polls a blocking call makes before it starts yielding the CPU") \
     X(YIELD, ENUM, "auto", "auto|always|never", "Yield in blocking waits: auto yields at once when ranks outnumber usable cores") \
+    X(COLL_RMA, ENUM, "auto", "off|on|auto", "Barrier/Bcast/Reduce/Allreduce by one-sided writes into a per-communicator cache: on = whenever the message fits and all members map each other's cache; auto = also only over shared memory, at sizes where measured faster, and if COLL_RMA_PRIORITY beats two-sided (10)") \
+    X(COLL_RMA_PRIORITY, INT, "20", "-1000..1000", "Priority of the one-sided collectives in COLL_RMA=auto; two-sided has 10, the higher wins, ties go to two-sided") \
+    X(COLL_CACHE_PAGES, INT, "32", "0..65536", "4 KiB pages of each member's collective cache data area; larger bcasts (reduces: larger than half) use two-sided") \
+    X(COLL_FANOUT, INT, "2", "1..64", "Children per member in the one-sided broadcast tree") \
+    X(COLL_VERBOSE, BOOL, "0", "bool", "Print one line per Barrier/Bcast/Reduce/Allreduce call (communicator rank 0 only) naming the algorithm used and why") \
     X(EXIT_TIMEOUT, INT, "3", "1..3600", "Seconds mpiexec waits for ranks to end after an abort or a failure before it kills them") \
     X(BOOT_ADDR, STR, "", "host:port", "Set by mpiexec: address of the bootstrap server") \
     X(BOOT_KEY, STR, "", "hex string", "Set by mpiexec: per-job secret that authenticates a rank to the bootstrap server") \
@@ -49,7 +62,8 @@ struct fm_params { FM_PARAMS(FM_PARAM_FIELD) };
 extern struct fm_params fm_param;
 
 /* Enum indices, e.g. FM_NET_AUTO, FM_SHM_COPY_CMA, FM_YIELD_ALWAYS. */
-enum { FM_NET_AUTO, FM_NET_SHM };
+enum { FM_NET_AUTO, FM_NET_SHM, FM_NET_OFI };
+enum { FM_OFI_CONNECT_DYNAMIC, FM_OFI_CONNECT_STATIC };
 enum { FM_SHM_COPY_AUTO, FM_SHM_COPY_CMA, FM_SHM_COPY_PIPELINE };
 enum { FM_YIELD_AUTO, FM_YIELD_ALWAYS, FM_YIELD_NEVER };
 

@@ -1,0 +1,226 @@
+/* ofi.c — the libfabric transport's ops: bring-up (provider, fabric,
+ * domain, endpoint, CQ, AV, buffers), address exchange through the
+ * bootstrap, teardown, and the OFI section of fabmpi_info. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "boot/boot.h"
+#include "core/world.h"
+#include "net/net.h"
+#include "net/ofi/ofi.h"
+#include "net/ofi/ofi_info.h"
+#include "util/log.h"
+#include "util/param.h"
+#include "util/status.h"
+
+fm_ofi_state fm_ofi;
+
+static int single_node(void) { return fm_local_size > 0 && fm_local_size == fm_world_size; }
+
+static int fail(const char *what, int rc)
+{
+    fm_error_msg("ofi: %s failed with provider %s: %s", what,
+                 fm_ofi.info ? fm_ofi.info->fabric_attr->prov_name : "?", fi_strerror(-rc));
+    return FM_ERR_NET;
+}
+
+/* Open fabric, domain, CQ, AV and endpoint for fm_ofi.info. */
+static int open_endpoint(void)
+{
+    fm_ofi_state *s = &fm_ofi;
+    struct fi_info *i = s->info;
+    int rc;
+    if ((rc = fi_fabric(i->fabric_attr, &s->fabric, NULL)))
+        return fail("fi_fabric", rc);
+    if ((rc = fi_domain(s->fabric, i, &s->domain, NULL)))
+        return fail("fi_domain", rc);
+    struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_TAGGED, .wait_obj = FI_WAIT_NONE};
+    cq_attr.size = (size_t)(fm_param.OFI_TX_BUFS + fm_param.OFI_RX_BUFS) * 2;
+    if ((rc = fi_cq_open(s->domain, &cq_attr, &s->cq, NULL)))
+        return fail("fi_cq_open", rc);
+    struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = (size_t)fm_world_size};
+    if ((rc = fi_av_open(s->domain, &av_attr, &s->av, NULL)))
+        return fail("fi_av_open", rc);
+    if ((rc = fi_endpoint(s->domain, i, &s->ep, NULL)))
+        return fail("fi_endpoint", rc);
+    if ((rc = fi_ep_bind(s->ep, &s->cq->fid, FI_TRANSMIT | FI_RECV)))
+        return fail("binding the completion queue", rc);
+    if ((rc = fi_ep_bind(s->ep, &s->av->fid, 0)))
+        return fail("binding the address vector", rc);
+    if ((rc = fi_enable(s->ep)))
+        return fail("fi_enable", rc);
+    return FM_OK;
+}
+
+static void close_all(void)
+{
+    fm_ofi_state *s = &fm_ofi;
+    /* Endpoint first: it holds the posted receives into the slab. */
+    if (s->ep)
+        fi_close(&s->ep->fid);
+    fm_ofi_bufs_teardown();
+    if (s->av)
+        fi_close(&s->av->fid);
+    if (s->cq)
+        fi_close(&s->cq->fid);
+    if (s->domain)
+        fi_close(&s->domain->fid);
+    if (s->fabric)
+        fi_close(&s->fabric->fid);
+    if (s->info)
+        fi_freeinfo(s->info);
+    free(s->addr);
+    free(s->sent);
+    memset(s, 0, sizeof *s);
+}
+
+/* Choose a provider and open everything; logs why on failure. */
+static int bring_up(void)
+{
+    fm_ofi_state *s = &fm_ofi;
+    struct fi_info *list = NULL;
+    int rc = fm_ofi_getinfo(&list);
+    char why[1024];
+    struct fi_info *pick = fm_ofi_choose(list, fm_param.OFI_PROVIDER_INCLUDE,
+                                         fm_param.OFI_PROVIDER_EXCLUDE, fm_param.OFI_DOMAIN,
+                                         single_node(), why, sizeof why);
+    if (!pick) {
+        if (!list && rc != 0 && rc != -FI_ENODATA)
+            fm_error_msg("ofi: fi_getinfo failed: %s", fi_strerror(-rc));
+        fm_error_msg("ofi: %s", why);
+        fi_freeinfo(list);
+        return FM_ERR_NET;
+    }
+    s->info = fi_dupinfo(pick);
+    fi_freeinfo(list);
+    if (!s->info)
+        return FM_ERR_NOMEM;
+    s->addr = malloc((size_t)fm_world_size * sizeof *s->addr);
+    s->sent = calloc((size_t)fm_world_size, 1);
+    if (!s->addr || !s->sent)
+        return FM_ERR_NOMEM;
+    for (int p = 0; p < fm_world_size; p++)
+        s->addr[p] = FI_ADDR_NOTAVAIL;
+    if ((rc = open_endpoint()) != FM_OK)
+        return rc;
+    /* Whole wire messages up to this size go by fi_inject (no completion,
+     * buffer free at once); larger ones through a bounce buffer. */
+    s->inject_size = s->info->tx_attr->inject_size;
+    if (s->inject_size > 4096)
+        s->inject_size = 4096;
+    if ((rc = fm_ofi_bufs_setup()) != FM_OK)
+        return rc;
+    fm_net_ofi.max_msg = s->buf_size - sizeof(fm_ofi_wire);
+    return FM_OK;
+}
+
+static int ofi_init(void)
+{
+    fm_ofi_state *s = &fm_ofi;
+    int rc = bring_up();
+    char name[512];
+    size_t len = 0;
+    if (rc == FM_OK) {
+        len = sizeof name;
+        int frc = fi_getname(&s->ep->fid, name, &len);
+        if (frc) {
+            fail("fi_getname", frc);
+            rc = FM_ERR_NET;
+            len = 0;
+        }
+    }
+    /* Publish (an empty address on failure) and fence on every rank, so a
+     * failing rank does not leave the others waiting in a fence. */
+    fm_boot_put("fm.ofi.addr", name, len);
+    int frc = fm_boot_fence();
+    if (rc == FM_OK && frc != FM_OK)
+        rc = frc;
+    if (rc != FM_OK) {
+        close_all();
+        return rc;
+    }
+    s->up = 1;
+    if (fm_param.OFI_CONNECT == FM_OFI_CONNECT_STATIC) {
+        for (int p = 0; p < fm_world_size && rc == FM_OK; p++)
+            rc = fm_ofi_connect(p);
+        if (rc != FM_OK) {
+            close_all();
+            return rc;
+        }
+    }
+    fm_log(1, "ofi: provider %s, fabric %s, domain %s; inject %zu bytes, max message %zu bytes, "
+              "%d+%d buffers, %s connections",
+           s->info->fabric_attr->prov_name, s->info->fabric_attr->name, s->info->domain_attr->name,
+           s->inject_size, fm_net_ofi.max_msg, s->ntx, s->nrx,
+           fm_param.OFI_CONNECT == FM_OFI_CONNECT_STATIC ? "static" : "dynamic");
+    return FM_OK;
+}
+
+static int ofi_reaches(int peer)
+{
+    return fm_ofi.up && peer >= 0 && peer < fm_world_size;
+}
+
+static int ofi_pull(int peer, void *local, uint64_t remote_addr, size_t len)
+{
+    (void)peer, (void)local, (void)remote_addr, (void)len;
+    return FM_ERR_UNSUPPORTED; /* no FM_NET_CAP_PULL yet: rendezvous streams CTS + DATA */
+}
+
+static int ofi_poll(fm_net_deliver_fn *cb) { return fm_ofi_poll(cb); }
+
+static void ofi_finalize(void)
+{
+    if (!fm_ofi.info)
+        return;
+    /* Every rank flushes, then all fence before any endpoint closes: a
+     * closed peer would leave our flush (and the provider's reconnect
+     * attempts) hanging until the timeout. */
+    if (fm_ofi.up)
+        fm_ofi_flush();
+    fm_ofi.up = 0;
+    fm_boot_fence();
+    close_all();
+}
+
+fm_net_ops fm_net_ofi = {
+    .name = "ofi",
+    .caps = 0,
+    .max_msg = 0,
+    .init = ofi_init,
+    .reaches = ofi_reaches,
+    .send = fm_ofi_send,
+    .pull = ofi_pull,
+    .poll = ofi_poll,
+    .finalize = ofi_finalize,
+};
+
+void fm_ofi_print_info(FILE *out)
+{
+    struct fi_info *list = NULL;
+    int rc = fm_ofi_getinfo(&list);
+    fprintf(out, "  ofi          libfabric %u.%u (built against %u.%u)\n",
+            FI_MAJOR(fi_version()), FI_MINOR(fi_version()), FI_MAJOR_VERSION, FI_MINOR_VERSION);
+    if (!list) {
+        fprintf(out, "  ofi          no provider fits (fi_getinfo: %s)\n", fi_strerror(-rc));
+        return;
+    }
+    char names[512];
+    fm_ofi_provider_names(list, names, sizeof names);
+    fprintf(out, "  ofi/found    %s\n", names);
+    for (int sn = 1; sn >= 0; sn--) {
+        char why[1024];
+        struct fi_info *p = fm_ofi_choose(list, fm_param.OFI_PROVIDER_INCLUDE,
+                                          fm_param.OFI_PROVIDER_EXCLUDE, fm_param.OFI_DOMAIN, sn,
+                                          why, sizeof why);
+        if (p)
+            fprintf(out, "  ofi/chosen   %s: provider %s, fabric %s, domain %s, inject %zu, "
+                         "cq data %zu bytes\n",
+                    sn ? "one node" : "across nodes", p->fabric_attr->prov_name,
+                    p->fabric_attr->name, p->domain_attr->name, p->tx_attr->inject_size,
+                    p->domain_attr->cq_data_size);
+        else
+            fprintf(out, "  ofi/chosen   %s: none: %s\n", sn ? "one node" : "across nodes", why);
+    }
+    fi_freeinfo(list);
+}

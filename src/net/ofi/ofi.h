@@ -1,0 +1,101 @@
+/* ofi.h — internals of the libfabric transport (software-matching engine).
+ *
+ * One RDM endpoint with one completion queue and one address vector.  Every
+ * message travels as an untagged FI_MSG: an 8-byte wire prefix naming the
+ * sender's world rank, then the fm_hdr and payload the point-to-point layer
+ * gave send().  The prefix keeps delivery independent of the address vector
+ * (a receiver need not have inserted the sender) and of remote CQ data.
+ *
+ * Files: select.c chooses the provider, ofi.c opens the objects and
+ * exchanges addresses, xfer.c moves messages (send, poll, buffers). */
+#ifndef FM_NET_OFI_OFI_H
+#define FM_NET_OFI_OFI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+
+/* Wire prefix of every OFI message. */
+typedef struct fm_ofi_wire {
+    uint32_t src;  /* sender's world rank */
+    uint32_t kind; /* FM_OFI_MSG_* */
+} fm_ofi_wire;
+
+enum {
+    FM_OFI_MSG_DATA = 0,  /* fm_hdr + payload, delivered to pt2pt */
+    FM_OFI_MSG_FLUSH = 1, /* finalize: pushes earlier injects out, not delivered */
+};
+
+enum { FM_OFI_OP_TX = 1, FM_OFI_OP_RX = 2 };
+
+/* A bounce (tx) or receive (rx) buffer.  The fi_context comes first so the
+ * op_context of a completion is the buffer's address: that maps every
+ * completion back to its owner without a lookup. */
+typedef struct fm_ofi_buf {
+    struct fi_context ctx;
+    struct fm_ofi_buf *next; /* tx free list / rx repost list */
+    int kind;                /* FM_OFI_OP_* */
+    char *data;              /* buf_size bytes inside the registered slab */
+} fm_ofi_buf;
+
+typedef struct fm_ofi_state {
+    struct fi_info *info; /* the chosen provider (our own copy) */
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_ep *ep;
+    struct fid_cq *cq;
+    struct fid_av *av;
+    struct fid_mr *mr;
+    void *desc;           /* local descriptor of the slab, or NULL */
+    fi_addr_t *addr;      /* per world rank; FI_ADDR_NOTAVAIL until inserted */
+    unsigned char *sent;  /* per world rank: 1 once anything was sent to it */
+    size_t inject_size;   /* whole wire messages up to this go by fi_inject */
+    size_t buf_size;      /* bytes of each buffer = largest wire message */
+    char *slab;           /* all buffers, one allocation, one registration */
+    fm_ofi_buf *bufs;     /* ntx tx buffers, then nrx rx buffers */
+    fm_ofi_buf *tx_free;  /* bounce buffers not in flight */
+    fm_ofi_buf *rx_repost;/* rx buffers whose repost met -FI_EAGAIN */
+    int ntx, nrx, tx_busy;
+    char *stage;          /* inject staging, inject_size bytes */
+    struct fi_cq_tagged_entry *events; /* OFI_PROGRESS_EVENT_CNT entries */
+    int nevents;
+    int polling;          /* poll() is not re-entrant: callbacks may send only */
+    int up;
+} fm_ofi_state;
+
+extern fm_ofi_state fm_ofi;
+
+/* --- select.c --- */
+/* Ask libfabric for every provider fitting the transport (RDM endpoint,
+ * FI_MSG|FI_TAGGED|FI_RMA, send-after-send order).  Returns the fi_getinfo
+ * status; *out is NULL when nothing fits. */
+int fm_ofi_getinfo(struct fi_info **out);
+/* 1 if provider name `prov` (e.g. "tcp;ofi_rxm") is named by the comma list:
+ * an entry matches the whole name or one of its ;-separated parts. */
+int fm_ofi_name_listed(const char *prov, const char *list);
+/* Pick the best entry of `list` under the include/exclude/domain knobs;
+ * single_node says every rank is on this node (loopback is then preferred
+ * and the shm provider allowed).  NULL when nothing fits: `why` then holds
+ * the one message for the user (asked, offered, knob). */
+struct fi_info *fm_ofi_choose(struct fi_info *list, const char *include, const char *exclude,
+                              const char *domain, int single_node, char *why, size_t whylen);
+/* Comma list of the distinct provider names in `list`. */
+void fm_ofi_provider_names(struct fi_info *list, char *buf, size_t len);
+
+/* --- xfer.c --- */
+int fm_ofi_bufs_setup(void);   /* slab, registration, rx posting */
+void fm_ofi_bufs_teardown(void);
+/* Insert world rank `peer`'s address into the AV (first use). */
+int fm_ofi_connect(int peer);
+int fm_ofi_send(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen);
+int fm_ofi_poll(void (*cb)(int, const void *, size_t));
+/* Finalize: push out what injects left queued in the provider. */
+void fm_ofi_flush(void);
+
+#endif

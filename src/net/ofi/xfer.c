@@ -1,0 +1,267 @@
+/* xfer.c — moving messages over the OFI endpoint: bounce and receive
+ * buffers, send() (fi_inject or bounce + fi_send), poll() (batched CQ reads
+ * until drained) and the finalize flush. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "boot/boot.h"
+#include "core/world.h"
+#include "net/ofi/ofi.h"
+#include "util/log.h"
+#include "util/param.h"
+#include "util/status.h"
+
+static int post_rx(fm_ofi_buf *b)
+{
+    ssize_t rc = fi_recv(fm_ofi.ep, b->data, fm_ofi.buf_size, fm_ofi.desc, FI_ADDR_UNSPEC, &b->ctx);
+    if (rc == -FI_EAGAIN) {
+        /* Retried from the next poll; the provider is short of room. */
+        b->next = fm_ofi.rx_repost;
+        fm_ofi.rx_repost = b;
+        return FM_OK;
+    }
+    if (rc) {
+        fm_error_msg("ofi: fi_recv failed: %s", fi_strerror((int)-rc));
+        return FM_ERR_NET;
+    }
+    return FM_OK;
+}
+
+int fm_ofi_bufs_setup(void)
+{
+    fm_ofi_state *s = &fm_ofi;
+    s->ntx = (int)fm_param.OFI_TX_BUFS;
+    s->nrx = (int)fm_param.OFI_RX_BUFS;
+    s->buf_size = (fm_param.OFI_BUF_SIZE + 63) & ~(size_t)63;
+    size_t prov_max = s->info->ep_attr->max_msg_size;
+    if (prov_max && s->buf_size > prov_max)
+        s->buf_size = prov_max & ~(size_t)63;
+    size_t total = s->buf_size * (size_t)(s->ntx + s->nrx);
+    s->nevents = (int)fm_param.OFI_PROGRESS_EVENT_CNT;
+    if (posix_memalign((void **)&s->slab, 4096, total) != 0)
+        s->slab = NULL;
+    s->bufs = calloc((size_t)(s->ntx + s->nrx), sizeof *s->bufs);
+    s->stage = malloc(s->inject_size + sizeof(fm_ofi_wire));
+    s->events = calloc((size_t)s->nevents, sizeof *s->events);
+    if (!s->slab || !s->bufs || !s->stage || !s->events)
+        return FM_ERR_NOMEM;
+    /* Registered once, so no send or receive pays for registration.  Only a
+     * provider that wants local descriptors (FI_MR_LOCAL) needs it; failing
+     * elsewhere is harmless. */
+    int rc = fi_mr_reg(s->domain, s->slab, total, FI_SEND | FI_RECV, 0, 0, 0, &s->mr, NULL);
+    if (rc == 0)
+        s->desc = fi_mr_desc(s->mr);
+    else if (s->info->domain_attr->mr_mode & FI_MR_LOCAL) {
+        fm_error_msg("ofi: registering %zu bytes of buffers failed: %s", total, fi_strerror(-rc));
+        return FM_ERR_NET;
+    } else
+        s->mr = NULL;
+    for (int i = 0; i < s->ntx + s->nrx; i++) {
+        fm_ofi_buf *b = &s->bufs[i];
+        b->data = s->slab + (size_t)i * s->buf_size;
+        if (i < s->ntx) {
+            b->kind = FM_OFI_OP_TX;
+            b->next = s->tx_free;
+            s->tx_free = b;
+        } else {
+            b->kind = FM_OFI_OP_RX;
+            if ((rc = post_rx(b)) != FM_OK)
+                return rc;
+        }
+    }
+    return FM_OK;
+}
+
+void fm_ofi_bufs_teardown(void)
+{
+    fm_ofi_state *s = &fm_ofi;
+    if (s->mr)
+        fi_close(&s->mr->fid);
+    s->mr = NULL;
+    s->desc = NULL;
+    free(s->slab);
+    free(s->bufs);
+    free(s->stage);
+    free(s->events);
+    s->slab = s->stage = NULL;
+    s->bufs = s->tx_free = s->rx_repost = NULL;
+    s->events = NULL;
+    s->tx_busy = 0;
+}
+
+int fm_ofi_connect(int peer)
+{
+    fm_ofi_state *s = &fm_ofi;
+    char name[512];
+    size_t len = sizeof name;
+    if (fm_boot_get(peer, "fm.ofi.addr", name, &len) != FM_OK || len == 0) {
+        fm_error_msg("ofi: rank %d published no libfabric address (its OFI setup failed)", peer);
+        return FM_ERR_NET;
+    }
+    int rc = fi_av_insert(s->av, name, 1, &s->addr[peer], 0, NULL);
+    if (rc != 1) {
+        fm_error_msg("ofi: inserting rank %d's address into the address vector failed: %s", peer,
+                     rc < 0 ? fi_strerror(-rc) : "address not accepted");
+        s->addr[peer] = FI_ADDR_NOTAVAIL;
+        return FM_ERR_NET;
+    }
+    fm_log(2, "ofi: rank %d inserted into the address vector", peer);
+    return FM_OK;
+}
+
+int fm_ofi_send(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen)
+{
+    fm_ofi_state *s = &fm_ofi;
+    size_t total = sizeof(fm_ofi_wire) + hlen + plen;
+    if (peer < 0 || peer >= fm_world_size || total > s->buf_size)
+        return FM_ERR_ARG;
+    if (s->addr[peer] == FI_ADDR_NOTAVAIL) {
+        int rc = fm_ofi_connect(peer);
+        if (rc != FM_OK)
+            return rc;
+    }
+    fm_ofi_wire w = {(uint32_t)fm_world_rank, FM_OFI_MSG_DATA};
+    ssize_t rc;
+    if (total <= s->inject_size) {
+        char *m = s->stage;
+        memcpy(m, &w, sizeof w);
+        memcpy(m + sizeof w, hdr, hlen);
+        if (plen)
+            memcpy(m + sizeof w + hlen, payload, plen);
+        rc = fi_inject(s->ep, m, total, s->addr[peer]);
+    } else {
+        fm_ofi_buf *b = s->tx_free;
+        if (!b)
+            return FM_ERR_AGAIN; /* all bounce buffers in flight: parked */
+        memcpy(b->data, &w, sizeof w);
+        memcpy(b->data + sizeof w, hdr, hlen);
+        if (plen)
+            memcpy(b->data + sizeof w + hlen, payload, plen);
+        rc = fi_send(s->ep, b->data, total, s->desc, s->addr[peer], &b->ctx);
+        if (rc == 0) {
+            s->tx_free = b->next;
+            s->tx_busy++;
+        }
+    }
+    if (rc == -FI_EAGAIN)
+        return FM_ERR_AGAIN; /* e.g. the first send while a connection forms */
+    if (rc) {
+        fm_error_msg("ofi: send of %zu bytes to rank %d failed: %s", total, peer,
+                     fi_strerror((int)-rc));
+        return FM_ERR_NET;
+    }
+    s->sent[peer] = 1;
+    return FM_OK;
+}
+
+static void cq_error(void)
+{
+    struct fi_cq_err_entry e;
+    memset(&e, 0, sizeof e);
+    if (fi_cq_readerr(fm_ofi.cq, &e, 0) != 1)
+        return;
+    fm_ofi_buf *b = e.op_context;
+    if (b && b->kind == FM_OFI_OP_TX) {
+        b->next = fm_ofi.tx_free;
+        fm_ofi.tx_free = b;
+        fm_ofi.tx_busy--;
+    }
+    if (e.err == FI_ECANCELED)
+        return;
+    if (fm_ofi.up)
+        fm_error_msg("ofi: %s completion failed: %s (provider: %s)",
+                     b && b->kind == FM_OFI_OP_TX ? "send" : "receive", fi_strerror(e.err),
+                     fi_cq_strerror(fm_ofi.cq, e.prov_errno, e.err_data, NULL, 0));
+    if (b && b->kind == FM_OFI_OP_RX && fm_ofi.up)
+        post_rx(b);
+}
+
+int fm_ofi_poll(void (*cb)(int, const void *, size_t))
+{
+    fm_ofi_state *s = &fm_ofi;
+    if (s->polling || !s->up)
+        return 0;
+    s->polling = 1;
+    int n = 0;
+    while (s->rx_repost) {
+        fm_ofi_buf *b = s->rx_repost;
+        s->rx_repost = b->next;
+        post_rx(b);
+        if (s->rx_repost == b) /* still no room */
+            break;
+    }
+    for (;;) {
+        ssize_t got = fi_cq_read(s->cq, s->events, (size_t)s->nevents);
+        if (got == -FI_EAGAIN)
+            break;
+        if (got == -FI_EAVAIL) {
+            cq_error();
+            continue;
+        }
+        if (got < 0) {
+            fm_error_msg("ofi: fi_cq_read failed: %s", fi_strerror((int)-got));
+            break;
+        }
+        for (ssize_t i = 0; i < got; i++) {
+            fm_ofi_buf *b = s->events[i].op_context;
+            if (b->kind == FM_OFI_OP_TX) {
+                b->next = s->tx_free;
+                s->tx_free = b;
+                s->tx_busy--;
+                n++;
+                continue;
+            }
+            const fm_ofi_wire *w = (const fm_ofi_wire *)b->data;
+            size_t len = s->events[i].len;
+            if (cb && w->kind == FM_OFI_MSG_DATA && len >= sizeof *w) {
+                cb((int)w->src, b->data + sizeof *w, len - sizeof *w);
+                n++;
+            }
+            post_rx(b);
+        }
+    }
+    s->polling = 0;
+    return n;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* fi_inject gives no completion: the provider may still hold the bytes.
+ * One fi_send (with completion) to each peer we sent to, behind those
+ * injects in send-after-send order, tells when they have left; then the
+ * endpoint can close without cutting off a peer's last messages. */
+void fm_ofi_flush(void)
+{
+    fm_ofi_state *s = &fm_ofi;
+    double deadline = now_s() + 5.0;
+    fm_ofi_wire w = {(uint32_t)fm_world_rank, FM_OFI_MSG_FLUSH};
+    for (int p = 0; p < fm_world_size; p++) {
+        if (!s->sent[p])
+            continue;
+        for (;;) {
+            fm_ofi_buf *b = s->tx_free;
+            ssize_t rc = -FI_EAGAIN;
+            if (b) {
+                memcpy(b->data, &w, sizeof w);
+                rc = fi_send(s->ep, b->data, sizeof w, s->desc, s->addr[p], &b->ctx);
+                if (rc == 0) {
+                    s->tx_free = b->next;
+                    s->tx_busy++;
+                }
+            }
+            if (rc != -FI_EAGAIN || now_s() > deadline)
+                break;
+            fm_ofi_poll(NULL);
+        }
+    }
+    while (s->tx_busy > 0 && now_s() < deadline)
+        fm_ofi_poll(NULL);
+    if (s->tx_busy > 0)
+        fm_warn("ofi: %d sends still in flight at finalize after 5 s", s->tx_busy);
+}
