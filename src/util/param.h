@@ -30,6 +30,7 @@
     X(EAGER_LIMIT, SIZE, "16k", "0..1m", "Largest message sent eagerly; larger ones use rendezvous") \
     X(SHM_RING_SIZE, SIZE, "256k", "16k..64m", "Bytes of each per-pair shared-memory ring (power of two)") \
     X(SHM_COPY, ENUM, "auto", "auto|cma|pipeline", "Rendezvous copy: cma = process_vm_readv single copy, pipeline = chunks through the ring; auto tries CMA and falls back") \
+    X(SHM_DOORBELL, ENUM, "auto", "auto|on|off", "Doorbell bytes telling a receiver which rings have data (auto: on above 4 ranks per node)") \
     X(SHM_PIPELINE_CHUNK, SIZE, "32k", "1k..16m", "Chunk size of the pipelined copy through shared memory") \
     X(SPIN_COUNT, INT, "2000", "0..100000000", "Progress polls a blocking call makes before it starts yielding the CPU") \
     X(YIELD, ENUM, "auto", "auto|always|never", "Yield in blocking waits: auto yields at once when ranks outnumber usable cores") \
@@ -65,6 +66,7 @@ extern struct fm_params fm_param;
 enum { FM_NET_AUTO, FM_NET_SHM, FM_NET_OFI };
 enum { FM_OFI_CONNECT_DYNAMIC, FM_OFI_CONNECT_STATIC };
 enum { FM_SHM_COPY_AUTO, FM_SHM_COPY_CMA, FM_SHM_COPY_PIPELINE };
+enum { FM_SHM_DOORBELL_AUTO, FM_SHM_DOORBELL_ON, FM_SHM_DOORBELL_OFF };
 enum { FM_YIELD_AUTO, FM_YIELD_ALWAYS, FM_YIELD_NEVER };
 
 /* Parse every FABMPI_* variable.  On a bad value returns FM_ERR_PARAM and

@@ -316,5 +316,7 @@ void fm_shm_segments_teardown(void)
     free(s->tx);
     free(s->rx);
     free(s->rx_peer);
+    free(s->rx_of_local);
+    free(s->bell_to);
     memset(s, 0, sizeof *s);
 }

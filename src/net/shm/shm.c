@@ -32,16 +32,44 @@ static int build_rx_list(void)
     s->rx_peer = calloc((size_t)s->nlocal, sizeof *s->rx_peer);
     if (!s->rx || !s->rx_peer)
         return FM_ERR_NOMEM;
+    s->rx_of_local = malloc((size_t)s->nlocal * sizeof *s->rx_of_local);
+    if (!s->rx_of_local)
+        return FM_ERR_NOMEM;
     fm_shm_seg_hdr *h = s->own;
     for (int i = 0; i < s->nlocal; i++) {
+        s->rx_of_local[i] = -1;
         /* Our own ring carries data only when we also send through it. */
         if (i == s->me && !s->local[i].mapped)
             continue;
         void *ring = (uint8_t *)s->own + h->rings_off + (size_t)i * h->ring_stride;
         if (fm_ring_rx_attach(&s->rx[s->nrx], ring) != FM_OK)
             return FM_ERR_INTERN;
+        s->rx_of_local[i] = s->nrx;
         s->rx_peer[s->nrx++] = s->local[i].rank;
     }
+    return FM_OK;
+}
+
+/* Doorbells pay off only when there are many rings to look at. */
+static int setup_doorbells(void)
+{
+    fm_shm_state *s = &fm_shm;
+    int want = fm_param.SHM_DOORBELL == FM_SHM_DOORBELL_ON ||
+               (fm_param.SHM_DOORBELL == FM_SHM_DOORBELL_AUTO && s->nlocal > 4);
+    if (!want || !s->own || s->nlocal > FM_SHM_BELLS_MAX)
+        return FM_OK;
+    s->bell_to = calloc((size_t)s->size, sizeof *s->bell_to);
+    if (!s->bell_to)
+        return FM_ERR_NOMEM;
+    s->own_bells = (_Atomic uint8_t *)((uint8_t *)s->own + FM_SHM_BELLS_OFF);
+    for (int i = 0; i < s->nlocal; i++) {
+        fm_shm_peer *p = &s->local[i];
+        if (!p->mapped)
+            continue;
+        uint8_t *seg = p->seg ? p->seg : s->own;
+        s->bell_to[p->rank] = (_Atomic uint8_t *)(seg + FM_SHM_BELLS_OFF + s->me);
+    }
+    s->doorbells = 1;
     return FM_OK;
 }
 
@@ -87,6 +115,8 @@ static int shm_init(void)
     if (rc == FM_OK)
         rc = build_rx_list();
     if (rc == FM_OK)
+        rc = setup_doorbells();
+    if (rc == FM_OK)
         rc = choose_copy();
     if (rc != FM_OK) {
         fm_shm_segments_teardown();
@@ -104,8 +134,8 @@ static int shm_init(void)
     }
     s->max_msg = max;
     fm_net_shm.max_msg = max;
-    fm_log(1, "shm: %d ranks on this node, rings of %zu bytes, max message %zu bytes", s->nlocal,
-           fm_ring_round_size(fm_param.SHM_RING_SIZE), max);
+    fm_log(1, "shm: %d ranks on this node, rings of %zu bytes, max message %zu bytes, doorbells %s",
+           s->nlocal, fm_ring_round_size(fm_param.SHM_RING_SIZE), max, s->doorbells ? "on" : "off");
     return FM_OK;
 }
 
@@ -118,7 +148,10 @@ static int shm_send(int peer, const void *hdr, size_t hlen, const void *payload,
 {
     if (!shm_reaches(peer))
         return FM_ERR_ARG;
-    return fm_ring_send(fm_shm.tx[peer], hdr, hlen, payload, plen);
+    int rc = fm_ring_send(fm_shm.tx[peer], hdr, hlen, payload, plen);
+    if (rc == FM_OK && fm_shm.doorbells)
+        fm_bell_ring(fm_shm.bell_to[peer]);
+    return rc;
 }
 
 static int shm_pull(int peer, void *local, uint64_t remote_addr, size_t len)
@@ -128,11 +161,31 @@ static int shm_pull(int peer, void *local, uint64_t remote_addr, size_t len)
     return fm_shm_cma_pull(peer, local, remote_addr, len);
 }
 
+static fm_net_deliver_fn *bell_cb;
+
+static int visit_ring(void *arg, int sender, int *more)
+{
+    fm_shm_state *s = arg;
+    int i = s->rx_of_local[sender];
+    if (i < 0)
+        return 0;
+    int n = fm_ring_poll(&s->rx[i], s->rx_peer[i], bell_cb, SHM_POLL_BATCH);
+    *more = n == SHM_POLL_BATCH;
+    return n;
+}
+
 static int shm_poll(fm_net_deliver_fn *cb)
 {
     fm_shm_state *s = &fm_shm;
     if (polling)
         return 0;
+    if (s->doorbells) {
+        polling = 1;
+        bell_cb = cb;
+        int n = fm_bell_scan(s->own_bells, s->nlocal, visit_ring, s);
+        polling = 0;
+        return n;
+    }
     int n = 0;
     for (int i = 0; i < s->nrx; i++) {
         if (!fm_ring_ready(&s->rx[i]))

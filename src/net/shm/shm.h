@@ -3,8 +3,9 @@
  * Each rank owns one segment holding its inbound rings, one per rank on the
  * node (indexed by the sender's local index):
  *
- *   [ fm_shm_seg_hdr | pad to 4 KiB ][ ring 0 ][ ring 1 ] ... each ring
- *   page-aligned, `ring_stride` bytes apart
+ *   [ fm_shm_seg_hdr | doorbells at 1 KiB | pad to 4 KiB ][ ring 0 ][ ring 1 ]
+ *   ... each ring page-aligned, `ring_stride` bytes apart; one doorbell
+ *   byte per local sender (doorbell.h)
  *
  * Only offsets and sizes are stored in the segment; every process maps it at
  * its own address. */
@@ -14,11 +15,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "net/shm/doorbell.h"
 #include "net/shm/ring.h"
 
 #define FM_SHM_MAGIC 0x6d68736d626166ULL /* "fabmshm" */
-#define FM_SHM_VERSION 1
+#define FM_SHM_VERSION 2
 #define FM_SHM_RINGS_OFF 4096
+#define FM_SHM_BELLS_OFF 1024
+#define FM_SHM_BELLS_MAX 3072 /* senders with a doorbell; more ranks: no doorbells */
 
 typedef struct fm_shm_seg_hdr {
     uint64_t magic;
@@ -58,6 +62,12 @@ typedef struct fm_shm_state {
     char own_name[128];
     int own_linked; /* name still in /dev/shm */
     size_t max_msg;
+    /* Doorbells (FABMPI_SHM_DOORBELL): rung after each send, scanned by
+     * poll() instead of every ring. */
+    int doorbells;
+    _Atomic uint8_t *own_bells;  /* in our segment, [nlocal] */
+    _Atomic uint8_t **bell_to;   /* [size]: our byte in that peer's segment */
+    int *rx_of_local;            /* [nlocal]: rx index of that sender, or -1 */
 } fm_shm_state;
 
 extern fm_shm_state fm_shm;
