@@ -4,6 +4,7 @@
 #   make test       install what is missing, build, run every default test suite
 #   make test-asan  the MPI tests under AddressSanitizer + UBSan (build-asan/)
 #   make test-valgrind  the MPI tests with every rank under valgrind memcheck
+#   make test-cluster   two hosts (network namespaces + sshd) joined by mpiexec --launcher ssh
 #   make bench      fabmpi vs Open MPI vs MPICH, side by side (bench/RESULTS.md)
 #   make install PREFIX=/opt/fabmpi
 #   make docs       regenerate docs/ENV.md from the knob table
@@ -17,13 +18,14 @@ SHELL := /bin/bash
 # Slurm's PMI-2 (external launchers).  Tests also start a one-node Slurm and
 # launch through Open MPI's and MPICH's launchers.
 DEPS := gcc make pkg-config meson ninja-build libcmocka-dev python3 \
-        libfabric-dev libfabric-bin libpmix-dev libpmi2-0-dev
-TEST_DEPS := slurmd slurmctld slurm-client munge openmpi-bin mpich procps
+        libfabric-dev libfabric-bin libpmix-dev libpmi2-0-dev libhwloc-dev
+TEST_DEPS := slurmd slurmctld slurm-client munge openmpi-bin mpich procps \
+             openssh-server openssh-client iproute2
 BENCH_DEPS := openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox
 
 MESON_OPTS := -Dwerror=$(if $(filter 1,$(WERROR)),true,false)
 
-.PHONY: all build deps test-deps bench-deps demo test test-asan test-valgrind bench install docs clean
+.PHONY: all build deps test-deps bench-deps demo test test-asan test-cluster test-valgrind bench install docs clean
 
 all: build
 
@@ -67,6 +69,11 @@ test-asan: deps
 	ninja -C build-asan
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  bash tests/run-all build-asan
+
+# Two hosts on this machine: network namespaces joined by a veth pair, sshd in
+# each, our mpiexec --launcher ssh across them over the OFI net provider.
+test-cluster: test-deps build
+	python3 tests/run-cluster-tests $(BUILD)
 
 # Every MPI test at its listed rank counts, each rank under valgrind memcheck.
 test-valgrind: build

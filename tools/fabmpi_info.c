@@ -68,7 +68,7 @@ int main(int argc, char **argv)
     printf("  prefix:      %s\n", FM_PREFIX);
     printf("  build:       %s, compiler %s\n", FM_BUILD_TYPE, FM_CC);
     printf("  thread level: up to MPI_THREAD_SERIALIZED\n");
-    printf("  MPI_TAG_UB:  2147483647\n");
+    printf("  MPI_TAG_UB:  2147483647 (software matching; FABMPI_PT2PT=ofi: per tag mode below)\n");
     printf("transports:\n");
     printf("  self         available\n");
     printf("  shm          %s\n", shm_status());

@@ -1,11 +1,13 @@
 /* mpiexec.c — fabmpi's launcher (also installed as mpirun): options, job
  * identity, forking the ranks, and cleanup when the job ends.
  *
- * The ranks run on this node.  Each gets FABMPI_RANK/SIZE/LOCAL_RANK/
- * LOCAL_SIZE/JOBID plus the address and secret key of our bootstrap server
- * (mpiexec_server.c), which they reach over TCP so the same protocol can
- * later span hosts. */
+ * With the fork launcher the ranks are our children on this node; with the
+ * ssh launcher one fabmpi_hostd per host starts them (mpiexec_remote.c).
+ * Each gets FABMPI_RANK/SIZE/LOCAL_RANK/LOCAL_SIZE/JOBID plus the address
+ * and secret key of our bootstrap server (mpiexec_server.c), reached over
+ * TCP from any host. */
 #include "mpiexec.h"
+#include "mpiexec_bind.h"
 #include "fm_config.h"
 #include "util/param.h"
 #include "util/status.h"
@@ -31,6 +33,14 @@ static void usage(FILE *f)
             "\n"
             "  -n, -np N          start N ranks (default 1); more ranks than cores is fine\n"
             "  -x VAR[=value]     pass VAR from this environment, or set it, for every rank\n"
+            "  --host H1[:S],...  run on these hosts (S slots each, default 1)\n"
+            "  --hostfile FILE    hosts from FILE, one per line: 'host [slots=N]', # comments\n"
+            "  -N, --ppn N        N ranks per host (default -n: one per slot)\n"
+            "  --launcher fork|ssh  fork: ranks are children of mpiexec (this host only);\n"
+            "                     ssh: one fabmpi_hostd per host over $FABMPI_SSH\n"
+            "                     (default: fork when every host is this one, else ssh)\n"
+            "  --bind-to core|none  bind each rank to a core of its host (default none)\n"
+            "  -t                 print what would be run, run nothing\n"
             "  --tag-output       prefix every output line with the rank, e.g. \"[1] \"\n"
             "  --timeout SECONDS  end the job if it runs longer (exit status 124)\n"
             "  -v, --verbose      print what is launched and how the job ends\n"
@@ -99,6 +109,31 @@ static int parse_args(struct fm_mx_job *job, int argc, char **argv)
             if (end == v || *end || n < 1 || n > 1000000)
                 return bad_usage("-n %s: expected a number of ranks >= 1", v);
             job->n = (int)n;
+            job->n_given = 1;
+        } else if (!strcmp(a, "-t")) {
+            job->dry_run = 1;
+        } else if ((v = opt_value(a, "hostfile", &i, argc, argv, &err))) {
+            int rc = fm_mx_hosts_add_file(job, v);
+            if (rc)
+                return rc;
+        } else if ((v = opt_value(a, "host", &i, argc, argv, &err)) ||
+                   (v = opt_value(a, "H", &i, argc, argv, &err))) {
+            int rc = fm_mx_hosts_add_list(job, v);
+            if (rc)
+                return rc;
+        } else if ((v = opt_value(a, "ppn", &i, argc, argv, &err)) ||
+                   (v = opt_value(a, "N", &i, argc, argv, &err))) {
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (end == v || *end || n < 1 || n > 1000000)
+                return bad_usage("--ppn %s: expected a number of ranks per host >= 1", v);
+            job->ppn = (int)n;
+        } else if ((v = opt_value(a, "launcher", &i, argc, argv, &err))) {
+            job->launcher = v;
+        } else if ((v = opt_value(a, "bind-to", &i, argc, argv, &err))) {
+            if (strcmp(v, "core") && strcmp(v, "none"))
+                return bad_usage("--bind-to %s: expected core or none", v);
+            job->bind = !strcmp(v, "core");
         } else if ((v = opt_value(a, "x", &i, argc, argv, &err))) {
             if (!v[0] || v[0] == '=')
                 return bad_usage("-x '%s': expected VAR or VAR=value", v);
@@ -225,6 +260,8 @@ static void child(struct fm_mx_job *job, int r, const char *path, pid_t parent, 
     setenv("FABMPI_JOBID", job->jobid, 1);
     setenv("FABMPI_BOOT_ADDR", job->addr, 1);
     setenv("FABMPI_BOOT_KEY", job->key, 1);
+    if (job->bind)
+        fm_mx_bind_child(r);
     execv(path, job->argv);
     dprintf(STDERR_FILENO, "mpiexec: rank %d: cannot run %s: %s\n", r, path, strerror(errno));
     _exit(127);
@@ -256,6 +293,25 @@ static int launch(struct fm_mx_job *job, int r, const char *path)
     if (job->verbose)
         fprintf(stderr, "mpiexec: rank %d: pid %d\n", r, (int)pid);
     return 0;
+}
+
+/* -t: what would run, without running it (the key is not shown). */
+static void print_plan(const struct fm_mx_job *job, const char *path)
+{
+    if (job->ssh) {
+        fm_mx_remote_print(job, path);
+        return;
+    }
+    for (int r = 0; r < job->n; r++) {
+        printf("rank %d: FABMPI_RANK=%d FABMPI_SIZE=%d FABMPI_LOCAL_RANK=%d FABMPI_LOCAL_SIZE=%d", r, r,
+               job->n, r, job->n);
+        for (int i = 0; i < job->nx; i++)
+            printf(" -x %s", job->xvars[i]);
+        printf("%s %s", job->bind ? " (bound to a core)" : "", path);
+        for (char **a = job->argv + 1; *a; a++)
+            printf(" %s", *a);
+        printf("\n");
+    }
 }
 
 /* Safety net behind the shm transport, which unlinks its segments itself:
@@ -298,10 +354,17 @@ int main(int argc, char **argv)
         if (!strchr(job.xvars[i], '=') && !fm_env_raw(job.xvars[i]))
             fprintf(stderr, "mpiexec: warning: -x %s: %s is not set here; nothing to pass\n", job.xvars[i],
                     job.xvars[i]);
+    if ((rc = fm_mx_hosts_place(&job)))
+        return rc;
+    if (job.dry_run) {
+        print_plan(&job, path);
+        return 0;
+    }
+    if (job.bind && !job.ssh && fm_mx_bind_init("mpiexec"))
+        return 1;
     make_identity(&job);
     raise_fd_limit();
-    job.ranks = calloc((size_t)job.n, sizeof *job.ranks);
-    if (!job.ranks || fm_mx_signals_init() || fm_mx_server_open(&job))
+    if (fm_mx_signals_init() || fm_mx_server_open(&job))
         return 1;
     for (int r = 0; r < job.n; r++) {
         job.ranks[r].conn = -1;
@@ -317,13 +380,20 @@ int main(int argc, char **argv)
         fprintf(stderr, "\n");
     }
     job.start = fm_mx_now();
-    for (int r = 0; r < job.n; r++) {
-        if (launch(&job, r, path)) {
+    if (job.ssh) {
+        if (fm_mx_remote_launch(&job, path))
             fm_mx_end(&job, 1, SIGTERM, job.exit_timeout);
-            break;
+    } else {
+        for (int r = 0; r < job.n; r++) {
+            if (launch(&job, r, path)) {
+                fm_mx_end(&job, 1, SIGTERM, job.exit_timeout);
+                break;
+            }
         }
     }
     fm_mx_run(&job);
+    if (job.ssh)
+        fm_mx_remote_finish(&job);
     remove_segments(&job);
     if (job.verbose)
         fprintf(stderr, "mpiexec: job %s ended with exit status %d\n", job.jobid, job.exit_code);

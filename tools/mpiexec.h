@@ -28,6 +28,8 @@ struct fm_mx_hang {
 
 struct fm_mx_rank {
     pid_t pid;        /* 0 until forked; the rank leads its own process group */
+    int host;         /* index into job->hosts */
+    int remote;       /* started by a fabmpi_hostd: pid is on that host, not ours */
     int conn;         /* index into job->conns, -1 if none */
     int connected;    /* said HELLO with the right key */
     int finalized;    /* sent FINALIZE */
@@ -45,9 +47,30 @@ struct fm_mx_conn {
     int close_after_write; /* rejected: close once `out` is sent */
 };
 
+/* A host of the job (--host/--hostfile; one entry, this host, without). */
+struct fm_mx_host {
+    char *name;
+    int slots;       /* 0: not given */
+    int nranks;      /* ranks placed here */
+    int local;       /* this host */
+    pid_t ssh_pid;   /* ssh running fabmpi_hostd; 0 if none */
+    int to_fd, from_fd; /* its stdin/stdout; -1 when closed */
+    struct fm_wbuf in;  /* partial frames from it */
+    int lost;        /* connection gone before all its ranks ended */
+};
+
 struct fm_mx_job {
     /* options */
     int n;
+    int n_given;    /* -n was given */
+    int ppn;        /* -N/--ppn; 0 = not given */
+    int bind;       /* --bind-to core */
+    int dry_run;    /* -t */
+    int ssh;        /* --launcher ssh (or chosen because a host is remote) */
+    const char *launcher; /* as given, NULL = choose */
+    struct fm_mx_host *hosts;
+    int nhosts;
+    int stdin_open; /* ssh launcher: still forwarding our stdin to rank 0 */
     char **argv;
     int tag_output, verbose;
     double timeout; /* seconds; 0 = none */
@@ -107,7 +130,34 @@ void fm_mx_hang_print(const struct fm_mx_job *job);
 /* Store a HANG message from rank r; 0 ok, -1 malformed. */
 int fm_mx_hang_store(struct fm_mx_job *job, int r, const unsigned char *p, uint32_t len);
 
+/* Deliver a rank's rank-to-host ending (wait status) as if reaped here. */
+void fm_mx_rank_ended(struct fm_mx_job *job, int r, int st);
+/* "rank R (pid P)" plus " on host H" when the job spans hosts. */
+const char *fm_mx_who(const struct fm_mx_job *job, int r);
+
+/* mpiexec_hosts.c: --host, --hostfile, placement and the server address */
+int fm_mx_hosts_add_list(struct fm_mx_job *job, const char *list);
+int fm_mx_hosts_add_file(struct fm_mx_job *job, const char *path);
+/* Decide the launcher and the rank count, place ranks; 0 ok, else exit status. */
+int fm_mx_hosts_place(struct fm_mx_job *job);
+/* The address (IPv4) this machine has on the route toward `host`. */
+int fm_mx_route_addr(const char *host, char *out, size_t outlen);
+
+/* mpiexec_remote.c: the ssh launcher and its fabmpi_hostd helpers */
+int fm_mx_remote_launch(struct fm_mx_job *job, const char *path);
+void fm_mx_remote_print(const struct fm_mx_job *job, const char *path);
+void fm_mx_host_readable(struct fm_mx_job *job, int h);
+/* ssh of host h has exited with wait status st. */
+void fm_mx_host_exited(struct fm_mx_job *job, int h, int st);
+/* Send signal `sig` to rank r (-1: all ranks) of remote hosts. */
+void fm_mx_remote_signal(struct fm_mx_job *job, int r, int sig);
+void fm_mx_stdin_readable(struct fm_mx_job *job);
+/* After the last rank: let the helpers exit, reap the ssh processes. */
+void fm_mx_remote_finish(struct fm_mx_job *job);
+
 /* mpiexec_io.c */
+/* One line from a remote rank, tagged with --tag-output. */
+void fm_mx_out_line(const struct fm_mx_job *job, int rank, int to, const unsigned char *p, size_t len);
 int fm_mx_out_pipes(struct fm_mx_job *job, int rank, int wfds[2]);
 void fm_mx_out_readable(struct fm_mx_out *o);
 void fm_mx_out_close(struct fm_mx_out *o);

@@ -28,8 +28,14 @@ int fm_mx_hang_ask(struct fm_mx_job *job)
         rk->hang.got = 0;
         /* SIGURG's default is "ignore": a process without our handler is
          * not harmed by the question. */
-        if (askable(rk) && kill(rk->pid, FM_WIRE_HANG_SIGNAL) == 0)
+        if (!askable(rk))
+            continue;
+        if (rk->remote) { /* its helper passes the question on */
+            fm_mx_remote_signal(job, r, FM_WIRE_HANG_SIGNAL);
             asked++;
+        } else if (kill(rk->pid, FM_WIRE_HANG_SIGNAL) == 0) {
+            asked++;
+        }
     }
     return asked;
 }

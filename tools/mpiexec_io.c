@@ -116,3 +116,14 @@ void fm_mx_out_close(struct fm_mx_out *o)
     o->fd = -1;
     fm_wbuf_free(&o->buf);
 }
+
+void fm_mx_out_line(const struct fm_mx_job *job, int rank, int to, const unsigned char *p, size_t len)
+{
+    static struct fm_wbuf line;
+    char tag[24];
+    int tl = job->tag_output ? snprintf(tag, sizeof tag, "[%d] ", rank) : 0;
+    line.len = 0;
+    if (fm_wbuf_add(&line, tag, (size_t)tl) || fm_wbuf_add(&line, p, len) || fm_wbuf_add(&line, "\n", 1))
+        return;
+    write_all(to, line.p, line.len);
+}

@@ -93,11 +93,29 @@ void fm_mx_child_signals_reset(void)
 
 static void signal_ranks(struct fm_mx_job *job, int sig)
 {
+    if (job->ssh) { /* the helpers signal their ranks */
+        fm_mx_remote_signal(job, -1, sig);
+        return;
+    }
     for (int r = 0; r < job->n; r++) {
         pid_t pid = job->ranks[r].pid;
         if (pid > 0 && !job->ranks[r].reaped && killpg(pid, sig) && errno == ESRCH)
             kill(pid, sig);
     }
+}
+
+const char *fm_mx_who(const struct fm_mx_job *job, int r)
+{
+    static char s[2][320];
+    static int k;
+    k ^= 1;
+    const struct fm_mx_rank *rk = &job->ranks[r];
+    int n = snprintf(s[k], sizeof s[k], "rank %d (pid %d", r, (int)rk->pid);
+    if (job->ssh)
+        snprintf(s[k] + n, sizeof s[k] - (size_t)n, " on host %s)", job->hosts[rk->host].name);
+    else
+        snprintf(s[k] + n, sizeof s[k] - (size_t)n, ")");
+    return s[k];
 }
 
 void fm_mx_end(struct fm_mx_job *job, int code, int sig, double grace)
@@ -118,32 +136,41 @@ static void judge(struct fm_mx_job *job, int r, int st)
     int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     if (job->ending) { /* an effect of the teardown, not a new failure */
         if (job->verbose)
-            fm_mx_say("rank %d (pid %d) ended (%s %d)", r, (int)rk->pid,
+            fm_mx_say("%s ended (%s %d)", fm_mx_who(job, r),
                       WIFEXITED(st) ? "status" : "signal", WIFEXITED(st) ? code : WTERMSIG(st));
         return;
     }
     if (WIFSIGNALED(st)) {
         int sig = WTERMSIG(st);
-        fm_mx_say("rank %d (pid %d) was killed by signal %d (%s); ending the job", r, (int)rk->pid, sig,
+        fm_mx_say("%s was killed by signal %d (%s); ending the job", fm_mx_who(job, r), sig,
                   strsignal(sig));
         fm_mx_end(job, code, SIGTERM, job->exit_timeout);
     } else if (code != 0 && rk->finalized) {
         /* The others are past MPI_Finalize too: let them finish. */
-        fm_mx_say("rank %d (pid %d) exited with status %d after MPI_Finalize", r, (int)rk->pid, code);
+        fm_mx_say("%s exited with status %d after MPI_Finalize", fm_mx_who(job, r), code);
         if (!job->exit_code)
             job->exit_code = code;
     } else if (code != 0) {
-        fm_mx_say("rank %d (pid %d) exited with status %d; ending the job", r, (int)rk->pid, code);
+        fm_mx_say("%s exited with status %d; ending the job", fm_mx_who(job, r), code);
         fm_mx_end(job, code, SIGTERM, job->exit_timeout);
     } else if (rk->connected && !rk->finalized) {
-        fm_mx_say("rank %d (pid %d) exited with status 0 without calling MPI_Finalize; ending the job", r,
-                  (int)rk->pid);
+        fm_mx_say("%s exited with status 0 without calling MPI_Finalize; ending the job",
+                  fm_mx_who(job, r));
         fm_mx_end(job, 1, SIGTERM, job->exit_timeout);
     } else {
         if (job->verbose)
-            fm_mx_say("rank %d (pid %d) exited with status 0", r, (int)rk->pid);
+            fm_mx_say("%s exited with status 0", fm_mx_who(job, r));
         fm_mx_check_fence(job);
     }
+}
+
+void fm_mx_rank_ended(struct fm_mx_job *job, int r, int st)
+{
+    job->ranks[r].reaped = 1;
+    job->nlive--;
+    /* Read what it said before dying: an ABORT or FINALIZE changes the verdict. */
+    fm_mx_server_drain(job, r);
+    judge(job, r, st);
 }
 
 static void reap(struct fm_mx_job *job)
@@ -151,16 +178,18 @@ static void reap(struct fm_mx_job *job)
     int st;
     pid_t pid;
     while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+        if (job->ssh) { /* our children are the ssh processes */
+            for (int h = 0; h < job->nhosts; h++)
+                if (job->hosts[h].ssh_pid == pid)
+                    fm_mx_host_exited(job, h, st);
+            continue;
+        }
         int r;
         for (r = 0; r < job->n && job->ranks[r].pid != pid; r++)
             ;
         if (r == job->n || job->ranks[r].reaped)
             continue;
-        job->ranks[r].reaped = 1;
-        job->nlive--;
-        /* Read what it said before dying: an ABORT or FINALIZE changes the verdict. */
-        fm_mx_server_drain(job, r);
-        judge(job, r, st);
+        fm_mx_rank_ended(job, r, st);
     }
 }
 
@@ -211,8 +240,8 @@ static void deadlines(struct fm_mx_job *job, double now, double *next)
         if (rk->lost_at <= 0 || rk->reaped)
             continue;
         if (now >= rk->lost_at + LOST_GRACE) {
-            fm_mx_say("rank %d (pid %d) closed its connection to mpiexec without finalizing; ending the job", r,
-                      (int)rk->pid);
+            fm_mx_say("%s closed its connection to mpiexec without finalizing; ending the job",
+                      fm_mx_who(job, r));
             fm_mx_end(job, 1, SIGTERM, job->exit_timeout);
         } else {
             SOONER(rk->lost_at + LOST_GRACE);
@@ -233,7 +262,7 @@ static void deadlines(struct fm_mx_job *job, double now, double *next)
 #undef SOONER
 }
 
-enum { P_SIG, P_LISTEN, P_CONN, P_OUT };
+enum { P_SIG, P_LISTEN, P_CONN, P_OUT, P_HOST, P_STDIN };
 
 void fm_mx_run(struct fm_mx_job *job)
 {
@@ -247,7 +276,7 @@ void fm_mx_run(struct fm_mx_job *job)
             fm_mx_say("%d rank(s) survived SIGKILL (stuck in the kernel?); giving up on them", job->nlive);
             break;
         }
-        size_t need = 2 + (size_t)job->nconns + 2 * (size_t)job->n;
+        size_t need = 3 + (size_t)job->nconns + 2 * (size_t)job->n + (size_t)job->nhosts;
         if (need > cap) {
             cap = need;
             pfds = realloc(pfds, cap * sizeof *pfds);
@@ -270,6 +299,11 @@ void fm_mx_run(struct fm_mx_job *job)
             for (int s = 0; s < 2; s++)
                 if (job->ranks[r].out[s].fd >= 0)
                     ADD(job->ranks[r].out[s].fd, POLLIN, P_OUT, 2 * r + s);
+        for (int h = 0; h < job->nhosts; h++)
+            if (job->hosts[h].from_fd >= 0)
+                ADD(job->hosts[h].from_fd, POLLIN, P_HOST, h);
+        if (job->stdin_open && !job->ending)
+            ADD(STDIN_FILENO, POLLIN, P_STDIN, 0);
 #undef ADD
         int timeout = -1;
         if (next > 0)
@@ -293,6 +327,11 @@ void fm_mx_run(struct fm_mx_job *job)
                     fm_mx_conn_readable(job, idx[i]);
                 break;
             case P_OUT: fm_mx_out_readable(&job->ranks[idx[i] / 2].out[idx[i] % 2]); break;
+            case P_HOST:
+                if (job->hosts[idx[i]].from_fd >= 0)
+                    fm_mx_host_readable(job, idx[i]);
+                break;
+            case P_STDIN: fm_mx_stdin_readable(job); break;
             }
         }
         reap(job);

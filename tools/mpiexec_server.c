@@ -22,17 +22,24 @@
 int fm_mx_server_open(struct fm_mx_job *job)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    /* Ranks on other hosts need a routable address; job->addr already holds
+     * the one on the route toward them.  Strangers who connect still need
+     * the job key. */
+    struct sockaddr_in sa = {.sin_family = AF_INET,
+                             .sin_addr.s_addr = htonl(job->ssh ? INADDR_ANY : INADDR_LOOPBACK)};
     socklen_t sl = sizeof sa;
     if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) || listen(fd, 4096) ||
         getsockname(fd, (struct sockaddr *)&sa, &sl)) {
-        fm_mx_say("cannot open the bootstrap socket on 127.0.0.1: %s", strerror(errno));
+        fm_mx_say("cannot open the bootstrap socket on %s: %s", job->ssh ? "0.0.0.0" : "127.0.0.1",
+                  strerror(errno));
         if (fd >= 0)
             close(fd);
         return -1;
     }
     job->listen_fd = fd;
-    snprintf(job->addr, sizeof job->addr, "127.0.0.1:%u", (unsigned)ntohs(sa.sin_port));
+    char host[64];
+    snprintf(host, sizeof host, "%s", job->ssh ? job->addr : "127.0.0.1");
+    snprintf(job->addr, sizeof job->addr, "%.46s:%u", host, (unsigned)ntohs(sa.sin_port));
     return 0;
 }
 
@@ -244,7 +251,7 @@ static int message(struct fm_mx_job *job, int r, uint32_t type, const unsigned c
         if (code != 0 && status == 0) /* e.g. 256: still a failure */
             status = 1;
         if (!job->ending)
-            fm_mx_say("rank %d (pid %d) called MPI_Abort with code %d%s%.*s; ending the job", r, (int)rk->pid,
+            fm_mx_say("%s called MPI_Abort with code %d%s%.*s; ending the job", fm_mx_who(job, r),
                       code, len > 4 ? ": " : "", (int)(len - 4), (const char *)p + 4);
         fm_mx_end(job, status, SIGTERM, ABORT_GRACE);
         return 0;

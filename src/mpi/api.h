@@ -12,6 +12,7 @@
 #include <mpi.h>
 
 #include "mpi/comm.h"
+#include "pt2pt/ofi_engine.h"
 #include "util/status.h"
 
 extern int fm_mpi_state; /* 0 before MPI_Init, 1 initialized, 2 finalized */
@@ -69,7 +70,7 @@ int fm_call_errhandler(MPI_Comm comm, int code);
 /* tag: 0..MPI_TAG_UB, and (if any_ok) MPI_ANY_TAG. */
 #define FM_CHECK_TAG(call, comm, t, any_ok)                                          \
     do {                                                                             \
-        if ((t) < 0 && !((any_ok) && (t) == MPI_ANY_TAG))                            \
+        if (((t) < 0 || (t) > FM_TAG_UB) && !((any_ok) && (t) == MPI_ANY_TAG))       \
             return fm_raise(comm, call, MPI_ERR_TAG,                                 \
                             "tag=%d must be in 0..%d%s", (int)(t), FM_TAG_UB,        \
                             (any_ok) ? " or MPI_ANY_TAG" : "");                      \
@@ -88,7 +89,8 @@ int fm_call_errhandler(MPI_Comm comm, int code);
                             (op) == MPI_OP_NULL ? "MPI_OP_NULL" : "<invalid>");      \
     } while (0)
 
-#define FM_TAG_UB 2147483647
+/* MPI_TAG_UB: the provider-matching engine's tag layout may lower it. */
+#define FM_TAG_UB fm_pt2pt_tag_ub()
 
 /* A communicator's name for messages ("the communicator" when unnamed). */
 static inline const char *fm_comm_label(MPI_Comm comm)

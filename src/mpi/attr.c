@@ -272,7 +272,7 @@ int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
     const char *call = "MPI_Comm_get_attr";
-    static int tag_ub = FM_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0,
+    static int tag_ub, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0,
                universe, appnum = 0;
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);
@@ -281,7 +281,7 @@ int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *
     if (is_predefined(comm_keyval)) {
         int *v = NULL;
         switch (comm_keyval) {
-        case MPI_TAG_UB: v = &tag_ub; break;
+        case MPI_TAG_UB: tag_ub = FM_TAG_UB; v = &tag_ub; break;
         case MPI_HOST: v = &host; break;
         case MPI_IO: v = &io; break;
         case MPI_WTIME_IS_GLOBAL: v = &wtime_global; break;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll/rma/coll_rma.h"
 #include "mpi/api.h"
 
 struct fm_comm fm_comm_world, fm_comm_self;
@@ -70,6 +71,7 @@ void fm_comm_release(MPI_Comm comm)
     /* Normally MPI_Comm_free already ran the delete callbacks; this catches
      * a communicator released some other way.  Errors have no one to go to. */
     fm_attr_delete_all(comm);
+    fm_coll_rma_free(comm);
     fm_ctx_free(comm->ctx);
     fm_group_release(comm->group);
     fm_comm_errh_release(comm->errh);

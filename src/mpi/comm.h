@@ -43,6 +43,7 @@ struct fm_comm {
     fm_match_queue *mq_coll;    /* matching queue of ctx + 1 */
     struct fm_errhandler *errh;
     struct fm_attr *attrs;
+    void *coll_rma;             /* one-sided collectives' cache, set up on first use (src/coll/rma) */
     char name[MPI_MAX_OBJECT_NAME];
 };
 

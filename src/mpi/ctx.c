@@ -23,6 +23,7 @@
 
 #include "coll/coll.h"
 #include "mpi/api.h"
+#include "pt2pt/ofi_engine.h"
 #include "pt2pt/pt2pt.h"
 
 #define NIDS ((int)(FM_MAX_CONTEXTS / 2))
@@ -88,6 +89,9 @@ void fm_ctx_init(void)
     pthread_mutex_lock(&ids_lock);
     memset(ids_free, 0xff, sizeof(ids_free));
     ids_free[0] &= ~(uint64_t)3; /* ids 0 (WORLD, ctx 0/1) and 1 (SELF, ctx 2/3) */
+    /* Ids the OFI tag's context field cannot carry are never free. */
+    for (int id = fm_pt2pt_comm_ids(); id < NIDS; id++)
+        ids_free[id / 64] &= ~((uint64_t)1 << (id % 64));
     ids_live = 2;
     pthread_mutex_unlock(&ids_lock);
 }
@@ -240,6 +244,9 @@ void fm_ctx_free(uint32_t ctx)
 
 int fm_ctx_raise(MPI_Comm comm, const char *call, int rc)
 {
+    if (rc == FM_ERR_NO_CONTEXT && fm_pt2pt_comm_limit_why())
+        return fm_raise(comm, call, MPI_ERR_OTHER, "out of communicator context ids (%d live): %s",
+                        fm_ctx_live(), fm_pt2pt_comm_limit_why());
     if (rc == FM_ERR_NO_CONTEXT)
         return fm_raise(comm, call, MPI_ERR_OTHER,
                         "out of communicator context ids (%d live communicators, the most "

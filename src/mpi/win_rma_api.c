@@ -65,10 +65,18 @@ static int check_acc(const char *call, MPI_Win win, MPI_Datatype odt, MPI_Dataty
     return MPI_SUCCESS;
 }
 
-static int done_request(MPI_Win win, const char *call, MPI_Request *request)
+/* The operation to trank is complete when this returns: on a node it
+ * already is; an OFI target is flushed (blocking, but what the standard
+ * allows for request-based operations). */
+static int done_request(MPI_Win win, int trank, const char *call, MPI_Request *request)
 {
     if (!request)
         return fm_win_raise(win, call, MPI_ERR_ARG, "request=NULL");
+    if (trank >= 0 && trank < win->size && win->peer[trank].ofi) {
+        int rc = fm_rma_flush(win, trank);
+        if (rc != FM_OK)
+            return fm_win_raise_status(win, call, rc);
+    }
     struct fm_request *r = fm_req_alloc(FM_REQ_DONE);
     if (!r)
         return fm_win_raise(win, call, MPI_ERR_NO_MEM, "no memory for the request");
@@ -233,7 +241,7 @@ int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_data
 {
     int rc = put("MPI_Rput", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                  target_count, target_datatype, win);
-    return rc != MPI_SUCCESS ? rc : done_request(win, "MPI_Rput", request);
+    return rc != MPI_SUCCESS ? rc : done_request(win, target_rank, "MPI_Rput", request);
 }
 
 int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
@@ -242,7 +250,7 @@ int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, 
 {
     int rc = get("MPI_Rget", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                  target_count, target_datatype, win);
-    return rc != MPI_SUCCESS ? rc : done_request(win, "MPI_Rget", request);
+    return rc != MPI_SUCCESS ? rc : done_request(win, target_rank, "MPI_Rget", request);
 }
 
 int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
@@ -252,7 +260,7 @@ int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
 {
     int rc = acc("MPI_Raccumulate", origin_addr, origin_count, origin_datatype, NULL, 0, NULL,
                  target_rank, target_disp, target_count, target_datatype, op, win);
-    return rc != MPI_SUCCESS ? rc : done_request(win, "MPI_Raccumulate", request);
+    return rc != MPI_SUCCESS ? rc : done_request(win, target_rank, "MPI_Raccumulate", request);
 }
 
 int MPI_Rget_accumulate(const void *origin_addr, int origin_count,
@@ -264,5 +272,5 @@ int MPI_Rget_accumulate(const void *origin_addr, int origin_count,
     int rc = MPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr,
                                 result_count, result_datatype, target_rank, target_disp,
                                 target_count, target_datatype, op, win);
-    return rc != MPI_SUCCESS ? rc : done_request(win, "MPI_Rget_accumulate", request);
+    return rc != MPI_SUCCESS ? rc : done_request(win, target_rank, "MPI_Rget_accumulate", request);
 }

@@ -63,8 +63,14 @@ int MPI_Win_unlock(int rank, MPI_Win win)
     int h = win->held[rank];
     if (!h)
         return fm_win_raise(win, call, MPI_ERR_RMA_SYNC, "rank %d is not locked", rank);
-    if (h == FM_RMA_HELD_NOCHECK)
+    if (h == FM_RMA_HELD_NOCHECK) {
+        int rc = fm_rma_flush(win, rank);
         atomic_thread_fence(memory_order_seq_cst);
+        if (rc != FM_OK) {
+            win->held[rank] = FM_RMA_HELD_NONE;
+            return fm_win_raise_status(win, call, rc);
+        }
+    }
     else
         fm_rma_unlock(win, h == FM_RMA_HELD_EXCL, rank);
     win->held[rank] = FM_RMA_HELD_NONE;
@@ -95,15 +101,15 @@ int MPI_Win_unlock_all(MPI_Win win)
     FM_CHECK_WIN(call, win);
     if (!win->lock_all)
         return fm_win_raise(win, call, MPI_ERR_RMA_SYNC, "no MPI_Win_lock_all epoch is open");
+    int rc = fm_rma_flush(win, -1);
     atomic_thread_fence(memory_order_seq_cst);
     if (win->lock_all == 1)
         for (int i = 0; i < win->size; i++)
             fm_rma_unlock(win, 0, i);
     win->lock_all = 0;
-    return MPI_SUCCESS;
+    return rc == FM_OK ? MPI_SUCCESS : fm_win_raise_status(win, call, rc);
 }
 
-/* Operations are complete when they return: a flush orders memory only. */
 static int flush(const char *call, int rank, MPI_Win win)
 {
     FM_CHECK_INIT(call);
@@ -115,8 +121,11 @@ static int flush(const char *call, int rank, MPI_Win win)
     } else if (!any_lock(win)) {
         return fm_win_raise(win, call, MPI_ERR_RMA_SYNC, "no passive-target epoch is open");
     }
+    /* On a node operations are complete when they return; OFI targets
+     * count theirs (local completion is not tracked apart: wait for all). */
+    int rc = fm_rma_flush(win, rank == -1000 || rank == MPI_PROC_NULL ? -1 : rank);
     atomic_thread_fence(memory_order_seq_cst);
-    return MPI_SUCCESS;
+    return rc == FM_OK ? MPI_SUCCESS : fm_win_raise_status(win, call, rc);
 }
 
 int MPI_Win_flush(int rank, MPI_Win win) { return flush("MPI_Win_flush", rank, win); }

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 /* Protocol of a message (fm_hdr.proto). */
 enum fm_proto {
@@ -20,6 +21,9 @@ enum fm_proto {
     FM_PROTO_DATA,       /* fm_hdr_rndv + chunk: bytes [offset, offset+chunk) for rreq */
     FM_PROTO_FIN,        /* fm_hdr_rndv: receiver pulled everything for sreq */
     FM_PROTO_ACK,        /* fm_hdr_rndv: sync-send sreq was matched */
+    FM_PROTO_SPLIT,      /* fm_hdr_rndv: receiver pulls [0, offset); sender, please
+                          * push h.len bytes from offset to addr, then WDONE(rreq) */
+    FM_PROTO_WDONE,      /* fm_hdr_rndv: sender pushed its share for rreq */
 };
 
 /* Matching envelope: 24 bytes, first in every message. */
@@ -65,6 +69,17 @@ typedef struct fm_net_ops {
      * buffers reusable.  FM_ERR_AGAIN: nothing sent (no room); the caller
      * parks the message and retries from progress. */
     int (*send)(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen);
+    /* Optional (NULL if absent): like send(), but the payload is written in
+     * place by fill(arg, dst, plen), so non-contiguous data is packed
+     * straight into the transport's buffer instead of a staging copy. */
+    int (*send_fill)(int peer, const void *hdr, size_t hlen, void (*fill)(void *arg, void *dst,
+                     size_t len), void *arg, size_t plen);
+    /* Optional (NULL if absent), with FM_NET_CAP_PULL: pull() scattering
+     * into niov local pieces (the iovec form of CMA). */
+    int (*pull_iov)(int peer, const struct iovec *iov, int niov, uint64_t remote_addr);
+    /* Optional (NULL if absent), with FM_NET_CAP_PULL: the reverse of
+     * pull(), writing len bytes of local into peer's memory at remote_addr. */
+    int (*push)(int peer, uint64_t remote_addr, const void *local, size_t len);
     /* Copy len bytes at remote_addr in peer's address space into local.
      * Blocks until done.  Only with FM_NET_CAP_PULL. */
     int (*pull)(int peer, void *local, uint64_t remote_addr, size_t len);

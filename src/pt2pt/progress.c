@@ -10,6 +10,7 @@
 #include "core/world.h"
 #include "mpi/comm.h"
 #include "pt2pt/internal.h"
+#include "pt2pt/ofi_engine.h"
 #include "pt2pt/pt2pt.h"
 #include "util/log.h"
 #include "util/param.h"
@@ -110,6 +111,8 @@ int fm_pt2pt_init(int world_rank, int world_size)
         size_t room = fm_peer_net[p]->max_msg - sizeof(fm_hdr_rndv);
         eager_lim[p] = lim < room ? lim : room;
     }
+    if ((rc = fm_ofi_engine_init(use_ofi)) != FM_OK)
+        return rc;
     int cpus = node_cpus(world_size);
     fm_oversubscribed = fm_param.YIELD == FM_YIELD_ALWAYS ||
                         (fm_param.YIELD == FM_YIELD_AUTO && fm_local_size > cpus);
@@ -123,6 +126,7 @@ void fm_pt2pt_finalize(void)
     /* Let parked control messages (FIN, ACK) reach their peers first. */
     for (int i = 0; i < 100000 && fm_pending_any(); i++)
         fm_progress();
+    fm_ofi_engine_finalize();
     for (int i = nnets - 1; i >= 0; i--)
         nets[i]->finalize();
     nnets = 0;
@@ -140,6 +144,8 @@ int fm_progress(void)
         n += nets[i]->poll(fm_deliver);
     if (fm_pending_any())
         n += fm_pending_drain();
+    if (fm_pt2pt_engine_ofi)
+        n += fm_ofi_engine_progress();
     return n;
 }
 

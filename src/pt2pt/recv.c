@@ -2,11 +2,13 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "boot/boot.h"
 #include "dtype/dtype.h"
 #include "mpi/comm.h"
 #include "pt2pt/internal.h"
+#include "pt2pt/ofi_engine.h"
 #include "pt2pt/pt2pt.h"
 #include "util/log.h"
 #include "util/status.h"
@@ -70,6 +72,36 @@ static void send_ctrl(int peer, int proto, uint64_t sreq, uint64_t rreq, uint64_
         fm_boot_abort(1, "fabmpi: cannot send a control message (out of memory)");
 }
 
+/* Pull n bytes into a non-contiguous receive buffer with the iovec form of
+ * the transport's pull: the pieces of each element, batch by batch, with no
+ * staging copy of the whole message. */
+static int pull_scatter(struct fm_request *r, int peer, uint64_t addr, size_t n)
+{
+    enum { BATCH = 1024 };
+    struct iovec iov[BATCH];
+    MPI_Datatype dt = r->dt;
+    int niov = 0, rc = FM_OK;
+    for (MPI_Count e = 0; n && e < r->count; e++) {
+        char *base = (char *)r->rbuf + e * dt->extent;
+        for (int b = 0; n && b < dt->nblocks; b++) {
+            size_t len = (size_t)dt->blocks[b].len < n ? (size_t)dt->blocks[b].len : n;
+            iov[niov].iov_base = base + dt->blocks[b].off;
+            iov[niov].iov_len = len;
+            n -= len;
+            if (++niov == BATCH || !n) {
+                size_t batch_bytes = 0;
+                for (int i = 0; i < niov; i++)
+                    batch_bytes += iov[i].iov_len;
+                if ((rc = fm_peer_net[peer]->pull_iov(peer, iov, niov, addr)) != FM_OK)
+                    return rc;
+                addr += batch_bytes;
+                niov = 0;
+            }
+        }
+    }
+    return rc;
+}
+
 /* Single-copy pull of a rendezvous message straight into the user buffer. */
 static void pull_into(struct fm_request *r, int peer, uint64_t addr, size_t n)
 {
@@ -77,6 +109,8 @@ static void pull_into(struct fm_request *r, int peer, uint64_t addr, size_t n)
     int rc;
     if (fm_dt_is_contig(r->dt)) {
         rc = net->pull(peer, (char *)r->rbuf + r->dt->true_lb, addr, n);
+    } else if (net->pull_iov) {
+        rc = pull_scatter(r, peer, addr, n);
     } else {
         void *tmp = malloc(n);
         if (!tmp)
@@ -92,6 +126,21 @@ static void pull_into(struct fm_request *r, int peer, uint64_t addr, size_t n)
                  fm_status_msg(rc));
         fm_boot_abort(1, why);
     }
+}
+
+/* Split copies pay off only for large contiguous messages, and need push. */
+static int split_worthwhile(const struct fm_request *r, int peer, uint64_t take)
+{
+    fm_net_ops *net = fm_peer_net[peer];
+    return fm_param.SHM_SPLIT_MIN && take >= fm_param.SHM_SPLIT_MIN &&
+           fm_dt_is_contig(r->dt) && net->push && (net->caps & FM_NET_CAP_PULL);
+}
+
+/* Both halves of a split copy are in: release the sender and complete. */
+static void split_finish(struct fm_request *r)
+{
+    send_ctrl(r->peer_world, FM_PROTO_FIN, r->peer_req, 0, 0);
+    fm_req_complete(r);
 }
 
 void fm_recv_matched(struct fm_request *r, int peer, const fm_hdr_rndv *h, const void *payload)
@@ -113,6 +162,28 @@ void fm_recv_matched(struct fm_request *r, int peer, const fm_hdr_rndv *h, const
         fm_req_complete(r);
         return;
     case FM_PROTO_RTS:
+        if (split_worthwhile(r, peer, take)) {
+            /* Both cores copy: the sender pushes the back part while we pull
+             * the front; whoever finishes last completes (on_wdone). */
+            uint64_t front = (take / 2 + 4095) & ~(uint64_t)4095;
+            char *dst = (char *)r->rbuf + r->dt->true_lb;
+            r->peer_req = h->sreq;
+            fm_hdr_rndv sp;
+            memset(&sp, 0, sizeof sp);
+            sp.h.proto = FM_PROTO_SPLIT;
+            sp.h.len = take - front;
+            sp.sreq = h->sreq;
+            sp.rreq = (uintptr_t)r;
+            sp.addr = (uintptr_t)(dst + front);
+            sp.offset = front;
+            if (fm_send_or_park(peer, &sp, sizeof sp, NULL, 0, NULL) != FM_OK)
+                fm_boot_abort(1, "fabmpi: cannot send a control message (out of memory)");
+            pull_into(r, peer, h->addr, front);
+            r->sent = 1; /* our part is in */
+            if (r->acked)
+                split_finish(r);
+            return;
+        }
         if (fm_peer_net[peer]->caps & FM_NET_CAP_PULL) {
             pull_into(r, peer, h->addr, take);
             send_ctrl(peer, FM_PROTO_FIN, h->sreq, 0, 0);
@@ -132,6 +203,8 @@ void fm_recv_matched(struct fm_request *r, int peer, const fm_hdr_rndv *h, const
 int fm_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
              int coll, struct fm_request **out)
 {
+    if (fm_pt2pt_engine_ofi)
+        return fm_ofi_irecv(buf, count, dt, src, tag, comm, coll, out);
     struct fm_request *r = fm_req_alloc(FM_REQ_RECV);
     if (!r)
         return FM_ERR_NOMEM;
@@ -199,6 +272,23 @@ void fm_deliver(int peer, const void *msg, size_t len)
     case FM_PROTO_DATA:
         on_data(hr, (const char *)msg + sizeof(fm_hdr_rndv));
         return;
+    case FM_PROTO_SPLIT: {
+        /* Receiver asks us (the sender) to push the back part ourselves. */
+        struct fm_request *s = (struct fm_request *)(uintptr_t)hr->sreq;
+        int rc = fm_peer_net[peer]->push(peer, hr->addr, (const char *)s->sbuf + hr->offset,
+                                         hr->h.len);
+        if (rc != FM_OK)
+            fm_boot_abort(1, "fabmpi: copying the second half of a large message failed");
+        send_ctrl(peer, FM_PROTO_WDONE, 0, hr->rreq, 0);
+        return;
+    }
+    case FM_PROTO_WDONE: {
+        struct fm_request *r = (struct fm_request *)(uintptr_t)hr->rreq;
+        r->acked = 1; /* the sender's part is in */
+        if (r->sent)
+            split_finish(r);
+        return;
+    }
     case FM_PROTO_FIN: {
         struct fm_request *s = (struct fm_request *)(uintptr_t)hr->sreq;
         s->sent = 1;

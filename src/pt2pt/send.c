@@ -7,6 +7,7 @@
 #include "dtype/dtype.h"
 #include "mpi/comm.h"
 #include "pt2pt/internal.h"
+#include "pt2pt/ofi_engine.h"
 #include "pt2pt/pt2pt.h"
 #include "util/status.h"
 
@@ -22,9 +23,24 @@ const void *fm_contig_source(const void *buf, MPI_Count count, MPI_Datatype dt, 
     return *tmp;
 }
 
+/* Packs a non-contiguous eager message straight into the transport. */
+struct pack_src {
+    const void *buf;
+    MPI_Count count;
+    MPI_Datatype dt;
+};
+
+static void pack_fill(void *arg, void *dst, size_t len)
+{
+    struct pack_src *p = arg;
+    fm_dt_pack(p->buf, p->count, p->dt, 0, dst, len);
+}
+
 int fm_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
              int coll, int mode, struct fm_request **out)
 {
+    if (fm_pt2pt_engine_ofi)
+        return fm_ofi_isend(buf, count, dt, dest, tag, comm, coll, mode, out);
     struct fm_request *r = fm_req_alloc(FM_REQ_SEND);
     if (!r)
         return FM_ERR_NOMEM;
@@ -46,6 +62,21 @@ int fm_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int ta
     r->peer_world = peer;
     if (mode == FM_SEND_SYNC)
         r->flags |= FM_REQF_SYNC;
+    fm_net_ops *net = fm_peer_net[peer];
+    if (!fm_dt_is_contig(dt) && bytes && bytes <= fm_eager_limit(peer) && mode != FM_SEND_SYNC &&
+        net->send_fill && !fm_pending_to(peer)) {
+        fm_hdr h = {.proto = FM_PROTO_EAGER, .ctx = comm->ctx + (uint32_t)coll, .src = comm->rank,
+                    .tag = tag, .len = bytes};
+        struct pack_src src = {buf, count, dt};
+        int rc = net->send_fill(peer, &h, sizeof h, pack_fill, &src, bytes);
+        if (rc == FM_OK) {
+            fm_on_sent(r, &h);
+            return FM_OK;
+        }
+        if (rc != FM_ERR_AGAIN)
+            return rc;
+        /* No room now: stage a packed copy and park it like any send. */
+    }
     const void *data = fm_contig_source(buf, count, dt, bytes, &r->tmp);
     if (!data && bytes)
         return FM_ERR_NOMEM;
@@ -79,6 +110,8 @@ int fm_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int ta
 int fm_send_eager_now(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                       MPI_Comm comm)
 {
+    if (fm_pt2pt_engine_ofi)
+        return fm_ofi_send_now(buf, count, dt, dest, tag, comm);
     if (dest == MPI_PROC_NULL)
         return FM_OK;
     int peer = comm->world[dest];

@@ -11,6 +11,7 @@
 #include "coll/op.h"
 #include "dtype/dtype.h"
 #include "rma/rma.h"
+#include "util/log.h"
 #include "util/status.h"
 
 static_assert(sizeof(_Atomic uint8_t) == 1 && sizeof(_Atomic uint16_t) == 2 &&
@@ -200,17 +201,65 @@ static unsigned char *layout_alloc(MPI_Count count, MPI_Datatype dt, void **raw)
     return *raw ? (unsigned char *)*raw - lo : NULL;
 }
 
+/* The update itself: org / rpk packed streams (either may be NULL). */
+static int acc_core(struct fm_win *w, fm_rma_peer *p, uintptr_t t, const unsigned char *org,
+                    unsigned char *rpk, MPI_Count tcount, MPI_Datatype tdt, MPI_Op op)
+{
+    size_t bytes = (size_t)tcount * (size_t)tdt->size;
+    void *traw = NULL, *lraw = NULL;
+    int rc = FM_OK;
+    MPI_Datatype edt = atomic_kind_dt(tdt->basic);
+    if (!w->acc_locked && p->direct && edt && aop_for_width((size_t)edt->size)) {
+        acc_atomic(p->ctl, org, rpk, t, tcount, tdt, op, edt);
+    } else {
+        unsigned char *tmp = NULL;
+        if (!fm_dt_is_contig(tdt) && op != MPI_NO_OP && !(tmp = layout_alloc(tcount, tdt, &traw))) {
+            rc = FM_ERR_NOMEM;
+            goto out;
+        }
+        unsigned char *tb = (unsigned char *)t;
+        if (!p->direct && !(tb = layout_alloc(tcount, tdt, &lraw))) {
+            rc = FM_ERR_NOMEM;
+            goto out;
+        }
+        fm_rma_acc_lock(p->ctl);
+        if (!p->direct)
+            rc = fm_rma_cma(p->pid, 0, tb, tcount, tdt, t, tcount, tdt);
+        if (rc == FM_OK && rpk)
+            fm_dt_pack(tb, tcount, tdt, 0, rpk, bytes);
+        if (rc == FM_OK)
+            acc_region(tb, org, tcount, tdt, op, tmp);
+        if (rc == FM_OK && !p->direct && op != MPI_NO_OP)
+            rc = fm_rma_cma(p->pid, 1, tb, tcount, tdt, t, tcount, tdt);
+        fm_rma_acc_unlock(p->ctl);
+    }
+out:
+    free(traw);
+    free(lraw);
+    return rc;
+}
+
+void fm_rma_acc_at(struct fm_win *w, uintptr_t t, const unsigned char *org, unsigned char *rpk,
+                   MPI_Count tcount, MPI_Datatype tdt, MPI_Op op)
+{
+    if (tcount > 0 && acc_core(w, &w->peer[w->rank], t, org, rpk, tcount, tdt, op) != FM_OK)
+        fm_warn("window: out of memory applying an accumulate from a remote origin");
+}
+
 int fm_rma_acc(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_Datatype odt, void *res,
                MPI_Count rcount, MPI_Datatype rdt, int trank, MPI_Aint tdisp, MPI_Count tcount,
                MPI_Datatype tdt, MPI_Op op)
 {
     fm_rma_peer *p = &w->peer[trank];
+    if (p->ofi)
+        return fm_rma_remote_acc(w, obuf, ocount, odt, res, rcount, rdt, trank, tdisp, tcount, tdt,
+                                 op);
     uintptr_t t = fm_rma_target(w, trank, tdisp);
     size_t bytes = (size_t)tcount * (size_t)tdt->size;
     if (!bytes)
         return FM_OK;
     _Alignas(16) unsigned char ostack[STACK_BYTES], rstack[STACK_BYTES];
-    void *oheap = NULL, *rheap = NULL, *traw = NULL, *lraw = NULL;
+    void *oheap = NULL, *rheap = NULL;
     const unsigned char *org = NULL;
     unsigned char *rpk = NULL;
     int rc = FM_OK;
@@ -237,38 +286,12 @@ int fm_rma_acc(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_Datatyp
         }
     }
 
-    MPI_Datatype edt = atomic_kind_dt(tdt->basic);
-    if (!w->acc_locked && p->direct && edt && aop_for_width((size_t)edt->size)) {
-        acc_atomic(p->ctl, org, rpk, t, tcount, tdt, op, edt);
-    } else {
-        unsigned char *tmp = NULL;
-        if (!fm_dt_is_contig(tdt) && op != MPI_NO_OP && !(tmp = layout_alloc(tcount, tdt, &traw))) {
-            rc = FM_ERR_NOMEM;
-            goto out;
-        }
-        unsigned char *tb = (unsigned char *)t;
-        if (!p->direct && !(tb = layout_alloc(tcount, tdt, &lraw))) {
-            rc = FM_ERR_NOMEM;
-            goto out;
-        }
-        fm_rma_acc_lock(p->ctl);
-        if (!p->direct)
-            rc = fm_rma_cma(p->pid, 0, tb, tcount, tdt, t, tcount, tdt);
-        if (rc == FM_OK && rpk)
-            fm_dt_pack(tb, tcount, tdt, 0, rpk, bytes);
-        if (rc == FM_OK)
-            acc_region(tb, org, tcount, tdt, op, tmp);
-        if (rc == FM_OK && !p->direct && op != MPI_NO_OP)
-            rc = fm_rma_cma(p->pid, 1, tb, tcount, tdt, t, tcount, tdt);
-        fm_rma_acc_unlock(p->ctl);
-    }
+    rc = acc_core(w, p, t, org, rpk, tcount, tdt, op);
     if (rc == FM_OK && res && !fm_dt_is_contig(rdt))
         fm_dt_unpack(res, rcount, rdt, 0, rpk, bytes);
 out:
     free(oheap);
     free(rheap);
-    free(traw);
-    free(lraw);
     return rc;
 }
 
@@ -276,6 +299,8 @@ int fm_rma_cas(struct fm_win *w, const void *obuf, const void *cmp, void *res, M
                int trank, MPI_Aint tdisp)
 {
     fm_rma_peer *p = &w->peer[trank];
+    if (p->ofi)
+        return fm_rma_remote_cas(w, obuf, cmp, res, dt, trank, tdisp);
     uintptr_t t = fm_rma_target(w, trank, tdisp) + (uintptr_t)dt->true_lb;
     size_t n = (size_t)dt->size;
     if (!w->acc_locked && p->direct && (t & (n - 1)) == 0 && aop_for_width(n)) {

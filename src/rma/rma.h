@@ -61,6 +61,12 @@ typedef struct fm_rma_peer {
     fm_rma_ctl *ctl; /* its control block, mapped here */
     void *map;       /* its segment mapping (NULL when none of ours) */
     size_t map_len;
+    /* Peers reached over OFI (remote.c): nothing mapped, ctl NULL. */
+    int ofi;         /* 1: every operation goes over OFI */
+    int rma;         /* 1: fi_write/fi_read into its registered memory; 0: active messages */
+    int world;       /* its world rank */
+    uint64_t key;    /* its registration's key */
+    uint64_t raddr;  /* remote address of its displacement 0 (address or 0 for offsets) */
 } fm_rma_peer;
 
 /* Memory attached to a dynamic window (local bookkeeping for Win_detach). */
@@ -97,6 +103,7 @@ struct fm_win {
     uint32_t complete_seen;    /* completions consumed by Win_wait/test */
     fm_rma_region *regions;
     char name[MPI_MAX_OBJECT_NAME];
+    struct fm_rma_remote *rm;  /* OFI peers' bookkeeping (remote.c), or NULL */
 };
 
 static inline int fm_win_valid(MPI_Win w) { return w && w->magic == FM_MAGIC_WIN; }
@@ -144,7 +151,69 @@ void fm_rma_span(MPI_Count count, MPI_Datatype dt, MPI_Aint *lo, MPI_Aint *hi);
 int fm_rma_cma(int pid, int write, void *lbuf, MPI_Count lcount, MPI_Datatype ldt, uintptr_t raddr,
                MPI_Count rcount, MPI_Datatype rdt);
 
+/* Accumulate into this rank's own memory at t: org and rpk are packed
+ * streams of tcount tdt (org NULL for MPI_NO_OP, rpk NULL: no fetch). */
+void fm_rma_acc_at(struct fm_win *w, uintptr_t t, const unsigned char *org, unsigned char *rpk,
+                   MPI_Count tcount, MPI_Datatype tdt, MPI_Op op);
+
+/* ---- peers over OFI (remote.c: origin side; am.c: target side) ----------
+ * Put/Get by fi_write/fi_read when the target registered its memory and the
+ * target datatype is contiguous; everything else (accumulates always, so
+ * one path keeps them atomic with the target's own C11 atomics) as an
+ * active message: a request through point-to-point on the window's private
+ * communicator, applied by the target with the same code a local origin
+ * uses, when the target makes progress in any MPI call.  Every request is
+ * answered, so completion is counted per target. */
+#define FM_RMA_EP_NAME 160
+/* Before the setup exchange: open the RMA endpoint and register [base,
+ * base+len) (len 0: register nothing).  *ok = 1 when peers may fi_write. */
+void fm_rma_remote_prepare(struct fm_win *w, void *base, size_t len, uint64_t *key,
+                           uint64_t *raddr, char *ep, int32_t *eplen, int32_t *ok);
+/* Peer i is reached over OFI: fill its fields from its card. */
+void fm_rma_remote_peer(struct fm_win *w, int i, int ok, uint64_t key, uint64_t raddr,
+                        const char *ep, int eplen);
+int fm_rma_remote_setup(struct fm_win *w); /* after every peer is filled */
+void fm_rma_remote_teardown(struct fm_win *w);
+int fm_rma_remote_put(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_Datatype odt,
+                      int trank, MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype tdt);
+int fm_rma_remote_get(struct fm_win *w, void *obuf, MPI_Count ocount, MPI_Datatype odt,
+                      int trank, MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype tdt);
+int fm_rma_remote_acc(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_Datatype odt,
+                      void *res, MPI_Count rcount, MPI_Datatype rdt, int trank, MPI_Aint tdisp,
+                      MPI_Count tcount, MPI_Datatype tdt, MPI_Op op);
+int fm_rma_remote_cas(struct fm_win *w, const void *obuf, const void *cmp, void *res,
+                      MPI_Datatype dt, int trank, MPI_Aint tdisp);
+/* Wait until every operation to rank (-1: to all) completed remotely. */
+int fm_rma_flush(struct fm_win *w, int rank);
+int fm_rma_remote_lock(struct fm_win *w, int exclusive, int rank);
+int fm_rma_remote_unlock(struct fm_win *w, int exclusive, int rank);
+int fm_rma_remote_post(struct fm_win *w, int origin);
+int fm_rma_remote_complete(struct fm_win *w, int target);
+/* am.c: serve requests of every window with OFI peers (progress hook). */
+void fm_rma_am_serve(struct fm_win *w);
+enum { FM_RMA_AM_PUT = 1, FM_RMA_AM_GET, FM_RMA_AM_ACC, FM_RMA_AM_CAS, FM_RMA_AM_LOCK,
+       FM_RMA_AM_UNLOCK, FM_RMA_AM_POST, FM_RMA_AM_COMPLETE };
+#define FM_RMA_AM_FETCH 0x100u /* in aux of an accumulate: answer the old values */
+#define FM_RMA_TAG_REQ 1 /* replies: tags from 2 up, one per operation */
+/* Wire header of a request; fm_dt_block[nblocks] then data follow. */
+typedef struct fm_rma_am_hdr {
+    uint32_t op;       /* FM_RMA_AM_* */
+    uint32_t aux;      /* lock: exclusive; acc: index of the MPI_Op */
+    int32_t reply_tag; /* 0: no answer */
+    int32_t kind;      /* acc/cas: enum fm_basic_kind of the target elements */
+    int64_t tdisp;
+    int64_t tcount;    /* elements of the target datatype; predefined: of kind */
+    int64_t extent, true_lb, size; /* the target datatype */
+    int32_t nblocks;   /* 0: contiguous run of tcount * size bytes at true_lb */
+    int32_t predef;    /* 1: the target datatype is the predefined one of kind */
+    int64_t bytes;     /* data bytes after the blocks */
+} fm_rma_am_hdr;
+MPI_Op fm_rma_am_op(uint32_t index);  /* NULL if out of range */
+uint32_t fm_rma_am_op_index(MPI_Op op);
+MPI_Datatype fm_rma_kind_dt(int kind); /* predefined datatype of a basic kind */
+
 /* ---- synchronisation (sync.c) ------------------------------------------- */
+int fm_rma_try_lock(fm_rma_ctl *c, int exclusive);
 void fm_rma_acc_lock(fm_rma_ctl *c);
 void fm_rma_acc_unlock(fm_rma_ctl *c);
 int fm_rma_fence(struct fm_win *w);

@@ -35,13 +35,16 @@ void fm_rma_acc_unlock(fm_rma_ctl *c)
 
 int fm_rma_fence(struct fm_win *w)
 {
+    /* OFI targets: our operations applied there before anyone leaves. */
+    int rc = fm_rma_flush(w, -1);
     atomic_thread_fence(memory_order_seq_cst);
-    int rc = fm_coll_barrier(w->comm);
+    int r2 = fm_coll_barrier(w->comm);
+    rc = rc != FM_OK ? rc : r2;
     atomic_thread_fence(memory_order_seq_cst);
     return rc;
 }
 
-static int try_lock(fm_rma_ctl *c, int exclusive)
+int fm_rma_try_lock(fm_rma_ctl *c, int exclusive)
 {
     if (exclusive) {
         int64_t z = 0;
@@ -55,9 +58,13 @@ static int try_lock(fm_rma_ctl *c, int exclusive)
 
 void fm_rma_lock(struct fm_win *w, int exclusive, int rank)
 {
+    if (w->peer[rank].ofi) {
+        fm_rma_remote_lock(w, exclusive, rank);
+        return;
+    }
     fm_rma_ctl *c = w->peer[rank].ctl;
     unsigned spins = 0;
-    while (!try_lock(c, exclusive)) {
+    while (!fm_rma_try_lock(c, exclusive)) {
         fm_progress();
         fm_progress_backoff(&spins);
     }
@@ -65,6 +72,10 @@ void fm_rma_lock(struct fm_win *w, int exclusive, int rank)
 
 void fm_rma_unlock(struct fm_win *w, int exclusive, int rank)
 {
+    if (w->peer[rank].ofi) {
+        fm_rma_remote_unlock(w, exclusive, rank);
+        return;
+    }
     /* seq_cst read-modify-write: our stores are visible before the release */
     atomic_fetch_sub(&w->peer[rank].ctl->lock, exclusive ? FM_RMA_LOCK_EXCL : 1);
 }
@@ -72,8 +83,12 @@ void fm_rma_unlock(struct fm_win *w, int exclusive, int rank)
 void fm_rma_post(struct fm_win *w, const int *origins, int n)
 {
     atomic_thread_fence(memory_order_seq_cst);
-    for (int i = 0; i < n; i++)
-        atomic_fetch_add(&w->peer[origins[i]].ctl->posted[w->rank], 1);
+    for (int i = 0; i < n; i++) {
+        if (w->peer[origins[i]].ofi)
+            fm_rma_remote_post(w, origins[i]);
+        else
+            atomic_fetch_add(&w->peer[origins[i]].ctl->posted[w->rank], 1);
+    }
     w->nexpose = n;
 }
 
@@ -94,13 +109,19 @@ void fm_rma_start(struct fm_win *w, const int *targets, int n)
 void fm_rma_complete(struct fm_win *w)
 {
     atomic_thread_fence(memory_order_seq_cst);
-    for (int i = 0; i < w->naccess; i++)
-        atomic_fetch_add(&w->peer[w->access[i]].ctl->completes, 1);
+    for (int i = 0; i < w->naccess; i++) {
+        if (w->peer[w->access[i]].ofi)
+            fm_rma_remote_complete(w, w->access[i]);
+        else
+            atomic_fetch_add(&w->peer[w->access[i]].ctl->completes, 1);
+    }
     w->naccess = -1;
 }
 
 int fm_rma_test(struct fm_win *w)
 {
+    if (w->rm)
+        fm_progress(); /* OFI origins' completions arrive as messages */
     fm_rma_ctl *me = w->peer[w->rank].ctl;
     uint32_t got = atomic_load_explicit(&me->completes, memory_order_acquire) - w->complete_seen;
     if (got < (uint32_t)w->nexpose)

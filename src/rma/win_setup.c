@@ -24,6 +24,7 @@
 #include "coll/coll.h"
 #include "core/world.h"
 #include "mpi/comm.h"
+#include "net/net.h"
 #include "util/param.h"
 #include "util/status.h"
 
@@ -38,7 +39,10 @@ typedef struct win_card {
     int32_t disp_unit;
     int32_t pid;
     int32_t ok;         /* 0: it failed; nobody maps its segment */
-    int32_t pad;
+    int32_t rma_ok;     /* OFI: its memory is registered (key, raddr) */
+    uint64_t key, raddr;
+    int32_t ep_len, pad; /* OFI: its RMA endpoint's address */
+    char ep[FM_RMA_EP_NAME];
 } win_card;
 
 static unsigned next_win_id; /* per process: names carry the rank too */
@@ -166,6 +170,7 @@ static struct fm_win *win_alloc(int flavor, MPI_Comm dup)
 
 void fm_win_teardown(struct fm_win *w)
 {
+    fm_rma_remote_teardown(w);
     for (int i = 0; i < w->size; i++)
         if (w->peer[i].map)
             munmap(w->peer[i].map, w->peer[i].map_len);
@@ -184,6 +189,15 @@ void fm_win_teardown(struct fm_win *w)
     free(w);
 }
 
+/* Peers the transport reaches over OFI get OFI windows too (their memory
+ * may be on another node); shared windows need mapped memory, so they
+ * keep mapping and fail clearly across nodes. */
+static int reached_by_ofi(const struct fm_win *w, int i)
+{
+    return w->flavor != MPI_WIN_FLAVOR_SHARED && fm_peer_net &&
+           fm_peer_net[w->comm->group->world[i]] == &fm_net_ofi;
+}
+
 /* Step 4 for everyone; fills w->peer.  Returns 1 when all mapped. */
 static int map_all(struct fm_win *w, const win_card *cards, void *own, const MPI_Aint *shared_off,
                    size_t data_off, char *why)
@@ -192,6 +206,12 @@ static int map_all(struct fm_win *w, const win_card *cards, void *own, const MPI
     for (int i = 0; i < w->size && ok; i++) {
         fm_rma_peer *p = &w->peer[i];
         const win_card *c = &cards[i];
+        p->size = (MPI_Aint)c->size;
+        p->disp_unit = w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? 1 : c->disp_unit;
+        if (i != w->rank && reached_by_ofi(w, i)) {
+            fm_rma_remote_peer(w, i, c->rma_ok, c->key, c->raddr, c->ep, c->ep_len);
+            continue;
+        }
         p->map = i == w->rank ? own : map_peer(c, i, why);
         if (!p->map) {
             ok = 0;
@@ -281,6 +301,14 @@ int fm_win_setup(int flavor, void *base, MPI_Aint size, int disp_unit, MPI_Comm 
     me.disp_unit = disp_unit;
     me.pid = (int32_t)getpid();
     me.ok = own != NULL;
+    int any_ofi = 0;
+    for (int i = 0; i < w->size; i++)
+        any_ofi |= i != w->rank && reached_by_ofi(w, i);
+    if (own && any_ofi) {
+        void *mem = flavor == MPI_WIN_FLAVOR_ALLOCATE ? (char *)own + data_off : base;
+        fm_rma_remote_prepare(w, mem, (size_t)size, &me.key, &me.raddr, me.ep, &me.ep_len,
+                              &me.rma_ok);
+    }
     win_card dummy[1];
     rc = fm_coll_allgather(&me, sizeof me, MPI_BYTE, cards ? (void *)cards : (void *)dummy,
                            cards ? (MPI_Count)sizeof me : 0, MPI_BYTE, dup);
@@ -293,6 +321,10 @@ int fm_win_setup(int flavor, void *base, MPI_Aint size, int disp_unit, MPI_Comm 
     /* Every rank sees the same cards, so all agree whether to go on. */
     if (ok)
         ok = map_all(w, cards, own, shared_off, data_off, why);
+    if (ok && fm_rma_remote_setup(w) != FM_OK) {
+        ok = 0;
+        snprintf(why, FM_RMA_WHY, "out of memory");
+    }
     int all = ok;
     rc = fm_coll_allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, dup);
     if (own)

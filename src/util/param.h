@@ -23,13 +23,18 @@
     X(OFI_PROVIDER_EXCLUDE, STR, "", "comma list", "Libfabric providers fabmpi must not use (same matching as OFI_PROVIDER_INCLUDE)") \
     X(OFI_DOMAIN, STR, "", "domain name", "Libfabric domain (network interface) to use, e.g. lo or eth0; empty: lo when every rank is on this node, else the first other one") \
     X(OFI_PROGRESS_EVENT_CNT, INT, "100", "1..65536", "Completions read per fi_cq_read; progress repeats reads until the queue is drained") \
+    X(OFI_RMA, ENUM, "auto", "auto|am", "One-sided windows over OFI: auto = fi_write/fi_read where the provider offers FI_RMA (accumulates always as active messages at the target), am = active messages for everything") \
+    X(OFI_RMA_MR, ENUM, "basic", "basic|scalable", "Memory-registration modes windows ask the provider for: basic = FI_MR_VIRT_ADDR|FI_MR_PROV_KEY|FI_MR_ALLOCATED, scalable = none (offsets, keys chosen by fabmpi)") \
     X(OFI_CONNECT, ENUM, "dynamic", "dynamic|static", "Address-vector insertion: dynamic = on first send to a peer, static = every peer at init") \
     X(OFI_BUF_SIZE, SIZE, "64k", "1k..16m", "Bytes of each OFI bounce and receive buffer; the largest transport message (eager data and rendezvous chunks fit in it)") \
     X(OFI_TX_BUFS, INT, "64", "1..65536", "OFI bounce buffers for sends larger than the provider's inject size; when all are in flight sends are parked") \
     X(OFI_RX_BUFS, INT, "64", "1..65536", "OFI receive buffers kept posted") \
+    X(PT2PT, ENUM, "auto", "auto|sw|ofi", "Point-to-point engine: sw = fabmpi matches messages; ofi = the libfabric provider matches them (fi_tsend/fi_trecv, needs NET=ofi); auto = ofi when NET=ofi and the provider has FI_TAGGED, except shm and net, whose libfabric 1.17 tagged matching breaks MPI semantics; else sw") \
+    X(OFI_TAG_MODE, ENUM, "auto", "auto|1|2|full", "OFI tag layout of the ofi engine: 1 = 12-bit communicator, 18-bit source, 32-bit tag; 2 = 24/18/20 bits; full = source in remote CQ data, 28-bit communicator, 32-bit tag; auto = full when the provider has CQ data and FI_DIRECTED_RECV, else 1") \
     X(EAGER_LIMIT, SIZE, "16k", "0..1m", "Largest message sent eagerly; larger ones use rendezvous") \
     X(SHM_RING_SIZE, SIZE, "256k", "16k..64m", "Bytes of each per-pair shared-memory ring (power of two)") \
     X(SHM_COPY, ENUM, "auto", "auto|cma|pipeline", "Rendezvous copy: cma = process_vm_readv single copy, pipeline = chunks through the ring; auto tries CMA and falls back") \
+    X(SHM_SPLIT_MIN, SIZE, "1m", "0..1g", "Rendezvous messages this large (0 = never) are copied by both processes at once: the receiver pulls one half while the sender pushes the other") \
     X(SHM_DOORBELL, ENUM, "auto", "auto|on|off", "Doorbell bytes telling a receiver which rings have data (auto: on above 4 ranks per node)") \
     X(SHM_PIPELINE_CHUNK, SIZE, "32k", "1k..16m", "Chunk size of the pipelined copy through shared memory") \
     X(SPIN_COUNT, INT, "2000", "0..100000000", "Progress polls a blocking call makes before it starts yielding the CPU") \
@@ -40,6 +45,7 @@
     X(COLL_FANOUT, INT, "2", "1..64", "Children per member in the one-sided broadcast tree") \
     X(COLL_VERBOSE, BOOL, "0", "bool", "Print one line per Barrier/Bcast/Reduce/Allreduce call (communicator rank 0 only) naming the algorithm used and why") \
     X(EXIT_TIMEOUT, INT, "3", "1..3600", "Seconds mpiexec waits for ranks to end after an abort or a failure before it kills them") \
+    X(SSH, STR, "ssh -o BatchMode=yes", "command", "Remote shell mpiexec --launcher ssh runs as: CMD HOST fabmpi_hostd (words split on blanks)") \
     X(BOOT_ADDR, STR, "", "host:port", "Set by mpiexec: address of the bootstrap server") \
     X(BOOT_KEY, STR, "", "hex string", "Set by mpiexec: per-job secret that authenticates a rank to the bootstrap server") \
     X(RANK, INT, "-1", "-1..2147483647", "Set by mpiexec: this process's rank in MPI_COMM_WORLD") \
@@ -65,6 +71,9 @@ extern struct fm_params fm_param;
 /* Enum indices, e.g. FM_NET_AUTO, FM_SHM_COPY_CMA, FM_YIELD_ALWAYS. */
 enum { FM_NET_AUTO, FM_NET_SHM, FM_NET_OFI };
 enum { FM_OFI_CONNECT_DYNAMIC, FM_OFI_CONNECT_STATIC };
+enum { FM_OFI_RMA_AUTO, FM_OFI_RMA_AM };
+enum { FM_OFI_RMA_MR_BASIC, FM_OFI_RMA_MR_SCALABLE };
+enum { FM_PT2PT_AUTO, FM_PT2PT_SW, FM_PT2PT_OFI };
 enum { FM_SHM_COPY_AUTO, FM_SHM_COPY_CMA, FM_SHM_COPY_PIPELINE };
 enum { FM_SHM_DOORBELL_AUTO, FM_SHM_DOORBELL_ON, FM_SHM_DOORBELL_OFF };
 enum { FM_YIELD_AUTO, FM_YIELD_ALWAYS, FM_YIELD_NEVER };

@@ -38,10 +38,13 @@ static void run(MPI_Win win, cells *c)
     long long one = 1, old;
     for (int i = 0; i < ITERS; i++) {
         CHECK_MPI(MPI_Fetch_and_op(&one, &old, MPI_LONG_LONG, root, OFF(counter), MPI_SUM, win));
+        /* results are defined only after a flush (over OFI they arrive later) */
+        CHECK_MPI(MPI_Win_flush(root, win));
         CHECK(old >= 0 && old < (long long)ITERS * size);
         /* CAS loop: read, try old+1 until it sticks */
         long long seen, want, got;
         CHECK_MPI(MPI_Fetch_and_op(NULL, &seen, MPI_LONG_LONG, root, OFF(cas_counter), MPI_NO_OP, win));
+        CHECK_MPI(MPI_Win_flush(root, win));
         for (;;) {
             want = seen + 1;
             CHECK_MPI(MPI_Compare_and_swap(&want, &seen, &got, MPI_LONG_LONG, root, OFF(cas_counter), win));

@@ -9,6 +9,8 @@
 #include "net/net.h"
 #include "net/ofi/ofi.h"
 #include "net/ofi/ofi_info.h"
+#include "net/ofi/tag.h"
+#include "mpi/comm.h" /* FM_MAX_CONTEXTS: fabmpi's own communicator cap */
 #include "util/log.h"
 #include "util/param.h"
 #include "util/status.h"
@@ -55,6 +57,7 @@ static int open_endpoint(void)
 static void close_all(void)
 {
     fm_ofi_state *s = &fm_ofi;
+    fm_ofi_rma_close(); /* the windows' endpoint (rma.c), if one opened */
     /* Endpoint first: it holds the posted receives into the slab. */
     if (s->ep)
         fi_close(&s->ep->fid);
@@ -219,6 +222,9 @@ void fm_ofi_print_info(FILE *out)
                     sn ? "one node" : "across nodes", p->fabric_attr->prov_name,
                     p->fabric_attr->name, p->domain_attr->name, p->tx_attr->inject_size,
                     p->domain_attr->cq_data_size);
+        if (p) /* what FABMPI_PT2PT=ofi would give on it */
+            fm_ofi_tag_print_limits(out, p->ep_attr->mem_tag_format, p->domain_attr->cq_data_size,
+                                    (p->caps & FI_DIRECTED_RECV) != 0, FM_MAX_CONTEXTS / 2);
         else
             fprintf(out, "  ofi/chosen   %s: none: %s\n", sn ? "one node" : "across nodes", why);
     }

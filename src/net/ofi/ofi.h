@@ -32,7 +32,9 @@ enum {
     FM_OFI_MSG_FLUSH = 1, /* finalize: pushes earlier injects out, not delivered */
 };
 
-enum { FM_OFI_OP_TX = 1, FM_OFI_OP_RX = 2 };
+/* FM_OFI_OP_TAGGED: an operation of the provider-matching engine
+ * (src/pt2pt/ofi_engine*), whose completions go to its callbacks. */
+enum { FM_OFI_OP_TX = 1, FM_OFI_OP_RX = 2, FM_OFI_OP_TAGGED = 3 };
 
 /* A bounce (tx) or receive (rx) buffer.  The fi_context comes first so the
  * op_context of a completion is the buffer's address: that maps every
@@ -66,6 +68,10 @@ typedef struct fm_ofi_state {
     struct fi_cq_tagged_entry *events; /* OFI_PROGRESS_EVENT_CNT entries */
     int nevents;
     int polling;          /* poll() is not re-entrant: callbacks may send only */
+    /* Set by the provider-matching engine: completions (and error
+     * completions) of FM_OFI_OP_TAGGED contexts. */
+    void (*tagged_event)(const struct fi_cq_tagged_entry *e);
+    void (*tagged_error)(const struct fi_cq_err_entry *e);
     int up;
 } fm_ofi_state;
 
@@ -97,5 +103,30 @@ int fm_ofi_send(int peer, const void *hdr, size_t hlen, const void *payload, siz
 int fm_ofi_poll(void (*cb)(int, const void *, size_t));
 /* Finalize: push out what injects left queued in the provider. */
 void fm_ofi_flush(void);
+
+/* --- rma.c: the endpoint for one-sided windows --- */
+/* One fi_write / fi_read in flight; done() runs from fm_ofi_rma_poll. */
+typedef struct fm_ofi_rma_op {
+    struct fi_context ctx;
+    void (*done)(struct fm_ofi_rma_op *op, int status);
+} fm_ofi_rma_op;
+/* Run by fm_ofi_poll after its CQ (not re-entered by it): the window layer
+ * polls fm_ofi_rma_poll and serves active messages there.  NULL: none. */
+extern void (*fm_ofi_rma_hook)(void);
+/* Open on first use (FM_OK), or FM_ERR_* when windows must use active
+ * messages (no provider with FI_RMA under our MR modes, FABMPI_OFI_RMA=am). */
+int fm_ofi_rma_open(void);
+void fm_ofi_rma_close(void);
+size_t fm_ofi_rma_name(void *buf, size_t len); /* 0 when not open */
+int fm_ofi_rma_insert(int world, const void *name, size_t len);
+/* Register [base, base+len) for remote read/write; *raddr is what peers add
+ * displacements to (the address, or 0 for offset-addressed providers). */
+int fm_ofi_rma_reg(void *base, size_t len, struct fid_mr **mr, uint64_t *key, uint64_t *raddr);
+void fm_ofi_rma_dereg(struct fid_mr *mr);
+size_t fm_ofi_rma_max(void); /* bytes one operation may move */
+/* FM_ERR_AGAIN: progress and retry. */
+int fm_ofi_rma_xfer(int write, int world, void *buf, size_t len, uint64_t raddr, uint64_t key,
+                    fm_ofi_rma_op *op);
+int fm_ofi_rma_poll(void);
 
 #endif

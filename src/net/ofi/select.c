@@ -34,7 +34,15 @@ int fm_ofi_getinfo(struct fi_info **out)
     /* One thread at a time calls into the endpoint (thread levels up to
      * SERIALIZED), so the provider may skip its own locks. */
     hints->domain_attr->threading = FI_THREAD_DOMAIN;
+    /* Directed receives let the provider-matching engine's full tag mode
+     * name a receive's source by address; a provider without them is
+     * still fine for everything else, hence the second try. */
+    hints->caps = FM_OFI_CAPS | FI_DIRECTED_RECV;
     int rc = fi_getinfo(FM_OFI_API, NULL, NULL, 0, hints, out);
+    if (rc != 0 || !*out) {
+        hints->caps = FM_OFI_CAPS;
+        rc = fi_getinfo(FM_OFI_API, NULL, NULL, 0, hints, out);
+    }
     fi_freeinfo(hints);
     if (rc != 0)
         *out = NULL;

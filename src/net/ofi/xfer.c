@@ -162,6 +162,10 @@ static void cq_error(void)
     if (fi_cq_readerr(fm_ofi.cq, &e, 0) != 1)
         return;
     fm_ofi_buf *b = e.op_context;
+    if (b && b->kind == FM_OFI_OP_TAGGED && fm_ofi.tagged_error) {
+        fm_ofi.tagged_error(&e);
+        return;
+    }
     if (b && b->kind == FM_OFI_OP_TX) {
         b->next = fm_ofi.tx_free;
         fm_ofi.tx_free = b;
@@ -205,6 +209,11 @@ int fm_ofi_poll(void (*cb)(int, const void *, size_t))
         }
         for (ssize_t i = 0; i < got; i++) {
             fm_ofi_buf *b = s->events[i].op_context;
+            if (b->kind == FM_OFI_OP_TAGGED) {
+                s->tagged_event(&s->events[i]);
+                n++;
+                continue;
+            }
             if (b->kind == FM_OFI_OP_TX) {
                 b->next = s->tx_free;
                 s->tx_free = b;
@@ -222,6 +231,10 @@ int fm_ofi_poll(void (*cb)(int, const void *, size_t))
         }
     }
     s->polling = 0;
+    /* One-sided windows: their endpoint's CQ and active messages.  Not
+     * from the finalize flush (cb NULL): windows are gone by then. */
+    if (cb && fm_ofi_rma_hook)
+        fm_ofi_rma_hook();
     return n;
 }
 

@@ -95,7 +95,10 @@ int fm_ring_rx_attach(fm_ring_rx *rx, void *mem)
     return FM_OK;
 }
 
-int fm_ring_send(fm_ring_tx *tx, const void *hdr, size_t hlen, const void *payload, size_t plen)
+/* One record: header bytes, then the payload copied from `payload` or, when
+ * `fill` is given, produced by fill(arg, dst, plen) in place. */
+static inline int ring_put(fm_ring_tx *tx, const void *hdr, size_t hlen, const void *payload,
+                           fm_ring_fill_fn *fill, void *arg, size_t plen)
 {
     size_t len = hlen + plen;
     if (len > tx->max_msg)
@@ -116,7 +119,9 @@ int fm_ring_send(fm_ring_tx *tx, const void *hdr, size_t hlen, const void *paylo
     uint8_t *body = (uint8_t *)w + FM_RING_HDR;
     if (hlen)
         memcpy(body, hdr, hlen);
-    if (plen)
+    if (fill)
+        fill(arg, body + hlen, plen);
+    else if (plen && payload)
         memcpy(body + hlen, payload, plen);
     atomic_store_explicit(w, REC_WORD(REC_MSG, len), memory_order_release);
     /* The skip goes last: the consumer reaches offset 0 only through it. */
@@ -125,6 +130,17 @@ int fm_ring_send(fm_ring_tx *tx, const void *hdr, size_t hlen, const void *paylo
                               memory_order_release);
     tx->head = at + rec;
     return FM_OK;
+}
+
+int fm_ring_send(fm_ring_tx *tx, const void *hdr, size_t hlen, const void *payload, size_t plen)
+{
+    return ring_put(tx, hdr, hlen, payload, NULL, NULL, plen);
+}
+
+int fm_ring_send_fill(fm_ring_tx *tx, const void *hdr, size_t hlen, fm_ring_fill_fn *fill,
+                      void *arg, size_t plen)
+{
+    return ring_put(tx, hdr, hlen, NULL, fill, arg, plen);
 }
 
 /* Zero the first word of every cell of a consumed record.  Any later record

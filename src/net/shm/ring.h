@@ -90,6 +90,11 @@ int fm_ring_rx_attach(fm_ring_rx *rx, void *mem);
  * FM_OK, FM_ERR_AGAIN when there is no room (nothing written), FM_ERR_ARG
  * when hlen + plen > max_msg.  Never blocks. */
 int fm_ring_send(fm_ring_tx *tx, const void *hdr, size_t hlen, const void *payload, size_t plen);
+/* The same, with the payload written in place by fill(arg, dst, plen) — a
+ * non-contiguous message is packed straight into the ring. */
+typedef void fm_ring_fill_fn(void *arg, void *dst, size_t len);
+int fm_ring_send_fill(fm_ring_tx *tx, const void *hdr, size_t hlen, fm_ring_fill_fn *fill,
+                      void *arg, size_t plen);
 
 /* Deliver up to `max` messages through cb(peer, msg, len), in order, then
  * release their cells.  Returns how many were delivered. */

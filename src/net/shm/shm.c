@@ -154,6 +154,31 @@ static int shm_send(int peer, const void *hdr, size_t hlen, const void *payload,
     return rc;
 }
 
+static int shm_send_fill(int peer, const void *hdr, size_t hlen,
+                         void (*fill)(void *arg, void *dst, size_t len), void *arg, size_t plen)
+{
+    if (!shm_reaches(peer))
+        return FM_ERR_ARG;
+    int rc = fm_ring_send_fill(fm_shm.tx[peer], hdr, hlen, fill, arg, plen);
+    if (rc == FM_OK && fm_shm.doorbells)
+        fm_bell_ring(fm_shm.bell_to[peer]);
+    return rc;
+}
+
+static int shm_pull_iov(int peer, const struct iovec *iov, int niov, uint64_t remote_addr)
+{
+    if (!(fm_net_shm.caps & FM_NET_CAP_PULL))
+        return FM_ERR_UNSUPPORTED;
+    return fm_shm_cma_pull_iov(peer, iov, niov, remote_addr);
+}
+
+static int shm_push(int peer, uint64_t remote_addr, const void *local, size_t len)
+{
+    if (!(fm_net_shm.caps & FM_NET_CAP_PULL))
+        return FM_ERR_UNSUPPORTED;
+    return fm_shm_cma_push(peer, remote_addr, local, len);
+}
+
 static int shm_pull(int peer, void *local, uint64_t remote_addr, size_t len)
 {
     if (!(fm_net_shm.caps & FM_NET_CAP_PULL))
@@ -206,6 +231,9 @@ fm_net_ops fm_net_shm = {
     .init = shm_init,
     .reaches = shm_reaches,
     .send = shm_send,
+    .send_fill = shm_send_fill,
+    .pull_iov = shm_pull_iov,
+    .push = shm_push,
     .pull = shm_pull,
     .poll = shm_poll,
     .finalize = shm_finalize,

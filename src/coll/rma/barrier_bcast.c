@@ -1,0 +1,64 @@
+/* barrier_bcast.c — barrier through the reserved area and broadcast as an
+ * n-way fan-out tree of one-sided writes into the children's data areas. */
+#include "coll/rma/cache.h"
+
+#include "dtype/dtype.h"
+#include "util/param.h"
+#include "util/status.h"
+
+/* Dissemination: in round k a member raises bar[k] of member rank + 2^k
+ * and waits for its own bar[k], raised by rank - 2^k.  Each word has that
+ * one writer, and a writer already in a later barrier has passed this one,
+ * so "bar[k] >= seq" is exactly "rank - 2^k reached round k". */
+int fm_crma_barrier(fm_crma *c)
+{
+    const uint64_t seq = ++c->seq;
+    const int size = c->size, rank = c->rank;
+    int k = 0, rc = FM_OK;
+    for (int dist = 1; dist < size && rc == FM_OK; dist <<= 1, k++) {
+        rc = fm_crma_signal(c, (rank + dist) % size, FM_CRMA_OFF_BAR(k), seq);
+        fm_crma_wait(c, FM_CRMA_OFF_BAR(k), seq);
+    }
+    fm_crma_finish(c, seq);
+    return rc;
+}
+
+/* Tree over ranks relative to the root: member v's children are
+ * v*F+1 .. v*F+F, its parent (v-1)/F.
+ *
+ * A member waits for the call's data flag, writes the bytes into each
+ * child's region once that child has finished the region's previous use,
+ * raises the child's flag, and only then unpacks into the user's buffer, so
+ * the children start as early as possible.  The root packs straight from
+ * the user's buffer into its children's regions. */
+int fm_crma_bcast(fm_crma *c, void *buf, MPI_Count count, MPI_Datatype dt, int root)
+{
+    const uint64_t seq = ++c->seq;
+    const int size = c->size, rank = c->rank;
+    const long fan = fm_param.COLL_FANOUT;
+    const int vr = (rank - root + size) % size;
+    const size_t bytes = (size_t)count * (size_t)dt->size;
+    const fm_crma_region r = fm_crma_take(c, seq, bytes, bytes <= FM_CRMA_INLINE);
+    const size_t off = r.inl ? FM_CRMA_OFF_DATA(r.lane) + FM_CRMA_INLINE_OFF : r.off;
+    int rc = FM_OK;
+
+    if (vr != 0)
+        fm_crma_wait(c, FM_CRMA_OFF_DATA(r.lane), seq);
+    for (long j = 1; j <= fan && rc == FM_OK; j++) {
+        long cv = (long)vr * fan + j;
+        if (cv >= size)
+            break;
+        int child = (int)((cv + root) % size);
+        fm_crma_wait_peer(c, child, r.after);
+        if (vr == 0)
+            rc = fm_crma_write(c, child, off, buf, count, dt);
+        else
+            rc = fm_crma_forward(c, child, off, off, bytes);
+        if (rc == FM_OK)
+            rc = fm_crma_signal(c, child, FM_CRMA_OFF_DATA(r.lane), seq);
+    }
+    if (rc == FM_OK && vr != 0)
+        fm_dt_unpack(buf, count, dt, 0, c->self + off, bytes);
+    fm_crma_finish(c, seq);
+    return rc;
+}

@@ -1,0 +1,177 @@
+/* cache.c — the per-communicator cache: layout, setup on first use, release,
+ * and the helpers the algorithms use to move data and flags through the
+ * backend. */
+#include "coll/rma/cache.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype/dtype.h"
+#include "mpi/comm.h"
+#include "pt2pt/pt2pt.h"
+#include "util/log.h"
+#include "util/param.h"
+#include "util/status.h"
+
+/* Stands for "setup failed on some member" so the communicator never tries
+ * again (a retry by some members only would leave the others waiting). */
+static fm_crma fm_crma_broken = {.disabled = 1};
+
+static size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
+
+static void layout(fm_crma *c, int size)
+{
+    c->dir_off = round_up(sizeof(fm_crma_reserved), 64);
+    c->data_off = round_up(c->dir_off + (size_t)size * sizeof(fm_crma_dirent), FM_CRMA_PAGE);
+    c->data_len = (size_t)fm_param.COLL_CACHE_PAGES * FM_CRMA_PAGE;
+    c->seg_len = c->data_off + c->data_len;
+}
+
+fm_crma *fm_crma_get(MPI_Comm comm)
+{
+    fm_crma *c = comm->coll_rma;
+    if (c)
+        return c->disabled ? NULL : c;
+    /* A member that cannot even allocate the state still takes part in the
+     * setup collectives (with a stack copy that reports failure), so the
+     * others learn about it instead of waiting. */
+    fm_crma local = {0}, *heap = calloc(1, sizeof *heap);
+    uint64_t *known = calloc((size_t)comm->size, sizeof *known);
+    if (!known) {
+        free(heap);
+        heap = NULL;
+    }
+    c = heap ? heap : &local;
+    c->known_done = known;
+    c->be = &fm_crma_shm;
+    c->rank = comm->rank;
+    c->size = comm->size;
+    c->comm = comm;
+    c->disabled = heap == NULL;
+    layout(c, comm->size);
+    char why[256] = "";
+    int rc = c->be->attach(c, comm, why);
+    if (rc != FM_OK || !heap) {
+        if (why[0])
+            fm_log(1, "one-sided collectives disabled on communicator %s (ctx %u): %s",
+                   comm->name[0] ? comm->name : "<unnamed>", comm->ctx, why);
+        free(heap);
+        free(known);
+        comm->coll_rma = &fm_crma_broken;
+        return NULL;
+    }
+    comm->coll_rma = heap;
+    return heap;
+}
+
+void fm_crma_release(MPI_Comm comm)
+{
+    fm_crma *c = comm->coll_rma;
+    comm->coll_rma = NULL;
+    if (!c || c == &fm_crma_broken)
+        return;
+    c->be->detach(c);
+    free(c->known_done);
+    free(c);
+}
+
+fm_crma_region fm_crma_take(fm_crma *c, uint64_t seq, size_t need, int inl)
+{
+    fm_crma_region r;
+    r.lane = (int)(seq % FM_CRMA_FLAGSETS);
+    r.inl = inl;
+    r.off = r.len = 0;
+    r.after = seq > FM_CRMA_FLAGSETS ? seq - FM_CRMA_FLAGSETS : 0; /* flag set's last use */
+    if (c->forced > r.after)
+        r.after = c->forced;
+    if (inl)
+        return r;
+    const uint64_t D = c->data_len;
+    uint64_t len = need ? round_up(need, 256) : 256, v = c->vcur;
+    if (len > D) /* callers keep need <= data_len, a multiple of pages */
+        len = D;
+    if (v % D + len > D) /* no room before the end: start over at 0 */
+        v += D - v % D;
+    r.off = c->data_off + (size_t)(v % D);
+    r.len = (size_t)len;
+    /* Region [a, a + l) of an earlier call is reused from a + D on; it
+     * overlaps [v, v + len) once a + D < v + len.  The oldest come first. */
+    while (c->hcount && c->hist[c->hhead].vstart + D < v + len) {
+        if (c->hist[c->hhead].seq > r.after)
+            r.after = c->hist[c->hhead].seq;
+        c->hhead = (c->hhead + 1) % FM_CRMA_HIST;
+        c->hcount--;
+    }
+    if (c->hcount == FM_CRMA_HIST) { /* forget the oldest, but keep waiting for it */
+        c->forced = c->hist[c->hhead].seq;
+        if (c->forced > r.after)
+            r.after = c->forced;
+        c->hhead = (c->hhead + 1) % FM_CRMA_HIST;
+        c->hcount--;
+    }
+    unsigned tail = (c->hhead + c->hcount) % FM_CRMA_HIST;
+    c->hist[tail].vstart = v;
+    c->hist[tail].seq = seq;
+    c->hcount++;
+    c->vcur = v + len;
+    return r;
+}
+
+void fm_crma_wait_peer(fm_crma *c, int peer, uint64_t after)
+{
+    unsigned spins = 0;
+    while (c->known_done[peer] < after) {
+        c->known_done[peer] = c->be->peek(c, peer, FM_CRMA_OFF_DONE);
+        if (c->known_done[peer] < after && !fm_progress())
+            fm_progress_backoff(&spins);
+    }
+}
+
+void fm_crma_wait(fm_crma *c, size_t off, uint64_t seq)
+{
+    unsigned spins = 0;
+    /* Two-sided traffic of other communicators (or a peer's parked sends to
+     * us) may be what the writer is stuck behind, so keep progressing. */
+    while (!fm_crma_test(c, off, seq))
+        if (!fm_progress())
+            fm_progress_backoff(&spins);
+}
+
+int fm_crma_write(fm_crma *c, int peer, size_t off, const void *buf, MPI_Count count,
+                  MPI_Datatype dt)
+{
+    size_t n = (size_t)count * (size_t)dt->size;
+    if (n == 0)
+        return FM_OK;
+    const char *src = (const char *)buf + dt->true_lb;
+    void *d = c->be->direct(c, peer, off);
+    if (d) {
+        if (fm_dt_is_contig(dt))
+            memcpy(d, src, n);
+        else
+            fm_dt_pack(buf, count, dt, 0, d, n);
+        return FM_OK;
+    }
+    if (fm_dt_is_contig(dt))
+        return c->be->put(c, peer, off, src, n);
+    /* Transports without load/store access take packed bytes. */
+    void *stage = malloc(n);
+    if (!stage)
+        return FM_ERR_NOMEM;
+    fm_dt_pack(buf, count, dt, 0, stage, n);
+    int rc = c->be->put(c, peer, off, stage, n);
+    free(stage);
+    return rc;
+}
+
+int fm_crma_forward(fm_crma *c, int peer, size_t off, size_t src_off, size_t len)
+{
+    if (len == 0)
+        return FM_OK;
+    void *d = c->be->direct(c, peer, off);
+    if (d) {
+        memcpy(d, c->self + src_off, len);
+        return FM_OK;
+    }
+    return c->be->put(c, peer, off, c->self + src_off, len);
+}

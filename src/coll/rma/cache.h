@@ -1,0 +1,201 @@
+/* cache.h — private to src/coll/rma: the per-communicator registered cache
+ * that the one-sided collectives write into, and the narrow backend that
+ * moves bytes into a peer's cache.
+ *
+ * Every member of a communicator owns one cache segment, laid out as
+ *
+ *   [ reserved: header line | bar[32] | done | data[32] | slot[32][2] ]
+ *   [ directory: one entry per member ]                    pad to a page
+ *   [ data area: FABMPI_COLL_CACHE_PAGES pages ]
+ *
+ * Offsets only, so the same layout works when a peer's segment is reached
+ * by fi_write at (address or offset, key) instead of being mapped here.
+ *
+ * Synchronisation is by 64-bit flag words holding a sequence number: every
+ * member numbers the one-sided collectives it runs on the communicator 1, 2,
+ * 3, ... (all members run them in the same order), a writer stores the
+ * current number after its data, and a reader waits for "flag >= number".
+ * Numbers only grow, so no round ever resets a flag.
+ *
+ * Flow control without handshakes: every member stores the number of the
+ * last call it finished in its own `done` word.  Each call takes the next
+ * bytes of the data area, used as a ring (a call that does not fit before
+ * the end starts again at offset 0).  Every member sees the same calls with
+ * the same sizes, so all agree which earlier calls used the bytes a call is
+ * about to reuse; before writing into a peer's area a member waits until the
+ * peer's `done` has reached the newest of them.  Small calls can thus run
+ * many calls ahead of a slow peer instead of in lockstep.  Each call also
+ * uses flag set seq % FM_CRMA_FLAGSETS, and reusing a set waits for the
+ * call that used it before, so "flag >= s" means exactly "call s's data is
+ * there". */
+#ifndef FM_COLL_RMA_CACHE_H
+#define FM_COLL_RMA_CACHE_H
+
+#include <mpi.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FM_CRMA_MAGIC 0x43524d41u /* "CRMA" */
+#define FM_CRMA_VERSION 1u
+#define FM_CRMA_PAGE 4096u
+#define FM_CRMA_ROUNDS 32 /* dissemination barrier rounds: ceil(log2 size) <= 31 */
+#define FM_CRMA_FLAGSETS 32 /* calls that may be in flight on one member */
+#define FM_CRMA_HIST 64     /* ring regions remembered for reuse checks */
+
+/* Indices into the accepted values of FABMPI_COLL_RMA (src/util/param.h). */
+enum { FM_COLL_RMA_OFF, FM_COLL_RMA_ON, FM_COLL_RMA_AUTO };
+
+/* One flag word per cache line: words with different writers or readers
+ * never share a line.  Messages up to FM_CRMA_INLINE bytes travel in the
+ * rest of the flag's line, so the reader fetches one line, not two. */
+#define FM_CRMA_INLINE 48
+#define FM_CRMA_INLINE_OFF 16 /* 16-byte aligned like any basic type */
+typedef struct fm_crma_word {
+    _Alignas(64) _Atomic uint64_t v;
+    uint64_t pad;
+    unsigned char inl[FM_CRMA_INLINE];
+} fm_crma_word;
+
+/* Fixed part of the reserved area, at offset 0 of every segment. */
+typedef struct fm_crma_reserved {
+    _Alignas(64) uint32_t magic;
+    uint32_t version;
+    uint32_t size;              /* members of the communicator */
+    uint32_t pages;             /* data area pages */
+    fm_crma_word bar[FM_CRMA_ROUNDS]; /* barrier round k: written by rank - 2^k */
+    fm_crma_word done;          /* last call this member finished (written by itself) */
+    fm_crma_word data[FM_CRMA_FLAGSETS];    /* bcast: this call's data has arrived */
+    fm_crma_word slot[FM_CRMA_FLAGSETS][2]; /* reduce: child j's partial result is in
+                                               slot j (half) of the call's region */
+} fm_crma_reserved;
+
+_Static_assert(sizeof(fm_crma_word) == 64, "flag words fill one cache line");
+_Static_assert(offsetof(fm_crma_word, inl) == FM_CRMA_INLINE_OFF, "inline data is aligned");
+_Static_assert(offsetof(fm_crma_reserved, bar) == 64, "header fits its own line");
+
+/* Directory: how to reach one member's segment.  Lives in our own segment
+ * (the seed's "directory cache"); only this process reads it. */
+typedef struct fm_crma_dirent {
+    uint64_t raddr;  /* OFI: target address of offset 0 (its virtual address, or 0
+                        when the provider lacks FI_MR_VIRT_ADDR); shm: unused */
+    uint64_t key;    /* OFI: its memory key (FI_MR_PROV_KEY or ours); shm: unused */
+    uint64_t local;  /* shm: where its segment is mapped in this process */
+    uint64_t len;    /* bytes of its segment */
+} fm_crma_dirent;
+
+struct fm_crma;
+
+/* How bytes reach a peer's segment.  Every call is made between matching
+ * collective calls of all members; none blocks on a peer. */
+typedef struct fm_crma_backend {
+    const char *name;
+    /* Collective over comm: create and register this member's segment of
+     * c->seg_len bytes, exchange directory entries (using comm's two-sided
+     * collectives), make every member's segment reachable.  Sets c->self
+     * and c->dir.  Every member returns the same verdict: FM_OK, or an
+     * error after writing why (256 bytes) when any member failed. */
+    int (*attach)(struct fm_crma *c, MPI_Comm comm, char *why);
+    /* Undo attach (local; peers' segments stay valid for them). */
+    void (*detach)(struct fm_crma *c);
+    /* Read the flag word at off of peer's segment (acquire). */
+    uint64_t (*peek)(struct fm_crma *c, int peer, size_t off);
+    /* Address where this process may store into peer's segment at off, or
+     * NULL when the bytes must go through put(). */
+    void *(*direct)(struct fm_crma *c, int peer, size_t off);
+    /* Copy len bytes into peer's segment at off; visible to the peer once a
+     * later flag() to that peer is. */
+    int (*put)(struct fm_crma *c, int peer, size_t off, const void *src, size_t len);
+    /* Store val into the flag word at off of peer's segment, ordered after
+     * every earlier put() to that peer (release). */
+    int (*flag)(struct fm_crma *c, int peer, size_t off, uint64_t val);
+} fm_crma_backend;
+
+extern const fm_crma_backend fm_crma_shm;
+
+/* Process-local state of one communicator's cache (comm->coll_rma). */
+typedef struct fm_crma {
+    const fm_crma_backend *be;
+    int rank, size;
+    uint64_t seq;          /* number of the last one-sided call; same on all members */
+    int disabled;          /* setup failed on some member: two-sided from now on */
+    /* Ring allocation of the data area (identical on every member). */
+    uint64_t vcur;         /* next free byte, counted since setup */
+    struct { uint64_t vstart, seq; } hist[FM_CRMA_HIST]; /* live regions, oldest first */
+    unsigned hhead, hcount;
+    uint64_t forced;       /* newest call whose region left hist before being reused */
+    uint64_t *known_done;  /* [size] last `done` seen of each member: peek only when stale */
+    size_t dir_off;        /* offsets in every segment */
+    size_t data_off, data_len;
+    size_t seg_len;
+    unsigned char *self;   /* our own segment */
+    fm_crma_dirent *dir;   /* [size], inside our segment */
+    MPI_Comm comm;
+} fm_crma;
+
+static inline fm_crma_reserved *fm_crma_res(const fm_crma *c)
+{
+    return (fm_crma_reserved *)(void *)c->self;
+}
+#define FM_CRMA_OFF_BAR(k) (offsetof(fm_crma_reserved, bar) + (size_t)(k) * sizeof(fm_crma_word))
+#define FM_CRMA_OFF_DONE offsetof(fm_crma_reserved, done)
+#define FM_CRMA_OFF_DATA(l) (offsetof(fm_crma_reserved, data) + (size_t)(l) * sizeof(fm_crma_word))
+#define FM_CRMA_OFF_SLOT(l, j) \
+    (offsetof(fm_crma_reserved, slot) + ((size_t)(l) * 2 + (size_t)(j)) * sizeof(fm_crma_word))
+
+/* Where one call's data goes in every member's data area. */
+typedef struct fm_crma_region {
+    int lane;          /* flag set: seq % FM_CRMA_FLAGSETS */
+    int inl;           /* data travels inline in the flag lines; off/len unused */
+    size_t off, len;   /* byte range in every segment */
+    uint64_t after;    /* a member's area is free once its `done` reaches this */
+} fm_crma_region;
+
+/* Pick the region for call seq needing `need` bytes (<= data_len), or
+ * none when `inl` (the data fits in the flag lines), and record its use;
+ * every member picks alike. */
+fm_crma_region fm_crma_take(fm_crma *c, uint64_t seq, size_t need, int inl);
+/* Wait until peer has finished call `after` (its area is free). */
+void fm_crma_wait_peer(fm_crma *c, int peer, uint64_t after);
+/* This member finished call seq. */
+static inline void fm_crma_finish(fm_crma *c, uint64_t seq)
+{
+    fm_crma_word *w = (fm_crma_word *)(void *)(c->self + FM_CRMA_OFF_DONE);
+    atomic_store_explicit(&w->v, seq, memory_order_release);
+}
+
+/* The communicator's cache, set up on first use (collective: every member
+ * must call it at the same collective).  NULL when setup failed anywhere
+ * (then it never retries). */
+fm_crma *fm_crma_get(MPI_Comm comm);
+/* Free comm's cache if it has one (local). */
+void fm_crma_release(MPI_Comm comm);
+
+/* ---- moving data and flags (cache.c) ----------------------------------- */
+/* Wait until our own flag word at off reaches seq (acquire), making
+ * progress on the two-sided engine and backing off meanwhile. */
+void fm_crma_wait(fm_crma *c, size_t off, uint64_t seq);
+/* Non-blocking: 1 when our own flag word at off has reached seq. */
+static inline int fm_crma_test(const fm_crma *c, size_t off, uint64_t seq)
+{
+    const fm_crma_word *w = (const fm_crma_word *)(const void *)(c->self + off);
+    return atomic_load_explicit(&w->v, memory_order_acquire) >= seq;
+}
+static inline int fm_crma_signal(fm_crma *c, int peer, size_t off, uint64_t seq)
+{
+    return c->be->flag(c, peer, off, seq);
+}
+/* Pack (buf, count, dt) into peer's segment at off. */
+int fm_crma_write(fm_crma *c, int peer, size_t off, const void *buf, MPI_Count count,
+                  MPI_Datatype dt);
+/* Copy len bytes of our own segment at src_off to peer's segment at off. */
+int fm_crma_forward(fm_crma *c, int peer, size_t off, size_t src_off, size_t len);
+
+/* ---- algorithms (barrier_bcast.c, reduce.c) ----------------------------- */
+int fm_crma_barrier(fm_crma *c);
+int fm_crma_bcast(fm_crma *c, void *buf, MPI_Count count, MPI_Datatype dt, int root);
+/* rbuf significant at root only; sbuf may be MPI_IN_PLACE at root. */
+int fm_crma_reduce(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
+                   MPI_Op op, int root);
+
+#endif

@@ -1,0 +1,28 @@
+/* coll_rma.h — collectives on one-sided writes (the seed's coll/ofi
+ * component), and the choice between them and the two-sided algorithms.
+ *
+ * The MPI entry points of Barrier, Bcast, Reduce and Allreduce call the
+ * fm_coll_sel_* functions, which pick an algorithm (FABMPI_COLL_RMA, see
+ * select.c for the rule), report it when FABMPI_COLL_VERBOSE is set, and
+ * run it.  Arguments are checked already; each returns FM_OK or FM_ERR_*.
+ * Every member of a communicator reaches the same choice from the same
+ * facts (knobs, sizes, communicator), which the one-sided algorithms rely
+ * on: their sequence numbers count only the calls that used them. */
+#ifndef FM_COLL_RMA_COLL_RMA_H
+#define FM_COLL_RMA_COLL_RMA_H
+
+#include <mpi.h>
+
+int fm_coll_sel_barrier(MPI_Comm comm);
+int fm_coll_sel_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm);
+int fm_coll_sel_reduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
+                       int root, MPI_Comm comm);
+int fm_coll_sel_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
+                          MPI_Op op, MPI_Comm comm);
+
+/* Free the communicator's cache (comm->coll_rma), if any.  Local: called
+ * when the communicator's last reference goes (fm_comm_release, which
+ * MPI_Finalize reaches for MPI_COMM_WORLD and MPI_COMM_SELF). */
+void fm_coll_rma_free(MPI_Comm comm);
+
+#endif

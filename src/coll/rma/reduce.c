@@ -1,0 +1,164 @@
+/* reduce.c — reduce as a binary tree of one-sided writes: each child writes
+ * its partial result into one of two slots (halves) of its parent's data
+ * area and raises that slot's flag; the parent combines and passes on.
+ *
+ * Commutative ops: a heap-shaped tree over ranks relative to the root
+ * (children 2v+1, 2v+2), balanced for every root, children combined in
+ * whatever order they arrive.
+ * Non-commutative ops: an in-order tree over the real ranks whose root is
+ * the reduce's root — a member's left subtree holds exactly the lower ranks
+ * of its range and its right subtree the higher ones, so the member computes
+ * left op mine op right and the root ends with the rank-ordered result
+ * without an extra hop.  fm_op_apply computes inout = in op inout, so the
+ * right operand is always the one overwritten. */
+#include "coll/rma/cache.h"
+
+#include <stdlib.h>
+
+#include "coll/coll_util.h"
+#include "coll/op.h"
+#include "dtype/dtype.h"
+#include "pt2pt/pt2pt.h"
+#include "util/status.h"
+
+typedef struct tree {
+    int parent, slot;  /* parent's rank and our slot in its data area; -1 at the root */
+    int child[2];      /* child writing slot j, or -1 */
+} tree;
+
+static void heap_tree(int size, int rank, int root, tree *t)
+{
+    int vr = (rank - root + size) % size;
+    t->parent = vr ? ((vr - 1) / 2 + root) % size : -1;
+    t->slot = vr ? (vr - 1) % 2 : -1;
+    for (int j = 0; j < 2; j++) {
+        int cv = 2 * vr + 1 + j;
+        t->child[j] = cv < size ? (cv + root) % size : -1;
+    }
+}
+
+/* Walk from the root down to us: each node's subtree covers [lo, hi) and
+ * its children sit in the middle of [lo, node) and [node+1, hi). */
+static void inorder_tree(int size, int rank, int root, tree *t)
+{
+    int lo = 0, hi = size, node = root;
+    t->parent = t->slot = -1;
+    while (node != rank) {
+        t->parent = node;
+        if (rank < node) {
+            hi = node;
+            t->slot = 0;
+        } else {
+            lo = node + 1;
+            t->slot = 1;
+        }
+        node = lo + (hi - lo) / 2;
+    }
+    t->child[0] = lo < rank ? lo + (rank - lo) / 2 : -1;
+    t->child[1] = rank + 1 < hi ? rank + 1 + (hi - rank - 1) / 2 : -1;
+}
+
+/* Byte offset of child slot j: inline in its flag line, or half j of the
+ * call's region (cache-line aligned). */
+static size_t slot_off(const fm_crma_region *r, int j)
+{
+    if (r->inl)
+        return FM_CRMA_OFF_SLOT(r->lane, j) + FM_CRMA_INLINE_OFF;
+    return r->off + (size_t)j * (r->len / 2 / 64 * 64);
+}
+
+/* Slot j's contents as a writable (count, dt) buffer: the slot itself when
+ * dt is contiguous (packed bytes are the typed layout), else unpacked into
+ * a scratch buffer (*raw to free). */
+static void *slot_view(fm_crma *c, const fm_crma_region *r, int j, MPI_Count count,
+                       MPI_Datatype dt, size_t bytes, void **raw)
+{
+    unsigned char *s = c->self + slot_off(r, j);
+    if (fm_dt_is_contig(dt))
+        return s - dt->true_lb;
+    void *v = fm_coll_tmp_alloc(count, dt, raw);
+    if (v)
+        fm_dt_unpack(v, count, dt, 0, s, bytes);
+    return v;
+}
+
+int fm_crma_reduce(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
+                   MPI_Op op, int root)
+{
+    const uint64_t seq = ++c->seq;
+    const int rank = c->rank;
+    const size_t bytes = (size_t)count * (size_t)dt->size;
+    const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    tree t;
+    if (op->commute)
+        heap_tree(c->size, rank, root, &t);
+    else
+        inorder_tree(c->size, rank, root, &t);
+
+    /* Two slots of `bytes` each: a region of twice that, rounded per slot. */
+    const fm_crma_region r =
+        fm_crma_take(c, seq, 2 * ((bytes + 63) / 64 * 64), bytes <= FM_CRMA_INLINE);
+    int rc = FM_OK, pending = 0;
+    for (int j = 0; j < 2; j++)
+        if (t.child[j] >= 0)
+            pending |= 1 << j;
+
+    const void *cur = mine; /* partial result so far */
+    void *curw = NULL;      /* the same, once it lives in writable memory */
+    void *raw[3] = {NULL, NULL, NULL};
+    unsigned spins = 0;
+    while (pending && rc == FM_OK) {
+        int took = 0;
+        for (int j = 0; j < 2 && rc == FM_OK; j++) {
+            /* Non-commutative: the right child first (mine op right can be
+             * computed into its slot), then left op (mine op right). */
+            if (!(pending & (1 << j)) || (!op->commute && j == 0 && (pending & 2)))
+                continue;
+            if (!fm_crma_test(c, FM_CRMA_OFF_SLOT(r.lane, j), seq))
+                continue;
+            pending &= ~(1 << j);
+            took = 1;
+            void *v = slot_view(c, &r, j, count, dt, bytes, &raw[j]);
+            if (!v) {
+                rc = FM_ERR_NOMEM;
+                break;
+            }
+            if (!curw && (op->commute || j == 1)) {
+                rc = fm_op_apply(op, cur, v, count, dt); /* v = mine op child */
+                curw = v;
+            } else {
+                if (!curw) { /* left op mine, mine read-only: copy it first */
+                    curw = t.parent < 0 ? rbuf : fm_coll_tmp_alloc(count, dt, &raw[2]);
+                    if (!curw) {
+                        rc = FM_ERR_NOMEM;
+                        break;
+                    }
+                    if (curw != mine)
+                        rc = fm_dt_copy(mine, count, dt, curw, count, dt);
+                }
+                if (rc == FM_OK)
+                    rc = fm_op_apply(op, v, curw, count, dt); /* child op partial */
+            }
+            cur = curw;
+        }
+        if (!took && pending && rc == FM_OK) {
+            /* Nothing arrived yet: keep the engine moving, then back off. */
+            if (!fm_progress())
+                fm_progress_backoff(&spins);
+        }
+    }
+
+    if (rc == FM_OK && t.parent < 0) {
+        if (cur != rbuf)
+            rc = fm_dt_copy(cur, count, dt, rbuf, count, dt);
+    } else if (rc == FM_OK) {
+        fm_crma_wait_peer(c, t.parent, r.after);
+        rc = fm_crma_write(c, t.parent, slot_off(&r, t.slot), cur, count, dt);
+        if (rc == FM_OK)
+            rc = fm_crma_signal(c, t.parent, FM_CRMA_OFF_SLOT(r.lane, t.slot), seq);
+    }
+    fm_crma_finish(c, seq);
+    for (int i = 0; i < 3; i++)
+        free(raw[i]);
+    return rc;
+}

@@ -1,0 +1,184 @@
+/* select.c — which algorithm runs a Barrier, Bcast, Reduce or Allreduce.
+ *
+ * FABMPI_COLL_RMA:
+ *   off   always the two-sided algorithms (src/coll);
+ *   on    the one-sided ones whenever they can run: more than one member,
+ *         something to move, the packed message fits the cache's data area
+ *         (bcast: the whole area; reduce and allreduce: half of it, one slot
+ *         per child), and the cache could be set up (every member mapped
+ *         every other's segment, i.e. all on one node);
+ *   auto  as `on`, and also every member reached through shared memory,
+ *         and the one-sided algorithm is a candidate only at the sizes where
+ *         our measurements show it winning (tables below); the candidate
+ *         with the higher priority runs: two-sided has the fixed priority
+ *         FM_COLL_TWO_SIDED_PRIORITY (10), one-sided FABMPI_COLL_RMA_PRIORITY
+ *         (default 20), ties go to two-sided.  So in auto mode a priority
+ *         of 10 or less turns the one-sided collectives off.
+ * Every input is the same on every member (knobs, communicator, packed
+ * size — MPI requires matching type signatures), so all members choose
+ * alike.
+ *
+ * FABMPI_COLL_VERBOSE prints one line per call on the communicator's rank 0
+ * only (the choice is the same everywhere): call, communicator, bytes,
+ * algorithm and, for two-sided, why. */
+#include "coll/rma/coll_rma.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "coll/coll.h"
+#include "coll/op.h"
+#include "coll/rma/cache.h"
+#include "core/world.h"
+#include "dtype/dtype.h"
+#include "mpi/comm.h"
+#include "util/log.h"
+#include "util/param.h"
+#include "util/status.h"
+
+#define FM_COLL_TWO_SIDED_PRIORITY 10
+
+enum kind { K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, NKIND };
+static const char *const call_name[NKIND] = {"MPI_Barrier", "MPI_Bcast", "MPI_Reduce",
+                                             "MPI_Allreduce"};
+
+/* Auto mode: the packed sizes (bytes, lo..hi inclusive) at which the
+ * one-sided algorithm beat the two-sided one in bench/coll_rma.c on shared
+ * memory (best of 3-5 alternated runs on a busy 2-core machine; 4 ranks
+ * there are oversubscribed), by communicator size class: [0] 2 members,
+ * [1] 3 or more (4 measured; larger ones assumed alike).  Reduce was not
+ * measured apart and follows Allreduce, its first half.  {1, 0}: never. */
+typedef struct { size_t lo, hi; } fm_size_range;
+static const fm_size_range wins[NKIND][2] = {
+    [K_BARRIER] = {{0, SIZE_MAX}, {0, SIZE_MAX}},
+    [K_BCAST] = {{1, 32768}, {8192, 32768}},
+    [K_REDUCE] = {{1, 1024}, {8192, 65536}},
+    [K_ALLREDUCE] = {{1, 1024}, {8192, 65536}},
+};
+
+static int all_shm(MPI_Comm comm)
+{
+    for (int i = 0; i < comm->size; i++) {
+        fm_net_ops *n = fm_peer_net[comm->world[i]];
+        if (n != &fm_net_shm && n != &fm_net_self)
+            return 0;
+    }
+    return 1;
+}
+
+/* The cache to run on, or NULL with *why saying why two-sided runs. */
+static fm_crma *choose(MPI_Comm comm, enum kind k, size_t bytes, const char **why)
+{
+    const int mode = fm_param.COLL_RMA;
+    if (mode == FM_COLL_RMA_OFF) {
+        *why = "FABMPI_COLL_RMA=off";
+        return NULL;
+    }
+    if (comm->size < 2) {
+        *why = "one member";
+        return NULL;
+    }
+    if (k != K_BARRIER && bytes == 0) {
+        *why = "nothing to move";
+        return NULL;
+    }
+    size_t area = (size_t)fm_param.COLL_CACHE_PAGES * FM_CRMA_PAGE;
+    size_t fits = k == K_BARRIER ? SIZE_MAX : k == K_BCAST ? area : area / 2 / 64 * 64;
+    if (bytes > fits) {
+        *why = "larger than the cache data area";
+        return NULL;
+    }
+    if (mode == FM_COLL_RMA_AUTO) {
+        if (fm_param.COLL_RMA_PRIORITY <= FM_COLL_TWO_SIDED_PRIORITY) {
+            *why = "FABMPI_COLL_RMA_PRIORITY <= two-sided priority 10";
+            return NULL;
+        }
+        if (!all_shm(comm)) {
+            *why = "members beyond shared memory";
+            return NULL;
+        }
+        const fm_size_range *w = &wins[k][comm->size == 2 ? 0 : 1];
+        if (bytes < w->lo || bytes > w->hi) {
+            *why = "two-sided measured faster at this size";
+            return NULL;
+        }
+    }
+    fm_crma *c = fm_crma_get(comm);
+    if (!c)
+        *why = "cache setup failed (FABMPI_VERBOSE=1 says why)";
+    return c;
+}
+
+static void report(MPI_Comm comm, enum kind k, size_t bytes, int root, const fm_crma *c,
+                   const char *algo, const char *why)
+{
+    if (!fm_param.COLL_VERBOSE || comm->rank != 0)
+        return;
+    char where[32] = "";
+    if (root >= 0)
+        snprintf(where, sizeof where, " root=%d", root);
+    fm_log_print("coll", "%s comm=%s ctx=%u size=%d bytes=%zu%s: %s %s%s%s", call_name[k],
+                 comm->name[0] ? comm->name : "<unnamed>", comm->ctx, comm->size, bytes, where,
+                 c ? "rma" : "two-sided", algo, c ? "" : " — ", c ? "" : why);
+}
+
+int fm_coll_sel_barrier(MPI_Comm comm)
+{
+    const char *why = "";
+    fm_crma *c = choose(comm, K_BARRIER, 0, &why);
+    report(comm, K_BARRIER, 0, -1, c, c ? "dissemination on flags" : "dissemination", why);
+    return c ? fm_crma_barrier(c) : fm_coll_barrier(comm);
+}
+
+int fm_coll_sel_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+    const char *why = "";
+    size_t bytes = (size_t)count * (size_t)dt->size;
+    fm_crma *c = choose(comm, K_BCAST, bytes, &why);
+    if (fm_param.COLL_VERBOSE && comm->rank == 0) {
+        char algo[48];
+        snprintf(algo, sizeof algo, c ? "%ld-way fan-out tree" : "binomial tree",
+                 fm_param.COLL_FANOUT);
+        report(comm, K_BCAST, bytes, root, c, algo, why);
+    }
+    return c ? fm_crma_bcast(c, buf, count, dt, root) : fm_coll_bcast(buf, count, dt, root, comm);
+}
+
+static const char *reduce_algo(int rma, MPI_Op op)
+{
+    if (rma)
+        return op->commute ? "binary tree" : "in-order binary tree (rank order)";
+    return op->commute ? "binomial tree" : "rank-ordered binomial tree";
+}
+
+int fm_coll_sel_reduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
+                       int root, MPI_Comm comm)
+{
+    const char *why = "";
+    size_t bytes = (size_t)count * (size_t)dt->size;
+    fm_crma *c = choose(comm, K_REDUCE, bytes, &why);
+    report(comm, K_REDUCE, bytes, root, c, reduce_algo(c != NULL, op), why);
+    return c ? fm_crma_reduce(c, sbuf, rbuf, count, dt, op, root)
+             : fm_coll_reduce(sbuf, rbuf, count, dt, op, root, comm);
+}
+
+int fm_coll_sel_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
+                          MPI_Op op, MPI_Comm comm)
+{
+    const char *why = "";
+    size_t bytes = (size_t)count * (size_t)dt->size;
+    fm_crma *c = choose(comm, K_ALLREDUCE, bytes, &why);
+    report(comm, K_ALLREDUCE, bytes, -1, c,
+           c ? "reduce (binary tree) + fan-out bcast" : "recursive doubling / halving", why);
+    if (!c)
+        return fm_coll_allreduce(sbuf, rbuf, count, dt, op, comm);
+    /* Reduce to 0 (non-root members read their contribution from rbuf
+     * under MPI_IN_PLACE), then broadcast 0's result. */
+    int rc = fm_crma_reduce(c, sbuf, rbuf, count, dt, op, 0);
+    return rc == FM_OK ? fm_crma_bcast(c, rbuf, count, dt, 0) : rc;
+}
+
+void fm_coll_rma_free(MPI_Comm comm)
+{
+    fm_crma_release(comm);
+}

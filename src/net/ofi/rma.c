@@ -1,0 +1,252 @@
+/* rma.c — the OFI endpoint for one-sided windows: fi_write / fi_read into
+ * memory registered per window.
+ *
+ * A second endpoint, not the messaging one, because the memory-registration
+ * mode is a domain attribute: the messaging domain asks for mr_mode 0 so any
+ * provider fits, while windows ask for the modes the RMA layer copes with
+ * (FI_MR_VIRT_ADDR, FI_MR_PROV_KEY, FI_MR_ALLOCATED — never FI_MR_LOCAL, so
+ * a provider that needs local descriptors is simply not returned and windows
+ * fall back to active messages).  It is opened on the first window with an
+ * OFI peer, from the provider and domain the messaging endpoint uses;
+ * addresses travel in the window's setup exchange, not through the
+ * bootstrap.
+ *
+ * Completions land in this endpoint's own CQ and name their fm_ofi_rma_op;
+ * the messaging poll calls fm_ofi_rma_hook after its own CQ, which polls
+ * this CQ (providers with manual progress, like shm, move incoming RMA only
+ * then) and runs the window layer's active-message handler. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/world.h"
+#include <rdma/fi_rma.h>
+
+#include "net/ofi/ofi.h"
+#include "util/log.h"
+#include "util/param.h"
+#include "util/status.h"
+
+void (*fm_ofi_rma_hook)(void);
+
+static struct {
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_ep *ep;
+    struct fid_cq *cq;
+    struct fid_av *av;
+    fi_addr_t *addr; /* per world rank */
+    uint64_t next_key;
+    int tried, up;
+} R;
+
+static int rfail(const char *what, int rc)
+{
+    fm_log(1, "ofi/rma: %s failed: %s; windows use active messages", what, fi_strerror(-rc));
+    return FM_ERR_NET;
+}
+
+static int rma_open(void)
+{
+    struct fi_info *hints = fi_allocinfo(), *list = NULL;
+    if (!hints)
+        return FM_ERR_NOMEM;
+    const struct fi_info *m = fm_ofi.info;
+    hints->ep_attr->type = FI_EP_RDM;
+    hints->caps = FI_RMA;
+    hints->mode = 0;
+    /* The modes we handle; with "scalable" none, so offsets and our keys. */
+    hints->domain_attr->mr_mode = fm_param.OFI_RMA_MR == FM_OFI_RMA_MR_BASIC
+                                      ? FI_MR_VIRT_ADDR | FI_MR_PROV_KEY | FI_MR_ALLOCATED
+                                      : 0;
+    hints->domain_attr->threading = FI_THREAD_DOMAIN;
+    /* Completion must mean the bytes are in the target's memory: the
+     * flush that waits for it is followed by messages on another endpoint
+     * (unlock, fence barrier) that order nothing against this one. */
+    hints->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
+    hints->fabric_attr->prov_name = strdup(m->fabric_attr->prov_name);
+    if (m->domain_attr->name)
+        hints->domain_attr->name = strdup(m->domain_attr->name);
+    int rc = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &list);
+    fi_freeinfo(hints);
+    if (rc || !list)
+        return rfail("fi_getinfo for FI_RMA", rc ? rc : -FI_ENODATA);
+    R.info = fi_dupinfo(list);
+    fi_freeinfo(list);
+    if (!R.info)
+        return FM_ERR_NOMEM;
+    if ((rc = fi_fabric(R.info->fabric_attr, &R.fabric, NULL)))
+        return rfail("fi_fabric", rc);
+    if ((rc = fi_domain(R.fabric, R.info, &R.domain, NULL)))
+        return rfail("fi_domain", rc);
+    struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_CONTEXT, .wait_obj = FI_WAIT_NONE};
+    cq_attr.size = 1024;
+    if ((rc = fi_cq_open(R.domain, &cq_attr, &R.cq, NULL)))
+        return rfail("fi_cq_open", rc);
+    struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = (size_t)fm_world_size};
+    if ((rc = fi_av_open(R.domain, &av_attr, &R.av, NULL)))
+        return rfail("fi_av_open", rc);
+    if ((rc = fi_endpoint(R.domain, R.info, &R.ep, NULL)))
+        return rfail("fi_endpoint", rc);
+    if ((rc = fi_ep_bind(R.ep, &R.cq->fid, FI_TRANSMIT | FI_RECV)))
+        return rfail("binding the completion queue", rc);
+    if ((rc = fi_ep_bind(R.ep, &R.av->fid, 0)))
+        return rfail("binding the address vector", rc);
+    if ((rc = fi_enable(R.ep)))
+        return rfail("fi_enable", rc);
+    R.addr = malloc((size_t)fm_world_size * sizeof *R.addr);
+    if (!R.addr)
+        return FM_ERR_NOMEM;
+    for (int p = 0; p < fm_world_size; p++)
+        R.addr[p] = FI_ADDR_NOTAVAIL;
+    uint64_t mr = R.info->domain_attr->mr_mode;
+    fm_log(1, "ofi/rma: provider %s, domain %s, mr_mode%s%s%s%s, max %zu bytes per op",
+           R.info->fabric_attr->prov_name, R.info->domain_attr->name,
+           mr & FI_MR_VIRT_ADDR ? " virt_addr" : " offsets", mr & FI_MR_PROV_KEY ? " prov_key" : " own_keys",
+           mr & FI_MR_ALLOCATED ? " allocated" : "", mr & FI_MR_LOCAL ? " local" : "",
+           R.info->ep_attr->max_msg_size);
+    return FM_OK;
+}
+
+static void rma_close(void)
+{
+    if (R.ep)
+        fi_close(&R.ep->fid);
+    if (R.av)
+        fi_close(&R.av->fid);
+    if (R.cq)
+        fi_close(&R.cq->fid);
+    if (R.domain)
+        fi_close(&R.domain->fid);
+    if (R.fabric)
+        fi_close(&R.fabric->fid);
+    if (R.info)
+        fi_freeinfo(R.info);
+    free(R.addr);
+    int tried = R.tried;
+    memset(&R, 0, sizeof R);
+    R.tried = tried;
+}
+
+int fm_ofi_rma_open(void)
+{
+    if (R.up)
+        return FM_OK;
+    if (R.tried || !fm_ofi.up || fm_param.OFI_RMA == FM_OFI_RMA_AM)
+        return FM_ERR_UNSUPPORTED;
+    R.tried = 1;
+    int rc = rma_open();
+    if (rc != FM_OK) {
+        rma_close();
+        return rc;
+    }
+    R.up = 1;
+    return FM_OK;
+}
+
+void fm_ofi_rma_close(void)
+{
+    rma_close();
+    R.tried = 0;
+}
+
+size_t fm_ofi_rma_name(void *buf, size_t len)
+{
+    if (!R.up)
+        return 0;
+    size_t n = len;
+    return fi_getname(&R.ep->fid, buf, &n) == 0 ? n : 0;
+}
+
+int fm_ofi_rma_insert(int world, const void *name, size_t len)
+{
+    if (!R.up || !len)
+        return FM_ERR_NET;
+    if (R.addr[world] != FI_ADDR_NOTAVAIL)
+        return FM_OK;
+    if (fi_av_insert(R.av, name, 1, &R.addr[world], 0, NULL) != 1) {
+        R.addr[world] = FI_ADDR_NOTAVAIL;
+        return FM_ERR_NET;
+    }
+    return FM_OK;
+}
+
+int fm_ofi_rma_reg(void *base, size_t len, struct fid_mr **mr, uint64_t *key, uint64_t *raddr)
+{
+    *mr = NULL;
+    if (!R.up)
+        return FM_ERR_NET;
+    uint64_t mode = R.info->domain_attr->mr_mode;
+    /* Our own keys when the provider lets us choose: unique per domain. */
+    uint64_t want = mode & FI_MR_PROV_KEY ? 0 : ++R.next_key;
+    int rc = fi_mr_reg(R.domain, base, len, FI_REMOTE_READ | FI_REMOTE_WRITE, 0, want, 0, mr, NULL);
+    if (rc) {
+        fm_log(1, "ofi/rma: registering %zu bytes failed: %s", len, fi_strerror(-rc));
+        *mr = NULL;
+        return FM_ERR_NET;
+    }
+    *key = fi_mr_key(*mr);
+    /* Without FI_MR_VIRT_ADDR a target address is an offset into the region. */
+    *raddr = mode & FI_MR_VIRT_ADDR ? (uint64_t)(uintptr_t)base : 0;
+    return FM_OK;
+}
+
+void fm_ofi_rma_dereg(struct fid_mr *mr)
+{
+    if (mr)
+        fi_close(&mr->fid);
+}
+
+size_t fm_ofi_rma_max(void)
+{
+    size_t m = R.up ? R.info->ep_attr->max_msg_size : 0;
+    return m ? m : (size_t)1 << 30;
+}
+
+int fm_ofi_rma_xfer(int write, int world, void *buf, size_t len, uint64_t raddr, uint64_t key,
+                    fm_ofi_rma_op *op)
+{
+    ssize_t rc = write ? fi_write(R.ep, buf, len, NULL, R.addr[world], raddr, key, &op->ctx)
+                       : fi_read(R.ep, buf, len, NULL, R.addr[world], raddr, key, &op->ctx);
+    if (rc == -FI_EAGAIN)
+        return FM_ERR_AGAIN;
+    if (rc) {
+        fm_error_msg("ofi/rma: fi_%s of %zu bytes to rank %d failed: %s", write ? "write" : "read",
+                     len, world, fi_strerror((int)-rc));
+        return FM_ERR_NET;
+    }
+    return FM_OK;
+}
+
+int fm_ofi_rma_poll(void)
+{
+    if (!R.up)
+        return 0;
+    struct fi_cq_entry ev[16];
+    int n = 0;
+    for (;;) {
+        ssize_t got = fi_cq_read(R.cq, ev, 16);
+        if (got == -FI_EAGAIN)
+            break;
+        if (got == -FI_EAVAIL) {
+            struct fi_cq_err_entry e;
+            memset(&e, 0, sizeof e);
+            if (fi_cq_readerr(R.cq, &e, 0) != 1)
+                break;
+            fm_error_msg("ofi/rma: operation failed: %s (provider: %s)", fi_strerror(e.err),
+                         fi_cq_strerror(R.cq, e.prov_errno, e.err_data, NULL, 0));
+            fm_ofi_rma_op *op = e.op_context;
+            if (op)
+                op->done(op, FM_ERR_NET);
+            continue;
+        }
+        if (got < 0)
+            break;
+        for (ssize_t i = 0; i < got; i++) {
+            fm_ofi_rma_op *op = ev[i].op_context;
+            op->done(op, FM_OK);
+            n++;
+        }
+    }
+    return n;
+}

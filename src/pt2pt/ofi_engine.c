@@ -1,0 +1,211 @@
+/* ofi_engine.c — choosing the point-to-point engine (FABMPI_PT2PT), the
+ * tag layout of the provider-matching one (FABMPI_OFI_TAG_MODE), and the
+ * limits that layout puts on MPI_TAG_UB and on communicators.  Built with
+ * or without libfabric: without it the software engine is the only one. */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/world.h"
+#include "pt2pt/ofi_engine.h"
+#include "util/log.h"
+#include "util/param.h"
+#include "util/status.h"
+
+#ifdef FM_HAVE_OFI
+#include "pt2pt/ofi_engine_int.h"
+#endif
+
+int fm_pt2pt_engine_ofi;
+
+static int tag_ub = INT_MAX;
+static int comm_ids = INT_MAX;
+static char limit_why[256];
+
+int fm_pt2pt_tag_ub(void) { return tag_ub; }
+int fm_pt2pt_comm_ids(void) { return comm_ids; }
+const char *fm_pt2pt_comm_limit_why(void) { return fm_pt2pt_engine_ofi ? limit_why : NULL; }
+
+#ifdef FM_HAVE_OFI
+
+static int refuse(const char *why)
+{
+    fm_error_msg("ofi engine: FABMPI_PT2PT=ofi cannot be used: %s; set FABMPI_PT2PT=sw (or auto)",
+                 why);
+    return FM_ERR_UNSUPPORTED;
+}
+
+/* Which layout, or an error: FABMPI_OFI_TAG_MODE=full on a provider that
+ * cannot carry the source in CQ data is refused rather than degraded. */
+static int choose_layout(const struct fi_info *i)
+{
+    uint64_t cqd = i->domain_attr->cq_data_size;
+    int directed = (i->caps & FI_DIRECTED_RECV) != 0;
+    int mode = fm_ofi_tag_resolve(fm_param.OFI_TAG_MODE, cqd, directed);
+    char why[200];
+    if (mode == FM_OFI_TAG_FULL && (cqd < 4 || !directed)) {
+        snprintf(why, sizeof why, "FABMPI_OFI_TAG_MODE=full needs 4 bytes of remote CQ data and "
+                 "FI_DIRECTED_RECV; provider %s has %zu bytes%s (use mode 1 or 2)",
+                 i->fabric_attr->prov_name, (size_t)cqd, directed ? "" : " and no directed receive");
+        return refuse(why);
+    }
+    if (fm_ofi_tag_layout_init(&fm_ofi_eng.lay, mode, i->ep_attr->mem_tag_format) != 0) {
+        snprintf(why, sizeof why, "provider %s reserves %u high tag bits, leaving no room for the "
+                 "communicator in tag mode %s", i->fabric_attr->prov_name,
+                 fm_ofi_tag_reserved_bits(i->ep_attr->mem_tag_format), fm_ofi_tag_mode_name(mode));
+        return refuse(why);
+    }
+    if (fm_world_size - 1 > fm_ofi_tag_max_rank(&fm_ofi_eng.lay)) {
+        snprintf(why, sizeof why, "tag mode %s carries ranks up to %lld, this job has %d ranks "
+                 "(use FABMPI_OFI_TAG_MODE=full)", fm_ofi_tag_mode_name(mode),
+                 (long long)fm_ofi_tag_max_rank(&fm_ofi_eng.lay), fm_world_size);
+        return refuse(why);
+    }
+    fm_ofi_eng.full = mode == FM_OFI_TAG_FULL;
+    /* The sync flag goes in CQ data when there is room beside the source
+     * rank, so receives need no ignore bit for it.  Besides saving a tag
+     * bit's worth of matching work, this sidesteps a libfabric 1.17 shm
+     * bug: an unexpected message that arrives while some other receive is
+     * posted can then only be matched by a receive without ignore bits. */
+    fm_ofi_eng.sync_in_data = cqd >= (fm_ofi_eng.full ? 8u : 4u);
+    fm_ofi_eng.use_data = fm_ofi_eng.full || fm_ofi_eng.sync_in_data;
+    return FM_OK;
+}
+
+/* Providers whose tagged matching, as shipped in libfabric 1.17, cannot
+ * carry MPI's semantics, so `auto` keeps the software engine on them:
+ *  - net keeps at most one unexpected message per connection and stalls
+ *    the connection behind it (a later message on another tag never
+ *    arrives until the first is received: Probe-then-other-message hangs);
+ *  - shm, after an unexpected message arrived while some other receive
+ *    was posted, matches it only to receives without ignore bits, and a
+ *    FI_PEEK with ignore bits never answers (ANY_TAG receives and probes
+ *    hang).
+ * FABMPI_PT2PT=ofi still uses them (tests exercise what does work). */
+static int auto_avoids(const char *prov)
+{
+    return !strcmp(prov, "net") || !strcmp(prov, "shm");
+}
+
+int fm_ofi_engine_init(int use_ofi)
+{
+    fm_pt2pt_engine_ofi = 0;
+    tag_ub = comm_ids = INT_MAX;
+    int want = fm_param.PT2PT;
+    int all_ofi = use_ofi && fm_param.NET == FM_NET_OFI;
+    if (want == FM_PT2PT_SW || (want == FM_PT2PT_AUTO && !all_ofi))
+        return FM_OK;
+    if (!all_ofi)
+        return refuse("the provider must reach every rank, node-local ones too "
+                      "(set FABMPI_NET=ofi)");
+    const struct fi_info *i = fm_ofi.info;
+    if (!(i->caps & FI_TAGGED)) {
+        if (want == FM_PT2PT_AUTO)
+            return FM_OK;
+        return refuse("the provider has no FI_TAGGED");
+    }
+    if (want == FM_PT2PT_AUTO && auto_avoids(i->fabric_attr->prov_name)) {
+        fm_log(1, "ofi engine: FABMPI_PT2PT=auto keeps software matching over provider %s "
+                  "(its tagged matching loses MPI semantics; FABMPI_PT2PT=ofi forces it)",
+               i->fabric_attr->prov_name);
+        return FM_OK;
+    }
+    memset(&fm_ofi_eng, 0, sizeof fm_ofi_eng);
+    int rc = choose_layout(i);
+    if (rc != FM_OK)
+        return rc;
+    fm_ofi_eng.inject = i->tx_attr->inject_size;
+    fm_ofi_eng.max_msg = i->ep_attr->max_msg_size ? i->ep_attr->max_msg_size : SIZE_MAX;
+    /* Every peer's address up front: a directed receive (full mode) can
+     * only name a source the address vector already holds. */
+    for (int p = 0; p < fm_world_size; p++)
+        if (fm_ofi.addr[p] == FI_ADDR_NOTAVAIL && (rc = fm_ofi_connect(p)) != FM_OK)
+            return rc;
+    fm_ofi.tagged_event = fm_ofi_tagged_event;
+    fm_ofi.tagged_error = fm_ofi_tagged_error;
+    const fm_ofi_tag_layout *l = &fm_ofi_eng.lay;
+    tag_ub = fm_ofi_tag_ub(l);
+    uint64_t ids = fm_ofi_tag_contexts(l) / 2;
+    comm_ids = ids > INT_MAX ? INT_MAX : (int)ids;
+    const char *mode = fm_ofi_tag_mode_name(l->mode);
+    snprintf(limit_why, sizeof limit_why,
+             "OFI tag mode %s (provider %s) has a %u-bit communicator field: at most %d "
+             "communicators; %s",
+             mode, i->fabric_attr->prov_name, l->ctx_bits, comm_ids,
+             l->mode == FM_OFI_TAG_1   ? "set FABMPI_OFI_TAG_MODE=2 or full for more"
+             : l->mode == FM_OFI_TAG_2 ? "set FABMPI_OFI_TAG_MODE=full for more"
+                                       : "free some with MPI_Comm_free (FABMPI_OFI_TAG_MODE=full)");
+    fm_pt2pt_engine_ofi = 1;
+    fm_log(1, "ofi engine: provider matching over %s, tag mode %s%s: MPI_TAG_UB %d, %d "
+              "communicators, context field %u bits (%u reserved by the provider), inject %zu",
+           i->fabric_attr->prov_name, mode, fm_param.OFI_TAG_MODE == FM_OFI_TAG_AUTO ? " (auto)" : "",
+           tag_ub, comm_ids, l->ctx_bits, l->reserved, fm_ofi_eng.inject);
+    return FM_OK;
+}
+
+void fm_ofi_engine_finalize(void)
+{
+    if (!fm_pt2pt_engine_ofi)
+        return;
+    /* Parked acks are owed to senders still waiting in Ssend. */
+    for (int n = 0; n < 100000 && fm_ofi_eng.parked[FM_OFI_Q_SEND]; n++) {
+        fm_ofi_engine_progress();
+        fm_ofi_poll(NULL);
+    }
+    fm_pt2pt_engine_ofi = 0;
+    tag_ub = comm_ids = INT_MAX;
+}
+
+#else /* no libfabric: the software engine always */
+
+int fm_ofi_engine_init(int use_ofi)
+{
+    (void)use_ofi;
+    if (fm_param.PT2PT == FM_PT2PT_OFI) {
+        fm_error_msg("ofi engine: FABMPI_PT2PT=ofi needs libfabric, which this fabmpi was built "
+                     "without; install libfabric-dev and rebuild, or set FABMPI_PT2PT=sw");
+        return FM_ERR_UNSUPPORTED;
+    }
+    return FM_OK;
+}
+void fm_ofi_engine_finalize(void) {}
+int fm_ofi_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                 MPI_Comm comm, int coll, int mode, struct fm_request **req)
+{
+    (void)buf, (void)count, (void)dt, (void)dest, (void)tag, (void)comm, (void)coll, (void)mode;
+    (void)req;
+    return FM_ERR_UNSUPPORTED;
+}
+int fm_ofi_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+                 int coll, struct fm_request **req)
+{
+    (void)buf, (void)count, (void)dt, (void)src, (void)tag, (void)comm, (void)coll, (void)req;
+    return FM_ERR_UNSUPPORTED;
+}
+int fm_ofi_send_now(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                    MPI_Comm comm)
+{
+    (void)buf, (void)count, (void)dt, (void)dest, (void)tag, (void)comm;
+    return FM_ERR_AGAIN;
+}
+int fm_ofi_iprobe(int src, int tag, MPI_Comm comm, int *found, MPI_Status *status,
+                  struct fm_message **msg)
+{
+    (void)src, (void)tag, (void)comm, (void)status, (void)msg;
+    *found = 0;
+    return FM_ERR_UNSUPPORTED;
+}
+int fm_ofi_imrecv(void *buf, MPI_Count count, MPI_Datatype dt, struct fm_message *msg,
+                  struct fm_request **req)
+{
+    (void)buf, (void)count, (void)dt, (void)msg, (void)req;
+    return FM_ERR_UNSUPPORTED;
+}
+int fm_ofi_cancel(struct fm_request *r)
+{
+    (void)r;
+    return FM_OK;
+}
+int fm_ofi_engine_progress(void) { return 0; }
+
+#endif

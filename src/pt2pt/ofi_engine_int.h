@@ -1,0 +1,97 @@
+/* ofi_engine_int.h — internals of the provider-matching engine shared by
+ * ofi_engine.c (bring-up, limits), ofi_engine_xfer.c (sends, receives,
+ * completions, the parked-post queue) and ofi_engine_probe.c (probe,
+ * matched receive, cancel).  Built only with libfabric. */
+#ifndef FM_PT2PT_OFI_ENGINE_INT_H
+#define FM_PT2PT_OFI_ENGINE_INT_H
+
+#include <rdma/fi_tagged.h>
+
+#include "net/ofi/ofi.h"
+#include "net/ofi/tag.h"
+#include "pt2pt/ofi_engine.h"
+
+enum fm_ofi_op_type {
+    FM_OFI_T_SEND = 1, /* fi_tsend of a request's data */
+    FM_OFI_T_RECV,     /* fi_trecv into a request's buffer (FI_CLAIM after Mprobe) */
+    FM_OFI_T_ACK_RECV, /* a synchronous send waits here for the receiver's ack */
+    FM_OFI_T_ACK_SEND, /* the receiver's ack (fi_tinject, no request) */
+    FM_OFI_T_PEEK,     /* Probe / Mprobe (FI_PEEK, FI_CLAIM) */
+};
+
+enum fm_ofi_op_state { FM_OFI_S_IDLE, FM_OFI_S_PARKED, FM_OFI_S_POSTED };
+
+/* One libfabric operation.  `base` comes first and has kind
+ * FM_OFI_OP_TAGGED: the transport's CQ reader (net/ofi/xfer.c) tells our
+ * completions from its own buffers by that and hands them to the engine's
+ * callbacks (fm_ofi.tagged_event / tagged_error). */
+typedef struct fm_ofi_op {
+    fm_ofi_buf base;
+    int type, state;
+    int cancelling;             /* fi_cancel issued */
+    struct fm_ofi_op *prev, *next; /* shadow list of posted receives, or parked queue */
+    struct fm_request *req;
+    /* What to post (kept for a retry after -FI_EAGAIN). */
+    void *buf;
+    size_t len;
+    fi_addr_t addr;
+    uint64_t tag, ignore, data, flags; /* flags: FI_PEEK, FI_CLAIM; FM_OFI_F_* */
+    int peer_world;
+    void *tmp;                  /* receive staging for a non-contiguous datatype */
+    /* Probe result. */
+    int peek_done, peek_found;
+    size_t peek_len;
+    uint64_t peek_tag, peek_data;
+    struct fm_ofi_op *pool_next;
+} fm_ofi_op;
+
+/* Remote CQ data of a send: the sender's comm rank in the low 32 bits
+ * (full mode), and this flag for a synchronous send when the provider
+ * carries 8 bytes. */
+#define FM_OFI_DATA_SYNC (1ULL << 32)
+
+/* Our own flag bits in op->flags, above libfabric's. */
+#define FM_OFI_F_INJECT (1ULL << 62) /* send by fi_tinject: no completion */
+
+enum { FM_OFI_Q_SEND, FM_OFI_Q_RECV, FM_OFI_NQUEUES };
+
+typedef struct fm_ofi_engine {
+    fm_ofi_tag_layout lay;
+    int full;                   /* source in CQ data, receives directed */
+    int use_data;               /* sends carry remote CQ data (fi_tsenddata) */
+    int sync_in_data;           /* the sync flag rides in CQ data, not the tag */
+    size_t inject;              /* largest fi_tinject */
+    size_t max_msg;
+    /* Posts that met -FI_EAGAIN, in order, per FM_OFI_Q_* */
+    fm_ofi_op *parked[FM_OFI_NQUEUES], *parked_tail[FM_OFI_NQUEUES];
+    fm_ofi_op *posted;          /* shadow list of receives the provider holds */
+    fm_ofi_op *pool;            /* free ops */
+} fm_ofi_engine;
+
+extern fm_ofi_engine fm_ofi_eng;
+
+fm_ofi_op *fm_ofi_op_get(int type);
+void fm_ofi_op_put(fm_ofi_op *op);
+/* Post op now, or park it behind earlier parked posts of its kind (order
+ * matters: a later receive must not reach the provider before an earlier
+ * one, nor a later send to a peer before an earlier one).
+ * Returns FM_OK or an error after logging it. */
+int fm_ofi_post(fm_ofi_op *op);
+/* Unlink a parked op (cancel); 1 if it was parked. */
+int fm_ofi_unpark(fm_ofi_op *op);
+/* Fill and post a receive op for request r (src/tag may be wildcards). */
+int fm_ofi_post_recv(fm_ofi_op *op, struct fm_request *r, uint32_t ctx, int src, int tag);
+/* Receive completed with `len` bytes (err: MPI error class). */
+void fm_ofi_recv_done(fm_ofi_op *op, uint64_t tag, size_t len, uint64_t data, int err,
+                      uint64_t msg_len);
+/* Ignore mask of a receive or probe (wildcards per fm_ofi_tag_ignore). */
+uint64_t fm_ofi_recv_ignore(int any_src, int any_tag);
+/* Source comm rank of a matched tag / CQ data. */
+int fm_ofi_src_of(uint64_t tag, uint64_t data);
+
+/* Completions whose context is one of ours; installed as the transport's
+ * fm_ofi.tagged_event / tagged_error callbacks. */
+void fm_ofi_tagged_event(const struct fi_cq_tagged_entry *e);
+void fm_ofi_tagged_error(const struct fi_cq_err_entry *e);
+
+#endif

@@ -1,0 +1,467 @@
+/* remote.c — window operations on peers reached over OFI, origin side:
+ * registration at setup, fi_write/fi_read, active-message requests, and
+ * per-target completion counting for flushes.
+ *
+ * Each OFI target has a list of point-to-point requests still in flight
+ * (request sends and the receives of their answers) and a count of
+ * fi_write/fi_read not yet completed.  A flush of that target progresses
+ * until both are empty; nothing else waits, so a flush of one target never
+ * waits for another's operations. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/world.h"
+#include "dtype/dtype.h"
+#include "mpi/comm.h"
+#include "pt2pt/pt2pt.h"
+#include "rma/rma.h"
+#include "util/log.h"
+#include "util/status.h"
+#ifdef FM_HAVE_OFI
+#include "net/ofi/ofi.h"
+#endif
+
+typedef struct pend {
+    struct fm_request *r;
+    void *buf; /* freed when r completes */
+} pend;
+
+typedef struct tgt {
+    pend *v;
+    int n, cap;
+    long inflight; /* fi_write / fi_read not yet completed */
+} tgt;
+
+struct fm_rma_remote {
+    tgt *t;                    /* [size] */
+    int next_tag;              /* replies: 2 .. 2^30 */
+    int err;                   /* first failure of an fi operation */
+    void *mr;                  /* our registration (struct fid_mr *) */
+    struct fm_win *next;       /* windows served by the progress hook */
+};
+
+static struct fm_win *served;  /* windows with OFI peers */
+static int in_hook;
+
+#ifdef FM_HAVE_OFI
+static void hook(void)
+{
+    if (in_hook)
+        return;
+    in_hook = 1;
+    fm_ofi_rma_poll();
+    for (struct fm_win *w = served; w; w = w->rm->next)
+        fm_rma_am_serve(w);
+    in_hook = 0;
+}
+#endif
+
+void fm_rma_remote_prepare(struct fm_win *w, void *base, size_t len, uint64_t *key,
+                           uint64_t *raddr, char *ep, int32_t *eplen, int32_t *ok)
+{
+    *ok = 0;
+    *eplen = 0;
+#ifdef FM_HAVE_OFI
+    if (fm_ofi_rma_open() != FM_OK)
+        return;
+    *eplen = (int32_t)fm_ofi_rma_name(ep, FM_RMA_EP_NAME);
+    if (!*eplen || !len || w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        return; /* dynamic windows: active messages (no key per attach to publish) */
+    struct fid_mr *mr;
+    if (fm_ofi_rma_reg(base, len, &mr, key, raddr) != FM_OK)
+        return;
+    w->rm = calloc(1, sizeof *w->rm);
+    if (!w->rm) {
+        fm_ofi_rma_dereg(mr);
+        return;
+    }
+    w->rm->mr = mr;
+    *ok = 1;
+#else
+    (void)w, (void)base, (void)len, (void)key, (void)raddr, (void)ep;
+#endif
+}
+
+void fm_rma_remote_peer(struct fm_win *w, int i, int ok, uint64_t key, uint64_t raddr,
+                        const char *ep, int eplen)
+{
+    fm_rma_peer *p = &w->peer[i];
+    p->ofi = 1;
+    p->direct = 0;
+    p->base = 0;
+    p->world = w->comm->group->world[i];
+    p->key = key;
+    p->raddr = raddr;
+    p->rma = 0;
+#ifdef FM_HAVE_OFI
+    p->rma = ok && eplen > 0 && fm_ofi_rma_insert(p->world, ep, (size_t)eplen) == FM_OK;
+#else
+    (void)ok, (void)ep, (void)eplen;
+#endif
+}
+
+int fm_rma_remote_setup(struct fm_win *w)
+{
+    int any = 0;
+    for (int i = 0; i < w->size; i++)
+        any |= w->peer[i].ofi;
+    if (!any)
+        return FM_OK;
+    if (!w->rm && !(w->rm = calloc(1, sizeof *w->rm)))
+        return FM_ERR_NOMEM;
+    w->rm->t = calloc((size_t)w->size, sizeof *w->rm->t);
+    if (!w->rm->t)
+        return FM_ERR_NOMEM;
+    w->rm->next_tag = 2;
+    w->rm->next = served;
+    served = w;
+#ifdef FM_HAVE_OFI
+    fm_ofi_rma_hook = hook;
+#endif
+    return FM_OK;
+}
+
+void fm_rma_remote_teardown(struct fm_win *w)
+{
+    struct fm_rma_remote *rm = w->rm;
+    if (!rm)
+        return;
+    for (struct fm_win **pp = &served; *pp; pp = &(*pp)->rm->next)
+        if (*pp == w) {
+            *pp = rm->next;
+            break;
+        }
+    if (rm->t) {
+        fm_rma_flush(w, -1);
+        free(rm->t);
+    }
+    fm_rma_am_serve(NULL); /* NULL: release w's answers still in flight */
+#ifdef FM_HAVE_OFI
+    fm_ofi_rma_dereg(rm->mr);
+#endif
+    free(rm);
+    w->rm = NULL;
+}
+
+static int push(struct fm_win *w, int trank, struct fm_request *r, void *buf)
+{
+    tgt *t = &w->rm->t[trank];
+    if (t->n == t->cap) {
+        int cap = t->cap ? 2 * t->cap : 16;
+        pend *v = realloc(t->v, (size_t)cap * sizeof *v);
+        if (!v)
+            return FM_ERR_NOMEM;
+        t->v = v;
+        t->cap = cap;
+    }
+    t->v[t->n++] = (pend){r, buf};
+    return FM_OK;
+}
+
+/* Release completed requests of target trank; returns the first error. */
+static int reap(struct fm_win *w, int trank)
+{
+    tgt *t = &w->rm->t[trank];
+    int rc = FM_OK, k = 0;
+    for (int i = 0; i < t->n; i++) {
+        if (!t->v[i].r->done) {
+            t->v[k++] = t->v[i];
+            continue;
+        }
+        int e = fm_wait(t->v[i].r, NULL);
+        free(t->v[i].buf);
+        if (rc == FM_OK)
+            rc = e;
+    }
+    t->n = k;
+    return rc;
+}
+
+int fm_rma_flush(struct fm_win *w, int rank)
+{
+    if (!w->rm || !w->rm->t)
+        return FM_OK;
+    int lo = rank < 0 ? 0 : rank, hi = rank < 0 ? w->size : rank + 1, rc = FM_OK;
+    for (int i = lo; i < hi; i++) {
+        if (!w->peer[i].ofi)
+            continue;
+        unsigned spins = 0;
+        for (;;) {
+            int e = reap(w, i);
+            if (rc == FM_OK)
+                rc = e;
+            if (!w->rm->t[i].n && !w->rm->t[i].inflight)
+                break;
+            if (!fm_progress())
+                fm_progress_backoff(&spins);
+        }
+    }
+    if (rc == FM_OK && w->rm->err)
+        rc = w->rm->err;
+    w->rm->err = FM_OK;
+    return rc;
+}
+
+/* One request to trank: header, the target datatype's blocks unless it is
+ * contiguous, then `bytes` of data.  With an answer expected its receive
+ * is posted first, into (rbuf, rcount, rdt). */
+static int am_send(struct fm_win *w, int trank, fm_rma_am_hdr *h, MPI_Datatype tdt,
+                   const void *data, size_t bytes, const void *data2, size_t bytes2, int answer,
+                   void *rbuf, MPI_Count rcount, MPI_Datatype rdt)
+{
+    int rc;
+    h->nblocks = 0;
+    if (tdt) {
+        h->extent = tdt->extent;
+        h->true_lb = tdt->true_lb;
+        h->size = (int64_t)tdt->size;
+        h->predef = (tdt->flags & FM_DT_PREDEFINED) != 0;
+        if (!fm_dt_is_contig(tdt) && !h->predef)
+            h->nblocks = tdt->nblocks;
+    }
+    h->bytes = (int64_t)(bytes + bytes2);
+    h->reply_tag = 0;
+    if (answer) {
+        h->reply_tag = w->rm->next_tag;
+        w->rm->next_tag = w->rm->next_tag >= (1 << 30) ? 2 : w->rm->next_tag + 1;
+        struct fm_request *rr;
+        rc = fm_irecv(rbuf, rcount, rdt ? rdt : MPI_BYTE, trank, h->reply_tag, w->comm, 0, &rr);
+        if (rc != FM_OK)
+            return rc;
+        if ((rc = push(w, trank, rr, NULL)) != FM_OK)
+            return rc;
+    }
+    size_t blen = (size_t)h->nblocks * sizeof(fm_dt_block);
+    size_t total = sizeof *h + blen + bytes + bytes2;
+    char *m = malloc(total);
+    if (!m)
+        return FM_ERR_NOMEM;
+    memcpy(m, h, sizeof *h);
+    if (blen)
+        memcpy(m + sizeof *h, tdt->blocks, blen);
+    if (bytes)
+        memcpy(m + sizeof *h + blen, data, bytes);
+    if (bytes2)
+        memcpy(m + sizeof *h + blen + bytes, data2, bytes2);
+    struct fm_request *sr;
+    rc = fm_isend(m, (MPI_Count)total, MPI_BYTE, trank, FM_RMA_TAG_REQ, w->comm, 0, FM_SEND_STD,
+                  &sr);
+    if (rc != FM_OK) {
+        free(m);
+        return rc;
+    }
+    return push(w, trank, sr, m);
+}
+
+/* Origin data as one packed stream: the buffer itself when contiguous,
+ * else *heap (caller frees). */
+static const void *packed(const void *obuf, MPI_Count ocount, MPI_Datatype odt, size_t bytes,
+                          void **heap)
+{
+    *heap = NULL;
+    if (fm_dt_is_contig(odt))
+        return (const char *)obuf + odt->true_lb;
+    if (!(*heap = malloc(bytes ? bytes : 1)))
+        return NULL;
+    fm_dt_pack(obuf, ocount, odt, 0, *heap, bytes);
+    return *heap;
+}
+
+#ifdef FM_HAVE_OFI
+typedef struct xop {
+    fm_ofi_rma_op op;
+    struct fm_win *w;
+    int trank;
+    void *tmp;              /* bounce buffer, or NULL */
+    void *obuf;             /* get through tmp: unpack here at completion */
+    MPI_Count ocount;
+    MPI_Datatype odt;
+} xop;
+
+static void xop_done(fm_ofi_rma_op *o, int status)
+{
+    xop *x = (xop *)o;
+    if (status != FM_OK && x->w->rm->err == FM_OK)
+        x->w->rm->err = status;
+    if (x->odt) {
+        if (status == FM_OK)
+            fm_dt_unpack(x->obuf, x->ocount, x->odt, 0, x->tmp,
+                         (size_t)x->ocount * (size_t)x->odt->size);
+        fm_dt_release(x->odt);
+    }
+    x->w->rm->t[x->trank].inflight--;
+    free(x->tmp);
+    free(x);
+}
+
+/* fi_write / fi_read of a contiguous target run, in pieces the provider
+ * takes; -FI_EAGAIN is retried after progress (which drains the CQ). */
+static int fi_xfer(struct fm_win *w, int write, int trank, char *buf, size_t len, uint64_t off,
+                   void *tmp, void *obuf, MPI_Count ocount, MPI_Datatype odt)
+{
+    fm_rma_peer *p = &w->peer[trank];
+    size_t max = fm_ofi_rma_max();
+    size_t done = 0;
+    do {
+        size_t n = len - done < max ? len - done : max;
+        int last = done + n >= len;
+        xop *x = calloc(1, sizeof *x);
+        if (!x)
+            return FM_ERR_NOMEM;
+        x->op.done = xop_done;
+        x->w = w;
+        x->trank = trank;
+        if (last) { /* the last piece owns the bounce buffer */
+            x->tmp = tmp;
+            x->obuf = obuf;
+            x->ocount = ocount;
+            x->odt = odt;
+        }
+        unsigned spins = 0;
+        int rc;
+        while ((rc = fm_ofi_rma_xfer(write, p->world, buf + done, n, p->raddr + off + done, p->key,
+                                     &x->op)) == FM_ERR_AGAIN)
+            if (!fm_progress())
+                fm_progress_backoff(&spins);
+        if (rc != FM_OK) {
+            free(x);
+            return rc;
+        }
+        w->rm->t[trank].inflight++;
+        done += n;
+    } while (done < len);
+    return FM_OK;
+}
+#endif
+
+static int rma_ok(struct fm_win *w, int trank, MPI_Aint tdisp, MPI_Datatype tdt)
+{
+    const fm_rma_peer *p = &w->peer[trank];
+    return p->rma && fm_dt_is_contig(tdt) && tdisp * p->disp_unit + tdt->true_lb >= 0;
+}
+
+int fm_rma_remote_put(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_Datatype odt,
+                      int trank, MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype tdt)
+{
+    size_t bytes = (size_t)tcount * (size_t)tdt->size;
+    size_t ob = (size_t)ocount * (size_t)odt->size;
+    if (ob < bytes)
+        bytes = ob;
+    if (!bytes)
+        return FM_OK;
+    void *heap;
+    const void *data = packed(obuf, ocount, odt, bytes, &heap);
+    if (!data)
+        return FM_ERR_NOMEM;
+#ifdef FM_HAVE_OFI
+    if (rma_ok(w, trank, tdisp, tdt)) {
+        uint64_t off = (uint64_t)(tdisp * w->peer[trank].disp_unit + tdt->true_lb);
+        int rc = fi_xfer(w, 1, trank, (char *)(uintptr_t)data, bytes, off, heap, NULL, 0, NULL);
+        if (rc != FM_OK)
+            free(heap);
+        return rc;
+    }
+#endif
+    fm_rma_am_hdr h = {.op = FM_RMA_AM_PUT, .tdisp = tdisp, .tcount = tcount};
+    int rc = am_send(w, trank, &h, tdt, data, bytes, NULL, 0, 1, NULL, 0, NULL);
+    free(heap);
+    return rc;
+}
+
+int fm_rma_remote_get(struct fm_win *w, void *obuf, MPI_Count ocount, MPI_Datatype odt,
+                      int trank, MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype tdt)
+{
+    size_t bytes = (size_t)tcount * (size_t)tdt->size;
+    if (!bytes)
+        return FM_OK;
+#ifdef FM_HAVE_OFI
+    if (rma_ok(w, trank, tdisp, tdt)) {
+        uint64_t off = (uint64_t)(tdisp * w->peer[trank].disp_unit + tdt->true_lb);
+        if (fm_dt_is_contig(odt) && (size_t)ocount * (size_t)odt->size >= bytes)
+            return fi_xfer(w, 0, trank, (char *)obuf + odt->true_lb, bytes, off, NULL, NULL, 0,
+                           NULL);
+        void *tmp = malloc(bytes);
+        if (!tmp)
+            return FM_ERR_NOMEM;
+        fm_dt_retain(odt);
+        int rc = fi_xfer(w, 0, trank, tmp, bytes, off, tmp, obuf, ocount, odt);
+        if (rc != FM_OK) {
+            fm_dt_release(odt);
+            free(tmp);
+        }
+        return rc;
+    }
+#endif
+    fm_rma_am_hdr h = {.op = FM_RMA_AM_GET, .tdisp = tdisp, .tcount = tcount};
+    return am_send(w, trank, &h, tdt, NULL, 0, NULL, 0, 1, obuf, ocount, odt);
+}
+
+int fm_rma_remote_acc(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_Datatype odt,
+                      void *res, MPI_Count rcount, MPI_Datatype rdt, int trank, MPI_Aint tdisp,
+                      MPI_Count tcount, MPI_Datatype tdt, MPI_Op op)
+{
+    size_t bytes = (size_t)tcount * (size_t)tdt->size;
+    if (!bytes)
+        return FM_OK;
+    MPI_Datatype edt = fm_rma_kind_dt(tdt->basic);
+    /* The target rebuilds a derived target type from its blocks, element by
+     * element of its basic kind: pairs split across blocks cannot be. */
+    if (!edt || (!(tdt->flags & FM_DT_PREDEFINED) && !fm_dt_is_contig(tdt) &&
+                 tdt->basic >= FM_BK_FLOAT_INT))
+        return FM_ERR_UNSUPPORTED;
+    void *heap = NULL;
+    const void *data = NULL;
+    if (op != MPI_NO_OP && !(data = packed(obuf, ocount, odt, bytes, &heap)))
+        return FM_ERR_NOMEM;
+    fm_rma_am_hdr h = {.op = FM_RMA_AM_ACC, .aux = fm_rma_am_op_index(op) | (res ? FM_RMA_AM_FETCH : 0), .kind = tdt->basic,
+                       .tdisp = tdisp, .tcount = tcount};
+    /* Always answered: an accumulate is complete only once applied. */
+    int rc = am_send(w, trank, &h, tdt, data, op != MPI_NO_OP ? bytes : 0, NULL, 0, 1, res,
+                     res ? rcount : 0, res ? rdt : NULL);
+    free(heap);
+    return rc;
+}
+
+int fm_rma_remote_cas(struct fm_win *w, const void *obuf, const void *cmp, void *res,
+                      MPI_Datatype dt, int trank, MPI_Aint tdisp)
+{
+    size_t n = (size_t)dt->size;
+    fm_rma_am_hdr h = {.op = FM_RMA_AM_CAS, .kind = dt->basic, .tdisp = tdisp, .tcount = 1};
+    return am_send(w, trank, &h, dt, (const char *)obuf + dt->true_lb, n,
+                   (const char *)cmp + dt->true_lb, n, 1, res, 1, dt);
+}
+
+int fm_rma_remote_lock(struct fm_win *w, int exclusive, int rank)
+{
+    fm_rma_am_hdr h = {.op = FM_RMA_AM_LOCK, .aux = (uint32_t)exclusive};
+    int rc = am_send(w, rank, &h, NULL, NULL, 0, NULL, 0, 1, NULL, 0, NULL);
+    return rc != FM_OK ? rc : fm_rma_flush(w, rank); /* the answer is the grant */
+}
+
+int fm_rma_remote_unlock(struct fm_win *w, int exclusive, int rank)
+{
+    int rc = fm_rma_flush(w, rank);
+    fm_rma_am_hdr h = {.op = FM_RMA_AM_UNLOCK, .aux = (uint32_t)exclusive};
+    int r2 = am_send(w, rank, &h, NULL, NULL, 0, NULL, 0, 1, NULL, 0, NULL);
+    /* Answered, so no request of ours is left behind at the target when
+     * the window is freed (a stale one could match a later window). */
+    if (r2 == FM_OK)
+        r2 = fm_rma_flush(w, rank);
+    return rc != FM_OK ? rc : r2;
+}
+
+int fm_rma_remote_post(struct fm_win *w, int origin)
+{
+    fm_rma_am_hdr h = {.op = FM_RMA_AM_POST};
+    return am_send(w, origin, &h, NULL, NULL, 0, NULL, 0, 0, NULL, 0, NULL);
+}
+
+int fm_rma_remote_complete(struct fm_win *w, int target)
+{
+    /* The target's Win_wait returns on this message: everything before it
+     * must have been applied there. */
+    int rc = fm_rma_flush(w, target);
+    fm_rma_am_hdr h = {.op = FM_RMA_AM_COMPLETE};
+    int r2 = am_send(w, target, &h, NULL, NULL, 0, NULL, 0, 0, NULL, 0, NULL);
+    return rc != FM_OK ? rc : r2;
+}
