@@ -47,6 +47,12 @@ void fm_on_sent(struct fm_request *req, const void *hdr);
  * CTS), completing r when all data is in.  `payload` is the eager data. */
 void fm_recv_matched(struct fm_request *r, int peer, const fm_hdr_rndv *h, const void *payload);
 
+/* A receive request for (buf, count, dt) from src/tag on comm, not yet
+ * posted anywhere; already complete (empty PROC_NULL status) when src is
+ * MPI_PROC_NULL.  Shared by both engines. */
+int fm_recv_request_new(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag,
+                        MPI_Comm comm, struct fm_request **out);
+
 /* Transport callback for every arriving message. */
 void fm_deliver(int peer, const void *msg, size_t len);
 

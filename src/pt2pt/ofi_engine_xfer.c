@@ -350,26 +350,11 @@ int fm_ofi_post_recv(fm_ofi_op *op, struct fm_request *r, uint32_t ctx, int src,
 int fm_ofi_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                  int coll, struct fm_request **out)
 {
-    struct fm_request *r = fm_req_alloc(FM_REQ_RECV);
-    if (!r)
-        return FM_ERR_NOMEM;
-    *out = r;
-    r->comm = comm;
-    comm->refcount++;
-    if (src == MPI_PROC_NULL) {
-        fm_set_recv_status(r, MPI_PROC_NULL, MPI_ANY_TAG, 0, MPI_SUCCESS);
-        r->done = 1;
-        return FM_OK;
-    }
-    r->rbuf = buf;
-    r->count = count;
-    r->dt = dt;
-    if (!(dt->flags & FM_DT_PREDEFINED))
-        fm_dt_retain(dt);
-    r->peer = src;
-    r->tag = tag;
+    int rc = fm_recv_request_new(buf, count, dt, src, tag, comm, out);
+    struct fm_request *r = *out;
+    if (rc != FM_OK || r->done)
+        return rc;
     r->ctx = comm->ctx + (uint32_t)coll;
-    r->bytes = (uint64_t)count * (uint64_t)dt->size;
     fm_ofi_op *op = fm_ofi_op_get(FM_OFI_T_RECV);
     if (!op)
         return FM_ERR_NOMEM;

@@ -200,11 +200,9 @@ void fm_recv_matched(struct fm_request *r, int peer, const fm_hdr_rndv *h, const
     }
 }
 
-int fm_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
-             int coll, struct fm_request **out)
+int fm_recv_request_new(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag,
+                        MPI_Comm comm, struct fm_request **out)
 {
-    if (fm_pt2pt_engine_ofi)
-        return fm_ofi_irecv(buf, count, dt, src, tag, comm, coll, out);
     struct fm_request *r = fm_req_alloc(FM_REQ_RECV);
     if (!r)
         return FM_ERR_NOMEM;
@@ -224,6 +222,18 @@ int fm_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_
     r->peer = src;
     r->tag = tag;
     r->bytes = (uint64_t)count * (uint64_t)dt->size;
+    return FM_OK;
+}
+
+int fm_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+             int coll, struct fm_request **out)
+{
+    if (fm_pt2pt_engine_ofi)
+        return fm_ofi_irecv(buf, count, dt, src, tag, comm, coll, out);
+    int rc = fm_recv_request_new(buf, count, dt, src, tag, comm, out);
+    struct fm_request *r = *out;
+    if (rc != FM_OK || r->done)
+        return rc;
     r->mq = coll ? comm->mq_coll : comm->mq;
     r->me.src = src;
     r->me.tag = tag;
