@@ -83,7 +83,7 @@ bench: bench-deps build
 	python3 bench/run-bench --build $(BUILD)
 
 install: deps
-	[ -f $(BUILD)-install/build.ninja ] || meson setup $(BUILD)-install --prefix=$(abspath $(PREFIX)) -Dtests=false
+	[ -f $(BUILD)-install/build.ninja ] || meson setup $(BUILD)-install --prefix=$(abspath $(PREFIX)) --libdir=lib -Dtests=false
 	meson configure $(BUILD)-install --prefix=$(abspath $(PREFIX)) >/dev/null
 	ninja -C $(BUILD)-install
 	meson install -C $(BUILD)-install
