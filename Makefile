@@ -67,7 +67,8 @@ test: test-deps build
 test-asan: deps
 	[ -f build-asan/build.ninja ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
 	ninja -C build-asan
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) \
+	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  bash tests/run-all build-asan
 
 # Two hosts on this machine: network namespaces joined by a veth pair, sshd in

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "boot/boot.h"
@@ -149,12 +150,25 @@ int fm_progress(void)
     return n;
 }
 
+/* Empty polls after which a waiter that is yielding starts to nap: a rank
+ * idle this long (a few milliseconds of yields) is waiting for something
+ * slow, and its yields cost the ranks doing work on the same core. */
+#define FM_NAP_AFTER 5000
+
 void fm_progress_backoff(unsigned *spins)
 {
     if (fm_param.YIELD == FM_YIELD_NEVER)
         return;
-    if (fm_oversubscribed || ++*spins > (unsigned)fm_param.SPIN_COUNT)
+    unsigned n = ++*spins;
+    if (!fm_oversubscribed && n <= (unsigned)fm_param.SPIN_COUNT)
+        return;
+    if (n > (unsigned)fm_param.SPIN_COUNT + FM_NAP_AFTER) {
+        struct timespec nap = {0, 50 * 1000}; /* 50 us: wake-up cost stays small */
+        nanosleep(&nap, NULL);
+        *spins = (unsigned)fm_param.SPIN_COUNT + FM_NAP_AFTER; /* no wrap-around */
+    } else {
         sched_yield();
+    }
 }
 
 int fm_wait(struct fm_request *r, MPI_Status *status)

@@ -133,6 +133,8 @@ void fm_rma_remote_teardown(struct fm_win *w)
         }
     if (rm->t) {
         fm_rma_flush(w, -1);
+        for (int i = 0; i < w->size; i++)
+            free(rm->t[i].v);
         free(rm->t);
     }
     fm_rma_am_serve(NULL); /* NULL: release w's answers still in flight */
