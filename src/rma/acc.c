@@ -5,6 +5,7 @@
  * are updated with one C11 atomic operation and which under the target's
  * `acc` lock word. */
 #include <assert.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -242,8 +243,23 @@ out:
 void fm_rma_acc_at(struct fm_win *w, uintptr_t t, const unsigned char *org, unsigned char *rpk,
                    MPI_Count tcount, MPI_Datatype tdt, MPI_Op op)
 {
-    if (tcount > 0 && acc_core(w, &w->peer[w->rank], t, org, rpk, tcount, tdt, op) != FM_OK)
+    if (tcount <= 0)
+        return;
+    /* An origin stream inside a message is only 8-byte aligned; the op
+     * kernels read it as the element type (long double needs 16). */
+    void *aligned = NULL;
+    if (org && (uintptr_t)org % _Alignof(max_align_t)) {
+        size_t bytes = (size_t)tcount * (size_t)tdt->size;
+        if (!(aligned = malloc(bytes))) {
+            fm_warn("window: out of memory applying an accumulate from a remote origin");
+            return;
+        }
+        memcpy(aligned, org, bytes);
+        org = aligned;
+    }
+    if (acc_core(w, &w->peer[w->rank], t, org, rpk, tcount, tdt, op) != FM_OK)
         fm_warn("window: out of memory applying an accumulate from a remote origin");
+    free(aligned);
 }
 
 int fm_rma_acc(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_Datatype odt, void *res,
