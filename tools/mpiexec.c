@@ -358,6 +358,7 @@ int main(int argc, char **argv)
         return rc;
     if (job.dry_run) {
         print_plan(&job, path);
+        free(path);
         return 0;
     }
     if (job.bind && !job.ssh && fm_mx_bind_init("mpiexec"))
