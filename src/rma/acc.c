@@ -27,35 +27,14 @@ enum aop { AOP_CAS = 0, AOP_SUM, AOP_BAND, AOP_BOR, AOP_BXOR, AOP_REPLACE, AOP_N
 
 /* The predefined datatype whose elements are of kind k (to run an op on one
  * element); NULL for kinds no atomic path handles. */
+/* Elements one C11 atomic can update (integers, float, double); the rest
+ * (long double, complex, value-index pairs) go under the lock word. */
 static MPI_Datatype atomic_kind_dt(enum fm_basic_kind k)
 {
-    switch (k) {
-    case FM_BK_CHAR: return MPI_CHAR;
-    case FM_BK_SCHAR: return MPI_SIGNED_CHAR;
-    case FM_BK_UCHAR: return MPI_UNSIGNED_CHAR;
-    case FM_BK_SHORT: return MPI_SHORT;
-    case FM_BK_USHORT: return MPI_UNSIGNED_SHORT;
-    case FM_BK_INT: return MPI_INT;
-    case FM_BK_UINT: return MPI_UNSIGNED;
-    case FM_BK_LONG: return MPI_LONG;
-    case FM_BK_ULONG: return MPI_UNSIGNED_LONG;
-    case FM_BK_LLONG: return MPI_LONG_LONG;
-    case FM_BK_ULLONG: return MPI_UNSIGNED_LONG_LONG;
-    case FM_BK_INT8: return MPI_INT8_T;
-    case FM_BK_INT16: return MPI_INT16_T;
-    case FM_BK_INT32: return MPI_INT32_T;
-    case FM_BK_INT64: return MPI_INT64_T;
-    case FM_BK_UINT8: return MPI_UINT8_T;
-    case FM_BK_UINT16: return MPI_UINT16_T;
-    case FM_BK_UINT32: return MPI_UINT32_T;
-    case FM_BK_UINT64: return MPI_UINT64_T;
-    case FM_BK_FLOAT: return MPI_FLOAT;
-    case FM_BK_DOUBLE: return MPI_DOUBLE;
-    case FM_BK_WCHAR: return MPI_WCHAR;
-    case FM_BK_BOOL: return MPI_C_BOOL;
-    case FM_BK_BYTE: return MPI_BYTE;
-    default: return NULL;
-    }
+    if (k == FM_BK_LDOUBLE || k == FM_BK_FCOMPLEX || k == FM_BK_DCOMPLEX ||
+        k == FM_BK_LDCOMPLEX || k >= FM_BK_FLOAT_INT)
+        return NULL;
+    return fm_rma_kind_dt(k);
 }
 
 static int is_integer_kind(enum fm_basic_kind k)

@@ -44,30 +44,42 @@ int fm_shm_cma_works(char *why, size_t whylen)
     return 1;
 }
 
-int fm_shm_cma_pull(int peer, void *local, uint64_t remote_addr, size_t len)
+/* Copy len bytes between `local` and the peer's remote_addr in pieces:
+ * process_vm_readv when pulling, process_vm_writev when pushing. */
+static int cma_copy(int peer, void *local, uint64_t remote_addr, size_t len, int push)
 {
     fm_shm_state *s = &fm_shm;
     int i = peer >= 0 && peer < s->size ? s->local_of[peer] : -1;
     if (i < 0)
         return FM_ERR_ARG;
     int pid = s->local[i].pid;
-    uint8_t *dst = local;
+    uint8_t *mine = local;
     while (len) {
         size_t piece = len < CMA_PIECE ? len : CMA_PIECE;
-        ssize_t n = read_from(pid, dst, remote_addr, piece);
+        struct iovec l = {mine, piece};
+        struct iovec r = {(void *)(uintptr_t)remote_addr, piece};
+        ssize_t n = push ? process_vm_writev(pid, &l, 1, &r, 1, 0)
+                         : process_vm_readv(pid, &l, 1, &r, 1, 0);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
             int e = n < 0 ? errno : EIO;
-            fm_error_msg("shm: process_vm_readv of %zu bytes at 0x%llx from rank %d (pid %d): %s", piece,
-                         (unsigned long long)remote_addr, peer, pid, strerror(e));
+            fm_error_msg("shm: %s of %zu bytes at 0x%llx %s rank %d (pid %d): %s",
+                         push ? "process_vm_writev" : "process_vm_readv", piece,
+                         (unsigned long long)remote_addr, push ? "to" : "from", peer, pid,
+                         strerror(e));
             return e == ESRCH ? FM_ERR_PEER_DEAD : FM_ERR_NET;
         }
-        dst += n;
+        mine += n;
         remote_addr += (uint64_t)n;
         len -= (size_t)n;
     }
     return FM_OK;
+}
+
+int fm_shm_cma_pull(int peer, void *local, uint64_t remote_addr, size_t len)
+{
+    return cma_copy(peer, local, remote_addr, len, 0);
 }
 
 #ifndef IOV_MAX
@@ -127,28 +139,6 @@ int fm_shm_cma_pull_iov(int peer, const struct iovec *iov, int niov, uint64_t re
 
 int fm_shm_cma_push(int peer, uint64_t remote_addr, const void *local, size_t len)
 {
-    fm_shm_state *s = &fm_shm;
-    int i = peer >= 0 && peer < s->size ? s->local_of[peer] : -1;
-    if (i < 0)
-        return FM_ERR_ARG;
-    int pid = s->local[i].pid;
-    const uint8_t *src = local;
-    while (len) {
-        size_t piece = len < CMA_PIECE ? len : CMA_PIECE;
-        struct iovec l = {(void *)src, piece};
-        struct iovec r = {(void *)(uintptr_t)remote_addr, piece};
-        ssize_t n = process_vm_writev(pid, &l, 1, &r, 1, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            int e = n < 0 ? errno : EIO;
-            fm_error_msg("shm: process_vm_writev of %zu bytes at 0x%llx to rank %d (pid %d): %s", piece,
-                         (unsigned long long)remote_addr, peer, pid, strerror(e));
-            return e == ESRCH ? FM_ERR_PEER_DEAD : FM_ERR_NET;
-        }
-        src += n;
-        remote_addr += (uint64_t)n;
-        len -= (size_t)n;
-    }
-    return FM_OK;
+    /* process_vm_writev only reads the local side. */
+    return cma_copy(peer, (void *)local, remote_addr, len, 1);
 }
