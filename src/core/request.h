@@ -23,6 +23,7 @@ enum {
     FM_REQF_ACTIVE = 16,    /* persistent request started and not yet waited */
     FM_REQF_ANY_SOURCE = 32,
     FM_REQF_INTERNAL = 64,  /* created by the library (collectives); never seen by users */
+    FM_REQF_PACK = 128,     /* send: sbuf/count/dt is non-contiguous; DATA chunks are packed */
 };
 
 struct fm_request {

@@ -16,7 +16,8 @@
 enum fm_proto {
     FM_PROTO_EAGER = 1,  /* fm_hdr + payload of hdr.len bytes */
     FM_PROTO_EAGER_SYNC, /* fm_hdr_rndv + payload; receiver sends ACK(sreq) on match */
-    FM_PROTO_RTS,        /* fm_hdr_rndv: hdr.len bytes wait at addr in the sender */
+    FM_PROTO_RTS,        /* fm_hdr_rndv: hdr.len bytes wait at addr in the sender
+                          * (with FM_HDRF_STREAM: answer CTS, do not pull) */
     FM_PROTO_CTS,        /* fm_hdr_rndv: receiver matched (sreq, rreq); sender pushes DATA */
     FM_PROTO_DATA,       /* fm_hdr_rndv + chunk: bytes [offset, offset+chunk) for rreq */
     FM_PROTO_FIN,        /* fm_hdr_rndv: receiver pulled everything for sreq */
@@ -36,6 +37,13 @@ typedef struct fm_hdr {
     int32_t tag;
     uint64_t len;  /* EAGER: payload bytes; RTS: whole message bytes */
 } fm_hdr;
+
+/* fm_hdr.flags */
+enum {
+    FM_HDRF_STREAM = 1, /* RTS: the data is non-contiguous in the sender (addr is
+                         * meaningless); the receiver answers CTS and the sender
+                         * packs DATA chunks straight into the transport */
+};
 
 /* Rendezvous / control header. */
 typedef struct fm_hdr_rndv {
@@ -74,9 +82,6 @@ typedef struct fm_net_ops {
      * straight into the transport's buffer instead of a staging copy. */
     int (*send_fill)(int peer, const void *hdr, size_t hlen, void (*fill)(void *arg, void *dst,
                      size_t len), void *arg, size_t plen);
-    /* Optional (NULL if absent), with FM_NET_CAP_PULL: pull() scattering
-     * into niov local pieces (the iovec form of CMA). */
-    int (*pull_iov)(int peer, const struct iovec *iov, int niov, uint64_t remote_addr);
     /* Optional (NULL if absent), with FM_NET_CAP_PULL: the reverse of
      * pull(), writing len bytes of local into peer's memory at remote_addr. */
     int (*push)(int peer, uint64_t remote_addr, const void *local, size_t len);

@@ -25,6 +25,16 @@ struct fm_message {
     unsigned char inline_data[FM_UNEXP_INLINE];
 };
 
+/* Bytes [offset, offset + len) of a non-contiguous message, packed
+ * straight into a transport's buffer (fm_net_ops.send_fill). */
+struct fm_pack_src {
+    const void *buf;
+    MPI_Count count;
+    MPI_Datatype dt;
+    size_t offset;
+};
+void fm_pack_fill(void *arg, void *dst, size_t len);
+
 struct fm_message *fm_msg_alloc(size_t payload);
 void fm_msg_free(struct fm_message *m);
 

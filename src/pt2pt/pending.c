@@ -114,7 +114,13 @@ static int stream_push(int peer, struct fm_request *r)
         size_t n = r->limit - r->offset < chunk ? (size_t)(r->limit - r->offset) : chunk;
         h.offset = r->offset;
         h.h.len = n;
-        int rc = net->send(peer, &h, sizeof h, (const char *)r->sbuf + r->offset, n);
+        int rc;
+        if (r->flags & FM_REQF_PACK) {
+            struct fm_pack_src src = {r->sbuf, r->count, r->dt, r->offset};
+            rc = net->send_fill(peer, &h, sizeof h, fm_pack_fill, &src, n);
+        } else {
+            rc = net->send(peer, &h, sizeof h, (const char *)r->sbuf + r->offset, n);
+        }
         if (rc == FM_ERR_AGAIN)
             return 0;
         if (rc != FM_OK) {

@@ -72,54 +72,11 @@ static void send_ctrl(int peer, int proto, uint64_t sreq, uint64_t rreq, uint64_
         fm_boot_abort(1, "fabmpi: cannot send a control message (out of memory)");
 }
 
-/* Pull n bytes into a non-contiguous receive buffer with the iovec form of
- * the transport's pull: the pieces of each element, batch by batch, with no
- * staging copy of the whole message. */
-static int pull_scatter(struct fm_request *r, int peer, uint64_t addr, size_t n)
-{
-    enum { BATCH = 1024 };
-    struct iovec iov[BATCH];
-    MPI_Datatype dt = r->dt;
-    int niov = 0, rc = FM_OK;
-    for (MPI_Count e = 0; n && e < r->count; e++) {
-        char *base = (char *)r->rbuf + e * dt->extent;
-        for (int b = 0; n && b < dt->nblocks; b++) {
-            size_t len = (size_t)dt->blocks[b].len < n ? (size_t)dt->blocks[b].len : n;
-            iov[niov].iov_base = base + dt->blocks[b].off;
-            iov[niov].iov_len = len;
-            n -= len;
-            if (++niov == BATCH || !n) {
-                size_t batch_bytes = 0;
-                for (int i = 0; i < niov; i++)
-                    batch_bytes += iov[i].iov_len;
-                if ((rc = fm_peer_net[peer]->pull_iov(peer, iov, niov, addr)) != FM_OK)
-                    return rc;
-                addr += batch_bytes;
-                niov = 0;
-            }
-        }
-    }
-    return rc;
-}
-
-/* Single-copy pull of a rendezvous message straight into the user buffer. */
+/* Single-copy pull of a rendezvous message straight into a contiguous
+ * user buffer. */
 static void pull_into(struct fm_request *r, int peer, uint64_t addr, size_t n)
 {
-    fm_net_ops *net = fm_peer_net[peer];
-    int rc;
-    if (fm_dt_is_contig(r->dt)) {
-        rc = net->pull(peer, (char *)r->rbuf + r->dt->true_lb, addr, n);
-    } else if (net->pull_iov) {
-        rc = pull_scatter(r, peer, addr, n);
-    } else {
-        void *tmp = malloc(n);
-        if (!tmp)
-            fm_boot_abort(1, "fabmpi: out of memory receiving a rendezvous message");
-        rc = net->pull(peer, tmp, addr, n);
-        if (rc == FM_OK)
-            fm_dt_unpack(r->rbuf, r->count, r->dt, 0, tmp, n);
-        free(tmp);
-    }
+    int rc = fm_peer_net[peer]->pull(peer, (char *)r->rbuf + r->dt->true_lb, addr, n);
     if (rc != FM_OK) {
         char why[160];
         snprintf(why, sizeof why, "fabmpi: copying %zu bytes from rank %d failed: %s", n, peer,
@@ -128,12 +85,22 @@ static void pull_into(struct fm_request *r, int peer, uint64_t addr, size_t n)
     }
 }
 
-/* Split copies pay off only for large contiguous messages, and need push. */
-static int split_worthwhile(const struct fm_request *r, int peer, uint64_t take)
+/* Pull when both sides are contiguous; otherwise the sender streams DATA
+ * chunks that it packs straight into the transport and we unpack straight
+ * out of it.  Measured here (4 MiB vector, bench in bench/ANALYSIS.md):
+ * the iovec form of CMA costs ~350 ns per remote piece and ~30 ns per
+ * local one (the kernel pins pages per piece), so it lost to the pipeline
+ * at every block size from 8 B to 16 KiB, by 2-200x at small blocks. */
+static int pull_worthwhile(const struct fm_request *r, int peer, const fm_hdr_rndv *h)
 {
-    fm_net_ops *net = fm_peer_net[peer];
-    return fm_param.SHM_SPLIT_MIN && take >= fm_param.SHM_SPLIT_MIN &&
-           fm_dt_is_contig(r->dt) && net->push && (net->caps & FM_NET_CAP_PULL);
+    return (fm_peer_net[peer]->caps & FM_NET_CAP_PULL) && !(h->h.flags & FM_HDRF_STREAM) &&
+           fm_dt_is_contig(r->dt);
+}
+
+/* Split copies pay off only for large messages, and need push. */
+static int split_worthwhile(int peer, uint64_t take)
+{
+    return fm_param.SHM_SPLIT_MIN && take >= fm_param.SHM_SPLIT_MIN && fm_peer_net[peer]->push;
 }
 
 /* Both halves of a split copy are in: release the sender and complete. */
@@ -162,7 +129,16 @@ void fm_recv_matched(struct fm_request *r, int peer, const fm_hdr_rndv *h, const
         fm_req_complete(r);
         return;
     case FM_PROTO_RTS:
-        if (split_worthwhile(r, peer, take)) {
+        if (!pull_worthwhile(r, peer, h)) {
+            /* Pipelined: ask the sender to stream `take` bytes to us. */
+            r->offset = 0;
+            r->limit = take;
+            send_ctrl(peer, FM_PROTO_CTS, h->sreq, (uintptr_t)r, take);
+            if (take == 0)
+                fm_req_complete(r);
+            return;
+        }
+        if (split_worthwhile(peer, take)) {
             /* Both cores copy: the sender pushes the back part while we pull
              * the front; whoever finishes last completes (on_wdone). */
             uint64_t front = (take / 2 + 4095) & ~(uint64_t)4095;
@@ -184,18 +160,9 @@ void fm_recv_matched(struct fm_request *r, int peer, const fm_hdr_rndv *h, const
                 split_finish(r);
             return;
         }
-        if (fm_peer_net[peer]->caps & FM_NET_CAP_PULL) {
-            pull_into(r, peer, h->addr, take);
-            send_ctrl(peer, FM_PROTO_FIN, h->sreq, 0, 0);
-            fm_req_complete(r);
-            return;
-        }
-        /* Pipelined: ask the sender to stream `take` bytes to us. */
-        r->offset = 0;
-        r->limit = take;
-        send_ctrl(peer, FM_PROTO_CTS, h->sreq, (uintptr_t)r, take);
-        if (take == 0)
-            fm_req_complete(r);
+        pull_into(r, peer, h->addr, take);
+        send_ctrl(peer, FM_PROTO_FIN, h->sreq, 0, 0);
+        fm_req_complete(r);
         return;
     }
 }

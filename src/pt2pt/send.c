@@ -23,17 +23,12 @@ const void *fm_contig_source(const void *buf, MPI_Count count, MPI_Datatype dt, 
     return *tmp;
 }
 
-/* Packs a non-contiguous eager message straight into the transport. */
-struct pack_src {
-    const void *buf;
-    MPI_Count count;
-    MPI_Datatype dt;
-};
-
-static void pack_fill(void *arg, void *dst, size_t len)
+/* Packs non-contiguous data straight into the transport: a whole eager
+ * message, or one DATA chunk of a rendezvous. */
+void fm_pack_fill(void *arg, void *dst, size_t len)
 {
-    struct pack_src *p = arg;
-    fm_dt_pack(p->buf, p->count, p->dt, 0, dst, len);
+    struct fm_pack_src *p = arg;
+    fm_dt_pack(p->buf, p->count, p->dt, p->offset, dst, len);
 }
 
 int fm_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
@@ -67,8 +62,8 @@ int fm_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int ta
         net->send_fill && !fm_pending_to(peer)) {
         fm_hdr h = {.proto = FM_PROTO_EAGER, .ctx = comm->ctx + (uint32_t)coll, .src = comm->rank,
                     .tag = tag, .len = bytes};
-        struct pack_src src = {buf, count, dt};
-        int rc = net->send_fill(peer, &h, sizeof h, pack_fill, &src, bytes);
+        struct fm_pack_src src = {buf, count, dt, 0};
+        int rc = net->send_fill(peer, &h, sizeof h, fm_pack_fill, &src, bytes);
         if (rc == FM_OK) {
             fm_on_sent(r, &h);
             return FM_OK;
@@ -76,6 +71,20 @@ int fm_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int ta
         if (rc != FM_ERR_AGAIN)
             return rc;
         /* No room now: stage a packed copy and park it like any send. */
+    }
+    if (!fm_dt_is_contig(dt) && bytes > fm_eager_limit(peer) && net->send_fill) {
+        /* Rendezvous without staging: the receiver answers CTS and each
+         * DATA chunk is packed straight into the transport (stream_push). */
+        r->flags |= FM_REQF_PACK;
+        r->sbuf = buf;
+        r->dt = dt;
+        if (!(dt->flags & FM_DT_PREDEFINED))
+            fm_dt_retain(dt);
+        fm_hdr_rndv h = {.h = {.proto = FM_PROTO_RTS, .flags = FM_HDRF_STREAM,
+                               .ctx = comm->ctx + (uint32_t)coll, .src = comm->rank, .tag = tag,
+                               .len = bytes},
+                         .sreq = (uintptr_t)r};
+        return fm_send_or_park(peer, &h, sizeof h, NULL, 0, r);
     }
     const void *data = fm_contig_source(buf, count, dt, bytes, &r->tmp);
     if (!data && bytes)

@@ -1,6 +1,6 @@
 /* p2p_derived.c — derived datatypes through point-to-point, against a
  * reference: vector, indexed (negative displacement), struct with holes,
- * resized and subarray types, at sizes from 0 to 16 MiB (eager, rendezvous,
+ * resized (also as many elements) and subarray types, at sizes from 0 to 16 MiB (eager, rendezvous,
  * split copies, pipelined), sent with one type and received with another of
  * the same type signature, and with MPI_Pack/MPI_Unpack as the reference.
  * Every rank sends to rank+1 and receives from rank-1. */
@@ -38,8 +38,13 @@ static void check_typed(const void *buf, int count, MPI_Datatype dt, unsigned se
     free(packed);
 }
 
-/* Types with the same signature: n doubles in different layouts. */
-static void make_types(int n, MPI_Datatype t[5])
+/* Types with the same signature: n doubles in different layouts (each
+ * taken once, except t[5], taken n times: one block per element, elements
+ * an extent apart). */
+#define NTYPES 6
+static int count_of(int i, int n) { return i == 5 ? n : 1; }
+
+static void make_types(int n, MPI_Datatype t[NTYPES])
 {
     /* 0: contiguous doubles */
     CHECK_MPI(MPI_Type_contiguous(n, MPI_DOUBLE, &t[0]));
@@ -72,7 +77,8 @@ static void make_types(int n, MPI_Datatype t[5])
     MPI_Datatype r;
     CHECK_MPI(MPI_Type_create_resized(MPI_DOUBLE, 0, 24, &r));
     CHECK_MPI(MPI_Type_contiguous(n, r, &t[3]));
-    MPI_Type_free(&r);
+    /* 5: the resized double itself, sent as n elements */
+    t[5] = r;
     /* 4: subarray: an (n x 2) block in the middle of an (n x 4) array,
      * taking column 1 of two */
     int sizes[2] = {n, 4}, sub[2] = {n, 1}, start[2] = {0, 1};
@@ -80,36 +86,37 @@ static void make_types(int n, MPI_Datatype t[5])
         CHECK_MPI(MPI_Type_create_subarray(2, sizes, sub, start, MPI_ORDER_C, MPI_DOUBLE, &t[4]));
     else
         CHECK_MPI(MPI_Type_contiguous(0, MPI_DOUBLE, &t[4]));
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < NTYPES; i++)
         CHECK_MPI(MPI_Type_commit(&t[i]));
 }
 
-static void *alloc_for(MPI_Datatype dt)
+static void *alloc_for(MPI_Datatype dt, int count)
 {
     MPI_Aint lb, ext, tlb, text;
     MPI_Type_get_extent(dt, &lb, &ext);
     MPI_Type_get_true_extent(dt, &tlb, &text);
-    size_t span = (size_t)(text > ext ? text : ext) + 64;
+    size_t span = (size_t)(text > ext ? text : ext) * (size_t)(count > 0 ? count : 1) + 64;
     char *p = calloc(1, span + 64);
     return p;
 }
 
 static void roundtrip(int n)
 {
-    MPI_Datatype t[5];
+    MPI_Datatype t[NTYPES];
     make_types(n, t);
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
-    for (int st = 0; st < 5; st++) {
-        for (int rt = 0; rt < 5; rt++) {
+    for (int st = 0; st < NTYPES; st++) {
+        for (int rt = 0; rt < NTYPES; rt++) {
             if (n > 200000 && !(st == rt || st == 0 || rt == 0))
                 continue; /* big sizes: a representative subset */
-            void *sbuf = alloc_for(t[st]), *rbuf = alloc_for(t[rt]);
+            int sc = count_of(st, n), rc = count_of(rt, n);
+            void *sbuf = alloc_for(t[st], sc), *rbuf = alloc_for(t[rt], rc);
             unsigned seed = (unsigned)(rank * 977 + st * 31 + rt * 7 + n);
-            fill_typed(sbuf, 1, t[st], seed);
+            fill_typed(sbuf, sc, t[st], seed);
             MPI_Request q[2];
             MPI_Status status;
-            CHECK_MPI(MPI_Irecv(rbuf, 1, t[rt], left, st * 5 + rt, MPI_COMM_WORLD, &q[0]));
-            CHECK_MPI(MPI_Isend(sbuf, 1, t[st], right, st * 5 + rt, MPI_COMM_WORLD, &q[1]));
+            CHECK_MPI(MPI_Irecv(rbuf, rc, t[rt], left, st * NTYPES + rt, MPI_COMM_WORLD, &q[0]));
+            CHECK_MPI(MPI_Isend(sbuf, sc, t[st], right, st * NTYPES + rt, MPI_COMM_WORLD, &q[1]));
             CHECK_MPI(MPI_Wait(&q[1], MPI_STATUS_IGNORE));
             CHECK_MPI(MPI_Wait(&q[0], &status));
             int cnt;
@@ -118,12 +125,12 @@ static void roundtrip(int n)
             char what[96];
             snprintf(what, sizeof what, "n=%d send type %d recv type %d", n, st, rt);
             unsigned lseed = (unsigned)(left * 977 + st * 31 + rt * 7 + n);
-            check_typed(rbuf, 1, t[rt], lseed, what);
+            check_typed(rbuf, rc, t[rt], lseed, what);
             free(sbuf);
             free(rbuf);
         }
     }
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < NTYPES; i++)
         MPI_Type_free(&t[i]);
 }
 

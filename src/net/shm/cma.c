@@ -82,61 +82,6 @@ int fm_shm_cma_pull(int peer, void *local, uint64_t remote_addr, size_t len)
     return cma_copy(peer, local, remote_addr, len, 0);
 }
 
-#ifndef IOV_MAX
-#define IOV_MAX 1024
-#endif
-
-/* Scatter a contiguous remote range into local pieces, IOV_MAX pieces per
- * system call; a short read resumes inside the piece where it stopped. */
-int fm_shm_cma_pull_iov(int peer, const struct iovec *iov, int niov, uint64_t remote_addr)
-{
-    fm_shm_state *s = &fm_shm;
-    int i = peer >= 0 && peer < s->size ? s->local_of[peer] : -1;
-    if (i < 0)
-        return FM_ERR_ARG;
-    int pid = s->local[i].pid;
-    struct iovec batch[IOV_MAX];
-    int k = 0;
-    size_t skip = 0; /* bytes of iov[k] already copied */
-    while (k < niov) {
-        int n = 0;
-        size_t total = 0;
-        for (int j = k; j < niov && n < IOV_MAX; j++, n++) {
-            size_t off = j == k ? skip : 0;
-            batch[n].iov_base = (char *)iov[j].iov_base + off;
-            batch[n].iov_len = iov[j].iov_len - off;
-            total += batch[n].iov_len;
-        }
-        struct iovec remote = {(void *)(uintptr_t)remote_addr, total};
-        ssize_t got = process_vm_readv(pid, batch, (unsigned long)n, &remote, 1, 0);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0) {
-            int e = got < 0 ? errno : EIO;
-            fm_error_msg("shm: process_vm_readv of %zu bytes in %d pieces from rank %d (pid %d): %s",
-                         total, n, peer, pid, strerror(e));
-            return e == ESRCH ? FM_ERR_PEER_DEAD : FM_ERR_NET;
-        }
-        remote_addr += (uint64_t)got;
-        /* Advance (k, skip) past `got` bytes. */
-        size_t left = (size_t)got;
-        while (left && k < niov) {
-            size_t avail = iov[k].iov_len - skip;
-            if (left < avail) {
-                skip += left;
-                left = 0;
-            } else {
-                left -= avail;
-                k++;
-                skip = 0;
-            }
-        }
-        while (k < niov && iov[k].iov_len == 0)
-            k++;
-    }
-    return FM_OK;
-}
-
 int fm_shm_cma_push(int peer, uint64_t remote_addr, const void *local, size_t len)
 {
     /* process_vm_writev only reads the local side. */

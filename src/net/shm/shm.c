@@ -165,13 +165,6 @@ static int shm_send_fill(int peer, const void *hdr, size_t hlen,
     return rc;
 }
 
-static int shm_pull_iov(int peer, const struct iovec *iov, int niov, uint64_t remote_addr)
-{
-    if (!(fm_net_shm.caps & FM_NET_CAP_PULL))
-        return FM_ERR_UNSUPPORTED;
-    return fm_shm_cma_pull_iov(peer, iov, niov, remote_addr);
-}
-
 static int shm_push(int peer, uint64_t remote_addr, const void *local, size_t len)
 {
     if (!(fm_net_shm.caps & FM_NET_CAP_PULL))
@@ -232,7 +225,6 @@ fm_net_ops fm_net_shm = {
     .reaches = shm_reaches,
     .send = shm_send,
     .send_fill = shm_send_fill,
-    .pull_iov = shm_pull_iov,
     .push = shm_push,
     .pull = shm_pull,
     .poll = shm_poll,

@@ -87,7 +87,5 @@ extern volatile uint64_t fm_shm_probe_word;
 int fm_shm_cma_works(char *why, size_t whylen);
 int fm_shm_cma_pull(int peer, void *local, uint64_t remote_addr, size_t len);
 int fm_shm_cma_push(int peer, uint64_t remote_addr, const void *local, size_t len);
-struct iovec;
-int fm_shm_cma_pull_iov(int peer, const struct iovec *iov, int niov, uint64_t remote_addr);
 
 #endif
