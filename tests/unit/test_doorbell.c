@@ -17,7 +17,9 @@
 #include "util/status.h"
 
 #define NPROD 6
+#ifndef NMSG
 #define NMSG 200000
+#endif
 #define RING 16384
 
 static _Alignas(64) _Atomic uint8_t bells[8];
