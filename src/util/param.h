@@ -39,7 +39,7 @@
     X(SHM_PIPELINE_CHUNK, SIZE, "32k", "1k..16m", "Chunk size of the pipelined copy through shared memory") \
     X(SPIN_COUNT, INT, "2000", "0..100000000", "Progress polls a blocking call makes before it starts yielding the CPU") \
     X(YIELD, ENUM, "auto", "auto|always|never", "Yield in blocking waits: auto yields at once when ranks outnumber usable cores") \
-    X(COLL_RMA, ENUM, "auto", "off|on|auto", "Barrier/Bcast/Reduce/Allreduce by one-sided writes into a per-communicator cache: on = whenever the message fits and all members map each other's cache; auto = also only over shared memory, at sizes where measured faster, and if COLL_RMA_PRIORITY beats two-sided (10)") \
+    X(COLL_RMA, ENUM, "auto", "off|on|auto", "Barrier/Bcast/Reduce/Allreduce by one-sided writes into a per-communicator cache: on = whenever the message fits (over shared memory when all members are reached through it, else fi_write over OFI); auto = also only over shared memory, at sizes where measured faster, and if COLL_RMA_PRIORITY beats two-sided (10)") \
     X(COLL_RMA_PRIORITY, INT, "20", "-1000..1000", "Priority of the one-sided collectives in COLL_RMA=auto; two-sided has 10, the higher wins, ties go to two-sided") \
     X(COLL_CACHE_PAGES, INT, "32", "0..65536", "4 KiB pages of each member's collective cache data area; larger bcasts (reduces: larger than half) use two-sided") \
     X(COLL_FANOUT, INT, "2", "1..64", "Children per member in the one-sided broadcast tree") \

@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/world.h"
 #include "dtype/dtype.h"
 #include "mpi/comm.h"
+#include "net/net.h"
 #include "pt2pt/pt2pt.h"
 #include "util/log.h"
 #include "util/param.h"
@@ -27,6 +29,16 @@ static void layout(fm_crma *c, int size)
     c->seg_len = c->data_off + c->data_len;
 }
 
+int fm_crma_all_shm(MPI_Comm comm)
+{
+    for (int i = 0; i < comm->size; i++) {
+        fm_net_ops *n = fm_peer_net[comm->world[i]];
+        if (n != &fm_net_shm && n != &fm_net_self)
+            return 0;
+    }
+    return 1;
+}
+
 fm_crma *fm_crma_get(MPI_Comm comm)
 {
     fm_crma *c = comm->coll_rma;
@@ -43,7 +55,10 @@ fm_crma *fm_crma_get(MPI_Comm comm)
     }
     c = heap ? heap : &local;
     c->known_done = known;
-    c->be = &fm_crma_shm;
+    /* Members all on this node map each other's segments; otherwise every
+     * segment is reached through OFI, this node's members' too (one path
+     * per communicator keeps the flags' ordering rules simple). */
+    c->be = fm_crma_all_shm(comm) ? &fm_crma_shm : &fm_crma_ofi;
     c->rank = comm->rank;
     c->size = comm->size;
     c->comm = comm;
@@ -122,7 +137,7 @@ void fm_crma_wait_peer(fm_crma *c, int peer, uint64_t after)
     unsigned spins = 0;
     while (c->known_done[peer] < after) {
         c->known_done[peer] = c->be->peek(c, peer, FM_CRMA_OFF_DONE);
-        if (c->known_done[peer] < after && !fm_progress())
+        if (c->known_done[peer] < after && !fm_crma_progress(c))
             fm_progress_backoff(&spins);
     }
 }
@@ -133,7 +148,7 @@ void fm_crma_wait(fm_crma *c, size_t off, uint64_t seq)
     /* Two-sided traffic of other communicators (or a peer's parked sends to
      * us) may be what the writer is stuck behind, so keep progressing. */
     while (!fm_crma_test(c, off, seq))
-        if (!fm_progress())
+        if (!fm_crma_progress(c))
             fm_progress_backoff(&spins);
 }
 
@@ -160,6 +175,11 @@ int fm_crma_write(fm_crma *c, int peer, size_t off, const void *buf, MPI_Count c
         return FM_ERR_NOMEM;
     fm_dt_pack(buf, count, dt, 0, stage, n);
     int rc = c->be->put(c, peer, off, stage, n);
+    if (c->be->sync) { /* the put may still read stage */
+        int e = c->be->sync(c, peer);
+        if (rc == FM_OK)
+            rc = e;
+    }
     free(stage);
     return rc;
 }

@@ -33,6 +33,8 @@
 
 #include <mpi.h>
 #include <stdatomic.h>
+
+#include "pt2pt/pt2pt.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -107,11 +109,23 @@ typedef struct fm_crma_backend {
      * later flag() to that peer is. */
     int (*put)(struct fm_crma *c, int peer, size_t off, const void *src, size_t len);
     /* Store val into the flag word at off of peer's segment, ordered after
-     * every earlier put() to that peer (release). */
+     * every earlier put() and flag() to that peer (release): flags to one
+     * peer land in the order they were raised, so a flag word never goes
+     * back to an older number. */
     int (*flag)(struct fm_crma *c, int peer, size_t off, uint64_t val);
+    /* Optional (NULL: nothing to do).  Wait until no earlier put() to peer
+     * still reads its source buffer, so the caller may free it. */
+    int (*sync)(struct fm_crma *c, int peer);
+    /* Optional.  Move this backend's own traffic (completions, and incoming
+     * writes on providers with manual progress); called by every wait loop
+     * besides fm_progress().  Returns the number of events seen. */
+    int (*progress)(struct fm_crma *c);
 } fm_crma_backend;
 
 extern const fm_crma_backend fm_crma_shm;
+/* backend_ofi.c: fi_write / fi_read on the OFI RMA endpoint (src/net/ofi/rma.c);
+ * in a build without libfabric its attach fails and says so. */
+extern const fm_crma_backend fm_crma_ofi;
 
 /* Process-local state of one communicator's cache (comm->coll_rma). */
 typedef struct fm_crma {
@@ -130,6 +144,7 @@ typedef struct fm_crma {
     size_t seg_len;
     unsigned char *self;   /* our own segment */
     fm_crma_dirent *dir;   /* [size], inside our segment */
+    void *be_state;        /* the backend's own (OFI: registration, ops in flight) */
     MPI_Comm comm;
 } fm_crma;
 
@@ -164,6 +179,11 @@ static inline void fm_crma_finish(fm_crma *c, uint64_t seq)
     atomic_store_explicit(&w->v, seq, memory_order_release);
 }
 
+/* 1 when every member of comm is this process or reached through shared
+ * memory (then the shm backend maps every segment; else the OFI backend
+ * writes into them).  The same on every member: node locality is mutual. */
+int fm_crma_all_shm(MPI_Comm comm);
+
 /* The communicator's cache, set up on first use (collective: every member
  * must call it at the same collective).  NULL when setup failed anywhere
  * (then it never retries). */
@@ -172,6 +192,14 @@ fm_crma *fm_crma_get(MPI_Comm comm);
 void fm_crma_release(MPI_Comm comm);
 
 /* ---- moving data and flags (cache.c) ----------------------------------- */
+/* One round of progress: the two-sided engine, then the backend's own. */
+static inline int fm_crma_progress(fm_crma *c)
+{
+    int n = fm_progress();
+    if (c->be->progress)
+        n += c->be->progress(c);
+    return n;
+}
 /* Wait until our own flag word at off reaches seq (acquire), making
  * progress on the two-sided engine and backing off meanwhile. */
 void fm_crma_wait(fm_crma *c, size_t off, uint64_t seq);

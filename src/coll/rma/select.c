@@ -5,11 +5,17 @@
  *   on    the one-sided ones whenever they can run: more than one member,
  *         something to move, the packed message fits the cache's data area
  *         (bcast: the whole area; reduce and allreduce: half of it, one slot
- *         per child), and the cache could be set up (every member mapped
- *         every other's segment, i.e. all on one node);
+ *         per child), and the cache could be set up: over shared memory
+ *         when every member is reached through it (each maps every other's
+ *         segment), else over OFI (fi_write into segments registered with
+ *         the RMA endpoint; FABMPI_NET=ofi takes this path on one node too);
  *   auto  as `on`, and also every member reached through shared memory,
  *         and the one-sided algorithm is a candidate only at the sizes where
- *         our measurements show it winning (tables below); the candidate
+ *         our measurements show it winning (tables below).  Over OFI auto
+ *         stays two-sided: each flag there waits for a completion round
+ *         trip of the data before it (backend_ofi.c), and no measurement
+ *         has shown the one-sided path winning on the providers we have
+ *         (net, tcp;ofi_rxm, shm over loopback); the candidate
  *         with the higher priority runs: two-sided has the fixed priority
  *         FM_COLL_TWO_SIDED_PRIORITY (10), one-sided FABMPI_COLL_RMA_PRIORITY
  *         (default 20), ties go to two-sided.  So in auto mode a priority
@@ -20,7 +26,8 @@
  *
  * FABMPI_COLL_VERBOSE prints one line per call on the communicator's rank 0
  * only (the choice is the same everywhere): call, communicator, bytes,
- * algorithm and, for two-sided, why. */
+ * algorithm ("rma over shm|ofi ..." or "two-sided ...") and, for
+ * two-sided, why. */
 #include "coll/rma/coll_rma.h"
 
 #include <stdint.h>
@@ -56,16 +63,6 @@ static const fm_size_range wins[NKIND][2] = {
     [K_ALLREDUCE] = {{1, 1024}, {8192, 65536}},
 };
 
-static int all_shm(MPI_Comm comm)
-{
-    for (int i = 0; i < comm->size; i++) {
-        fm_net_ops *n = fm_peer_net[comm->world[i]];
-        if (n != &fm_net_shm && n != &fm_net_self)
-            return 0;
-    }
-    return 1;
-}
-
 /* The cache to run on, or NULL with *why saying why two-sided runs. */
 static fm_crma *choose(MPI_Comm comm, enum kind k, size_t bytes, const char **why)
 {
@@ -93,8 +90,8 @@ static fm_crma *choose(MPI_Comm comm, enum kind k, size_t bytes, const char **wh
             *why = "FABMPI_COLL_RMA_PRIORITY <= two-sided priority 10";
             return NULL;
         }
-        if (!all_shm(comm)) {
-            *why = "members beyond shared memory";
+        if (!fm_crma_all_shm(comm)) {
+            *why = "members beyond shared memory (auto never picks one-sided over OFI)";
             return NULL;
         }
         const fm_size_range *w = &wins[k][comm->size == 2 ? 0 : 1];
@@ -117,9 +114,10 @@ static void report(MPI_Comm comm, enum kind k, size_t bytes, int root, const fm_
     char where[32] = "";
     if (root >= 0)
         snprintf(where, sizeof where, " root=%d", root);
-    fm_log_print("coll", "%s comm=%s ctx=%u size=%d bytes=%zu%s: %s %s%s%s", call_name[k],
+    fm_log_print("coll", "%s comm=%s ctx=%u size=%d bytes=%zu%s: %s%s %s%s%s", call_name[k],
                  comm->name[0] ? comm->name : "<unnamed>", comm->ctx, comm->size, bytes, where,
-                 c ? "rma" : "two-sided", algo, c ? "" : " — ", c ? "" : why);
+                 c ? "rma over " : "two-sided", c ? c->be->name : "", algo, c ? "" : " — ",
+                 c ? "" : why);
 }
 
 int fm_coll_sel_barrier(MPI_Comm comm)

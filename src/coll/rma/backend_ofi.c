@@ -1,0 +1,447 @@
+/* backend_ofi.c — the cache backend for members reached through libfabric:
+ * each member's segment is registered with the OFI RMA endpoint
+ * (src/net/ofi/rma.c, the one windows use), and bytes reach a peer's
+ * segment by fi_write at (directory address + offset, directory key).
+ *
+ * Setup, on the communicator's first one-sided collective (never at its
+ * creation), the same steps on every member so the collectives pair up even
+ * when one member fails:
+ *   1. open the RMA endpoint (once per process), map and zero our segment,
+ *      register it for remote read and write: its key, and the address
+ *      peers add offsets to (its virtual address under FI_MR_VIRT_ADDR, 0
+ *      when the provider addresses by offset) — rma.c handles the modes;
+ *   2. allgather (two-sided) a card per member: ok, endpoint name, address,
+ *      key, length; insert each peer's endpoint into the RMA address vector
+ *      and keep (address, key) in our directory;
+ *   3. allreduce(min) of "reached all": every member ends with the same
+ *      verdict.
+ *
+ * Ordering.  libfabric orders no RMA writes by default, and the shm
+ * provider orders only send-after-send, so a flag written after its data
+ * could land first.  The RMA endpoint asks for FI_DELIVERY_COMPLETE, so a
+ * write's completion means its bytes are in the target's memory: flag()
+ * waits until every earlier write to that peer (data and flags) completed,
+ * then writes the flag.  That costs one completion round trip per flag,
+ * but holds on every provider; FI_FENCE would save it where offered, but
+ * rma.c does not expose it.  Waiting for earlier flags too keeps one flag
+ * word's values landing in the order they were raised.
+ *
+ * A flag is one aligned 8-byte write.  Readers see a number >= the one
+ * they wait for only once the whole word has landed, provided the
+ * provider stores it at once or lower addresses first (memcpy, or a TCP
+ * stream into place): with little-endian words a partial store reads as a
+ * smaller number.
+ *
+ * Progress.  Readers poll their own flags in local memory; providers with
+ * manual progress (shm) move incoming writes only while the target polls
+ * its RMA completion queue, so every wait loop polls it (`progress`), and
+ * the messaging poll does too through fm_ofi_rma_hook (installed here when
+ * no window installed one), so a member blocked in a two-sided call still
+ * lets a peer's read of its `done` word finish.
+ *
+ * Flow control needs a peer's `done` word: peek() is an fi_read of it,
+ * needed only when the last value seen is too old (about once per
+ * FM_CRMA_FLAGSETS calls per peer). */
+#include "coll/rma/cache.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "coll/coll.h"
+#include "core/world.h"
+#include "mpi/comm.h"
+#include "util/log.h"
+#include "util/param.h"
+#include "util/status.h"
+#ifdef FM_HAVE_OFI
+#include "net/ofi/ofi.h"
+#endif
+
+#define WHY 256
+
+/* Collective agreement: 1 when every member passes ok = 1. */
+static int all_ok(MPI_Comm comm, int ok, int *rc)
+{
+    int in = ok, out = 0;
+    *rc = fm_coll_allreduce(&in, &out, 1, MPI_INT, MPI_MIN, comm);
+    return *rc == FM_OK && out == 1;
+}
+
+#ifdef FM_HAVE_OFI
+
+#define EP_NAME_MAX 160 /* bytes of an endpoint name we pass around */
+
+typedef struct ofi_card {
+    int32_t ok, eplen;
+    uint64_t raddr, key, len;
+    char ep[EP_NAME_MAX];
+} ofi_card;
+
+struct ofi_be;
+
+/* One fi_write / fi_read in flight.  The base comes first: a completion's
+ * context is the op's address. */
+typedef struct ofi_op {
+    fm_ofi_rma_op base;
+    struct ofi_be *b;
+    struct ofi_op *next; /* free list */
+    int peer;
+    volatile int done;   /* peek: set on completion */
+    uint64_t val;        /* flag value written, or `done` word read */
+} ofi_op;
+
+typedef struct ofi_be {
+    struct fid_mr *mr;
+    long *inflight;      /* [size] writes not yet completed, per peer */
+    long total;          /* all ops not yet completed */
+    int err;             /* first failed completion */
+    ofi_op *free_ops;
+    ofi_op **chunks;     /* every op allocation, freed at detach */
+    int nchunks;
+} ofi_be;
+
+static ofi_be *BE(fm_crma *c) { return c->be_state; }
+
+static int rma_poll(void)
+{
+    return fm_ofi_rma_poll();
+}
+
+/* Poll the RMA completion queue from the messaging poll too, unless the
+ * window layer has a hook there already (its hook polls the same queue). */
+static void hook(void)
+{
+    fm_ofi_rma_poll();
+}
+
+static void ensure_hook(void)
+{
+    if (!fm_ofi_rma_hook)
+        fm_ofi_rma_hook = hook;
+}
+
+static void op_done(fm_ofi_rma_op *o, int status)
+{
+    ofi_op *op = (ofi_op *)o;
+    ofi_be *b = op->b;
+    if (status != FM_OK && b->err == FM_OK)
+        b->err = status;
+    b->total--;
+    if (op->peer >= 0) { /* writes; peeks (-1) are reclaimed by their waiter */
+        b->inflight[op->peer]--;
+        op->next = b->free_ops;
+        b->free_ops = op;
+    } else {
+        op->done = 1;
+    }
+}
+
+static ofi_op *op_get(ofi_be *b)
+{
+    if (!b->free_ops) {
+        enum { N = 64 };
+        ofi_op **cv = realloc(b->chunks, (size_t)(b->nchunks + 1) * sizeof *cv);
+        if (!cv)
+            return NULL;
+        b->chunks = cv;
+        ofi_op *v = calloc(N, sizeof *v);
+        if (!v)
+            return NULL;
+        b->chunks[b->nchunks++] = v;
+        for (int i = 0; i < N; i++) {
+            v[i].next = b->free_ops;
+            b->free_ops = &v[i];
+        }
+    }
+    ofi_op *op = b->free_ops;
+    b->free_ops = op->next;
+    op->b = b;
+    op->base.done = op_done;
+    op->done = 0;
+    return op;
+}
+
+static int ofi_progress(fm_crma *c)
+{
+    (void)c;
+    return rma_poll();
+}
+
+/* Progress until cond() holds; returns the first failed completion. */
+#define WAIT_UNTIL(c, cond)                                                   \
+    do {                                                                      \
+        unsigned spins_ = 0;                                                  \
+        while (!(cond))                                                       \
+            if (!fm_crma_progress(c))                                         \
+                fm_progress_backoff(&spins_);                                 \
+    } while (0)
+
+/* Post one transfer, progressing while the provider says "again". */
+static int post(fm_crma *c, int write, int peer, void *buf, size_t len, size_t off, ofi_op *op)
+{
+    ofi_be *b = BE(c);
+    const fm_crma_dirent *d = &c->dir[peer];
+    const int world = c->comm->world[peer];
+    unsigned spins = 0;
+    for (;;) {
+        int rc = fm_ofi_rma_xfer(write, world, buf, len, d->raddr + off, d->key, &op->base);
+        if (rc == FM_OK)
+            break;
+        if (rc != FM_ERR_AGAIN) {
+            op->next = b->free_ops;
+            b->free_ops = op;
+            return rc;
+        }
+        if (!fm_crma_progress(c))
+            fm_progress_backoff(&spins);
+    }
+    b->total++;
+    if (op->peer >= 0)
+        b->inflight[peer]++;
+    return FM_OK;
+}
+
+static int ofi_put(fm_crma *c, int peer, size_t off, const void *src, size_t len)
+{
+    ofi_be *b = BE(c);
+    const size_t max = fm_ofi_rma_max();
+    while (len) {
+        size_t n = len < max ? len : max;
+        ofi_op *op = op_get(b);
+        if (!op)
+            return FM_ERR_NOMEM;
+        op->peer = peer;
+        int rc = post(c, 1, peer, (void *)(uintptr_t)src, n, off, op);
+        if (rc != FM_OK)
+            return rc;
+        src = (const char *)src + n;
+        off += n;
+        len -= n;
+    }
+    return FM_OK;
+}
+
+static int ofi_sync(fm_crma *c, int peer)
+{
+    ofi_be *b = BE(c);
+    WAIT_UNTIL(c, b->inflight[peer] == 0);
+    return b->err;
+}
+
+static int ofi_flag(fm_crma *c, int peer, size_t off, uint64_t val)
+{
+    ofi_be *b = BE(c);
+    /* Data before flag: every earlier write to this peer is in its memory
+     * (FI_DELIVERY_COMPLETE) before the flag leaves. */
+    int rc = ofi_sync(c, peer);
+    if (rc != FM_OK)
+        return rc;
+    ofi_op *op = op_get(b);
+    if (!op)
+        return FM_ERR_NOMEM;
+    op->peer = peer;
+    op->val = val; /* the source stays in the op until its completion */
+    return post(c, 1, peer, &op->val, sizeof op->val, off, op);
+}
+
+static uint64_t ofi_peek(fm_crma *c, int peer, size_t off)
+{
+    ofi_be *b = BE(c);
+    if (peer == c->rank) {
+        const fm_crma_word *w = (const fm_crma_word *)(const void *)(c->self + off);
+        return atomic_load_explicit(&w->v, memory_order_acquire);
+    }
+    ofi_op *op = op_get(b);
+    if (!op) {
+        b->err = FM_ERR_NOMEM;
+        return UINT64_MAX;
+    }
+    op->peer = -1;
+    op->val = 0;
+    int rc = post(c, 0, peer, &op->val, sizeof op->val, off, op);
+    if (rc != FM_OK) {
+        if (b->err == FM_OK)
+            b->err = rc;
+        return UINT64_MAX; /* stop waiting: the next flag() reports the failure */
+    }
+    WAIT_UNTIL(c, op->done);
+    uint64_t v = b->err == FM_OK ? op->val : UINT64_MAX;
+    op->next = b->free_ops;
+    b->free_ops = op;
+    return v;
+}
+
+static void *ofi_direct(fm_crma *c, int peer, size_t off)
+{
+    /* Our own segment is plain memory; peers' are reached by fi_write. */
+    return peer == c->rank ? c->self + off : NULL;
+}
+
+static void release(fm_crma *c)
+{
+    ofi_be *b = BE(c);
+    if (b) {
+        /* Our last flags may still be in flight: their ops live here. */
+        WAIT_UNTIL(c, b->total == 0);
+        fm_ofi_rma_dereg(b->mr);
+        for (int i = 0; i < b->nchunks; i++)
+            free(b->chunks[i]);
+        free(b->chunks);
+        free(b->inflight);
+        free(b);
+    }
+    c->be_state = NULL;
+    if (c->self)
+        munmap(c->self, c->seg_len);
+    c->self = NULL;
+    c->dir = NULL;
+}
+
+static int ofi_attach(fm_crma *c, MPI_Comm comm, char *why)
+{
+    ofi_card own;
+    memset(&own, 0, sizeof own);
+    ofi_card *cards = calloc((size_t)c->size, sizeof *cards);
+    ofi_be *b = calloc(1, sizeof *b);
+    long *inflight = calloc((size_t)c->size, sizeof *inflight);
+    int ok = !c->disabled && cards && b && inflight, rc;
+    if (!ok) {
+        snprintf(why, WHY, "out of memory for the cache's bookkeeping");
+    } else if ((rc = fm_ofi_rma_open()) != FM_OK) {
+        snprintf(why, WHY, "no OFI RMA endpoint (the provider offers no FI_RMA under the "
+                 "memory-registration modes we handle, or FABMPI_OFI_RMA=am)");
+        ok = 0;
+    }
+    if (ok) {
+        b->inflight = inflight;
+        inflight = NULL;
+        c->be_state = b;
+        b = NULL;
+        /* mmap: page-aligned and zeroed, as registration likes it. */
+        void *m = mmap(NULL, c->seg_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                       -1, 0);
+        if (m == MAP_FAILED) {
+            snprintf(why, WHY, "cannot map %zu bytes for the cache (lower "
+                     "FABMPI_COLL_CACHE_PAGES)", c->seg_len);
+            ok = 0;
+        } else {
+            c->self = m;
+            fm_crma_reserved *res = fm_crma_res(c);
+            res->magic = FM_CRMA_MAGIC;
+            res->version = FM_CRMA_VERSION;
+            res->size = (uint32_t)c->size;
+            res->pages = (uint32_t)fm_param.COLL_CACHE_PAGES;
+            c->dir = (fm_crma_dirent *)(void *)(c->self + c->dir_off);
+            if (fm_ofi_rma_reg(c->self, c->seg_len, &BE(c)->mr, &own.key, &own.raddr) != FM_OK) {
+                snprintf(why, WHY, "cannot register the %zu-byte cache with the OFI RMA "
+                         "endpoint", c->seg_len);
+                ok = 0;
+            }
+        }
+    }
+    if (ok) {
+        own.eplen = (int32_t)fm_ofi_rma_name(own.ep, sizeof own.ep);
+        if (own.eplen <= 0) {
+            snprintf(why, WHY, "the OFI RMA endpoint's name is longer than %d bytes",
+                     EP_NAME_MAX);
+            ok = 0;
+        }
+    }
+    own.ok = ok;
+    own.len = c->seg_len;
+    rc = fm_coll_allgather(&own, sizeof own, MPI_BYTE, cards, sizeof own, MPI_BYTE, comm);
+    ok = ok && rc == FM_OK;
+    for (int i = 0; ok && i < c->size; i++) {
+        fm_crma_dirent *d = &c->dir[i];
+        if (!cards[i].ok || cards[i].len != c->seg_len) {
+            ok = 0; /* that member says why */
+            break;
+        }
+        if (i != c->rank &&
+            fm_ofi_rma_insert(comm->world[i], cards[i].ep, (size_t)cards[i].eplen) != FM_OK) {
+            snprintf(why, WHY, "cannot insert member %d's RMA endpoint into the address vector",
+                     i);
+            ok = 0;
+            break;
+        }
+        d->raddr = cards[i].raddr;
+        d->key = cards[i].key;
+        d->local = 0;
+        d->len = cards[i].len;
+    }
+    int agreed = all_ok(comm, ok, &rc);
+    free(cards);
+    free(b);
+    free(inflight);
+    if (agreed) {
+        ensure_hook();
+        return FM_OK;
+    }
+    release(c);
+    return rc != FM_OK ? rc : FM_ERR_NET;
+}
+
+static void ofi_detach(fm_crma *c)
+{
+    release(c);
+}
+
+const fm_crma_backend fm_crma_ofi = {
+    .name = "ofi",
+    .attach = ofi_attach,
+    .detach = ofi_detach,
+    .peek = ofi_peek,
+    .direct = ofi_direct,
+    .put = ofi_put,
+    .flag = ofi_flag,
+    .sync = ofi_sync,
+    .progress = ofi_progress,
+};
+
+#else /* built without libfabric */
+
+static int ofi_attach(fm_crma *c, MPI_Comm comm, char *why)
+{
+    (void)c;
+    snprintf(why, WHY, "this fabmpi was built without libfabric (install libfabric-dev and "
+             "rebuild)");
+    int rc;
+    all_ok(comm, 0, &rc); /* the others learn it too */
+    return rc != FM_OK ? rc : FM_ERR_UNSUPPORTED;
+}
+
+static void ofi_detach(fm_crma *c) { (void)c; }
+static uint64_t ofi_peek(fm_crma *c, int peer, size_t off)
+{
+    (void)c, (void)peer, (void)off;
+    return 0;
+}
+static void *ofi_direct(fm_crma *c, int peer, size_t off)
+{
+    (void)c, (void)peer, (void)off;
+    return NULL;
+}
+static int ofi_put(fm_crma *c, int peer, size_t off, const void *src, size_t len)
+{
+    (void)c, (void)peer, (void)off, (void)src, (void)len;
+    return FM_ERR_UNSUPPORTED;
+}
+static int ofi_flag(fm_crma *c, int peer, size_t off, uint64_t val)
+{
+    (void)c, (void)peer, (void)off, (void)val;
+    return FM_ERR_UNSUPPORTED;
+}
+
+const fm_crma_backend fm_crma_ofi = {
+    .name = "ofi",
+    .attach = ofi_attach,
+    .detach = ofi_detach,
+    .peek = ofi_peek,
+    .direct = ofi_direct,
+    .put = ofi_put,
+    .flag = ofi_flag,
+};
+
+#endif
