@@ -12,6 +12,8 @@
 
 static struct fm_request *free_list;
 
+struct fm_request fm_req_sent = {.magic = FM_MAGIC_REQ, .kind = FM_REQ_SEND, .done = 1};
+
 struct fm_request *fm_req_alloc(int kind)
 {
     struct fm_request *r = free_list;
@@ -36,6 +38,8 @@ struct fm_request *fm_req_alloc(int kind)
 
 void fm_req_free(struct fm_request *r)
 {
+    if (r == &fm_req_sent)
+        return;
     free(r->tmp);
     if (r->dt && !(r->dt->flags & FM_DT_PREDEFINED))
         fm_dt_release(r->dt);

@@ -60,6 +60,12 @@ struct fm_request {
     const void *user_buf;    /* persistent send: the user's buffer as given */
 };
 
+/* The request every MPI_Isend/MPI_Irsend that completed on the spot
+ * returns (its data went into the transport at once): shared, immutable,
+ * always done with an empty status, never freed.  Saves the allocation,
+ * the communicator reference and the release of a request per small send. */
+extern struct fm_request fm_req_sent;
+
 /* Allocate a zeroed request of `kind` (from a free list; no malloc in the
  * steady state).  Returns NULL when memory is exhausted. */
 struct fm_request *fm_req_alloc(int kind);

@@ -206,7 +206,7 @@ int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
     FM_CHECK_INIT(call);
     CHECK_INFO(call, info);
     CHECK_PTR(call, newinfo, "newinfo");
-    MPI_Info d;
+    MPI_Info d = MPI_INFO_NULL;
     int rc = MPI_Info_create(&d);
     if (rc != MPI_SUCCESS)
         return rc;

@@ -8,6 +8,7 @@
 #include "mpi/api.h"
 #include "mpi/request_api.h"
 #include "pt2pt/internal.h"
+#include "pt2pt/ofi_engine.h"
 #include "pt2pt/pt2pt.h"
 
 #define CHECK_SEND_ARGS(call, buf, count, dt, dest, tag, comm) \
@@ -61,6 +62,13 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
 static int start_send(const char *call, const void *buf, int count, MPI_Datatype dt, int dest,
                       int tag, MPI_Comm comm, int mode, MPI_Request *request)
 {
+    /* A small contiguous send that the transport takes at once needs no
+     * request of its own. */
+    if (mode != FM_SEND_SYNC && dest != MPI_PROC_NULL && !fm_pt2pt_engine_ofi &&
+        fm_send_eager_now(buf, count, dt, dest, tag, comm) == FM_OK) {
+        *request = &fm_req_sent;
+        return MPI_SUCCESS;
+    }
     struct fm_request *r;
     int rc = fm_isend(buf, count, dt, dest, tag, comm, 0, mode, &r);
     if (rc != FM_OK)
