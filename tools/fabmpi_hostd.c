@@ -32,7 +32,7 @@ struct rank {
 
 static struct {
     char *jobid, *addr, *key;
-    int size, local_size, tag, bind;
+    int size, local_size, node_id, tag, bind;
     double exit_timeout;
     char **env;
     int nenv;
@@ -117,8 +117,8 @@ static int recv_frame(uint32_t *type, unsigned char **p, uint32_t *len)
 static int parse_start(char *p, uint32_t len)
 {
     char *end = p + len, *s = p;
-    char *f[8];
-    for (int i = 0; i < 8; i++) {
+    char *f[9];
+    for (int i = 0; i < 9; i++) {
         if (s >= end)
             return -1;
         f[i] = s;
@@ -129,9 +129,10 @@ static int parse_start(char *p, uint32_t len)
     H.key = f[2];
     H.size = atoi(f[3]);
     H.local_size = atoi(f[4]);
-    H.tag = atoi(f[5]);
-    H.bind = atoi(f[6]);
-    H.exit_timeout = atof(f[7]);
+    H.node_id = atoi(f[5]);
+    H.tag = atoi(f[6]);
+    H.bind = atoi(f[7]);
+    H.exit_timeout = atof(f[8]);
     if (s >= end)
         return -1;
     char *list = s;
@@ -197,6 +198,7 @@ static void child(int i, pid_t parent, int outs[2], int in)
     setenv_num("FABMPI_SIZE", H.size);
     setenv_num("FABMPI_LOCAL_RANK", i);
     setenv_num("FABMPI_LOCAL_SIZE", H.local_size);
+    setenv_num("FABMPI_NODE_ID", H.node_id);
     setenv("FABMPI_JOBID", H.jobid, 1);
     setenv("FABMPI_BOOT_ADDR", H.addr, 1);
     setenv("FABMPI_BOOT_KEY", H.key, 1);

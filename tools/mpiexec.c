@@ -3,7 +3,7 @@
  *
  * With the fork launcher the ranks are our children on this node; with the
  * ssh launcher one fabmpi_hostd per host starts them (mpiexec_remote.c).
- * Each gets FABMPI_RANK/SIZE/LOCAL_RANK/LOCAL_SIZE/JOBID plus the address
+ * Each gets FABMPI_RANK/SIZE/LOCAL_RANK/LOCAL_SIZE/NODE_ID/JOBID plus the address
  * and secret key of our bootstrap server (mpiexec_server.c), reached over
  * TCP from any host. */
 #include "mpiexec.h"
@@ -257,6 +257,7 @@ static void child(struct fm_mx_job *job, int r, const char *path, pid_t parent, 
     setenv_num("FABMPI_SIZE", job->n);
     setenv_num("FABMPI_LOCAL_RANK", r);
     setenv_num("FABMPI_LOCAL_SIZE", job->n);
+    setenv_num("FABMPI_NODE_ID", 0); /* fork: every rank on this one node */
     setenv("FABMPI_JOBID", job->jobid, 1);
     setenv("FABMPI_BOOT_ADDR", job->addr, 1);
     setenv("FABMPI_BOOT_KEY", job->key, 1);
@@ -303,8 +304,9 @@ static void print_plan(const struct fm_mx_job *job, const char *path)
         return;
     }
     for (int r = 0; r < job->n; r++) {
-        printf("rank %d: FABMPI_RANK=%d FABMPI_SIZE=%d FABMPI_LOCAL_RANK=%d FABMPI_LOCAL_SIZE=%d", r, r,
-               job->n, r, job->n);
+        printf("rank %d: FABMPI_RANK=%d FABMPI_SIZE=%d FABMPI_LOCAL_RANK=%d FABMPI_LOCAL_SIZE=%d "
+               "FABMPI_NODE_ID=0",
+               r, r, job->n, r, job->n);
         for (int i = 0; i < job->nx; i++)
             printf(" -x %s", job->xvars[i]);
         printf("%s %s", job->bind ? " (bound to a core)" : "", path);

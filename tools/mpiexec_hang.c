@@ -120,13 +120,12 @@ void fm_mx_hang_print(const struct fm_mx_job *job)
         char what[256];
         if (h->got && h->active) {
             describe(h, what, sizeof what);
-            fm_mx_say("  rank %d (pid %d): in %s for %.1f s%s", r, (int)rk->pid, what, h->ms / 1000.0,
+            fm_mx_say("  %s: in %s for %.1f s%s", fm_mx_who(job, r), what, h->ms / 1000.0,
                       h->active > 1 ? " (longest of several threads)" : "");
         } else if (h->got) {
-            fm_mx_say("  rank %d (pid %d): not in a blocking MPI call (computing, or in a call not tracked)", r,
-                      (int)rk->pid);
+            fm_mx_say("  %s: not in a blocking MPI call (computing, or in a call not tracked)", fm_mx_who(job, r));
         } else {
-            fm_mx_say("  rank %d (pid %d): %s", r, (int)rk->pid,
+            fm_mx_say("  %s: %s", fm_mx_who(job, r),
                       rk->reaped       ? "has exited"
                       : rk->finalized  ? "has called MPI_Finalize"
                       : !rk->connected ? "has not called MPI_Init (or is not an MPI program)"

@@ -55,7 +55,7 @@ static void hostd_path(char *out, size_t len)
 static int add_env(const struct fm_mx_job *job, struct fm_wbuf *b, int count_only)
 {
     static const char *per_rank[] = {"FABMPI_RANK=", "FABMPI_SIZE=", "FABMPI_LOCAL_RANK=",
-                                     "FABMPI_LOCAL_SIZE=", "FABMPI_JOBID=", "FABMPI_BOOT_ADDR=",
+                                     "FABMPI_LOCAL_SIZE=", "FABMPI_NODE_ID=", "FABMPI_JOBID=", "FABMPI_BOOT_ADDR=",
                                      "FABMPI_BOOT_KEY="};
     int n = 0;
     for (char **e = environ; *e; e++) {
@@ -112,6 +112,17 @@ static void rank_list(const struct fm_mx_job *job, int h, struct fm_wbuf *b)
     fm_wbuf_add(b, "", 1);
 }
 
+/* Node ids count the hosts that run ranks, in host order; ranks are placed
+ * in host order, so this is also the order of each node's lowest rank (what
+ * PMIx, PMI-2 and the host-name exchange give). */
+static int node_id(const struct fm_mx_job *job, int h)
+{
+    int id = 0;
+    for (int i = 0; i < h; i++)
+        id += job->hosts[i].nranks > 0;
+    return id;
+}
+
 static int start_frame(const struct fm_mx_job *job, int h, const char *path, struct fm_wbuf *b)
 {
     struct fm_wbuf p = {0};
@@ -120,6 +131,7 @@ static int start_frame(const struct fm_mx_job *job, int h, const char *path, str
     add_str(&p, job->key);
     add_num(&p, job->n);
     add_num(&p, job->hosts[h].nranks);
+    add_num(&p, node_id(job, h));
     add_num(&p, job->tag_output);
     add_num(&p, job->bind);
     add_num(&p, job->exit_timeout);
@@ -181,7 +193,8 @@ void fm_mx_remote_print(const struct fm_mx_job *job, const char *path)
                 printf("%s%d", first ? "" : ",", r);
                 first = 0;
             }
-        printf(" (local size %d%s): %s", job->hosts[h].nranks, job->bind ? ", bound to cores" : "", path);
+        printf(" (local size %d, node %d%s): %s", job->hosts[h].nranks, node_id(job, h),
+               job->bind ? ", bound to cores" : "", path);
         for (char **a = job->argv + 1; *a; a++)
             printf(" %s", *a);
         printf("\n");

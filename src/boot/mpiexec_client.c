@@ -278,6 +278,7 @@ static int m_init(fm_boot_info *info, char *err, size_t errlen)
     in.rank = B.rank;
     in.local_rank = fm_param.LOCAL_RANK >= 0 ? (int)fm_param.LOCAL_RANK : B.rank;
     in.local_size = fm_param.LOCAL_SIZE >= 0 ? (int)fm_param.LOCAL_SIZE : B.size;
+    in.node_id = fm_param.NODE_ID >= 0 ? (int)fm_param.NODE_ID : 0;
     snprintf(in.jobid, sizeof in.jobid, "%s", jobid);
     B.inited = 1;
     *info = in;

@@ -52,6 +52,7 @@
     X(SIZE, INT, "-1", "-1..2147483647", "Set by mpiexec: number of ranks in MPI_COMM_WORLD") \
     X(LOCAL_RANK, INT, "-1", "-1..2147483647", "Set by mpiexec: rank among the processes on this node") \
     X(LOCAL_SIZE, INT, "-1", "-1..2147483647", "Set by mpiexec: number of ranks on this node") \
+    X(NODE_ID, INT, "-1", "-1..2147483647", "Set by mpiexec: index of this rank's node in the job (nodes numbered in the order of their lowest rank)") \
     X(JOBID, STR, "", "string", "Set by mpiexec: job identifier used to name shared-memory segments")
 
 enum fm_param_type { FM_PARAM_INT, FM_PARAM_SIZE, FM_PARAM_BOOL, FM_PARAM_ENUM, FM_PARAM_STR };
