@@ -9,6 +9,7 @@
  *   exit RANK CODE           RANK exits CODE without finalizing; the others sleep forever
  *   exit-after-finalize RANK CODE   all finalize; then RANK exits CODE
  *   sleep                    print "ready R", then sleep forever
+ *   sleep-noint              the same, ignoring SIGINT and SIGTERM (only SIGKILL ends it)
  *   deadlock                 ranks 0 and 1 each MPI_Recv(count 4, tag 7) from the
  *                            other; every other rank waits in MPI_Barrier */
 #include <mpi.h>
@@ -71,7 +72,11 @@ int main(int argc, char **argv)
             MPI_Recv(buf, 4, MPI_INT, 1 - rank, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         else
             MPI_Barrier(MPI_COMM_WORLD);
-    } else if (!strcmp(mode, "sleep")) {
+    } else if (!strcmp(mode, "sleep") || !strcmp(mode, "sleep-noint")) {
+        if (!strcmp(mode, "sleep-noint")) {
+            signal(SIGINT, SIG_IGN);
+            signal(SIGTERM, SIG_IGN);
+        }
         printf("ready %d\n", rank);
         fflush(stdout);
         sleep_forever();
