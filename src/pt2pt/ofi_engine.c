@@ -116,6 +116,12 @@ int fm_ofi_engine_init(int use_ofi)
         return rc;
     fm_ofi_eng.inject = i->tx_attr->inject_size;
     fm_ofi_eng.max_msg = i->ep_attr->max_msg_size ? i->ep_attr->max_msg_size : SIZE_MAX;
+    /* Receives kept in the provider: its rx queue less an eighth, which
+     * stays free for sync-send acks and probes. */
+    size_t rx = i->rx_attr->size;
+    fm_ofi_eng.posted_max = fm_param.OFI_POSTED_MAX ? (int)fm_param.OFI_POSTED_MAX
+                            : rx == 0 || rx > INT_MAX ? INT_MAX
+                                                      : (int)(rx - rx / 8 > 0 ? rx - rx / 8 : 1);
     /* Every peer's address up front: a directed receive (full mode) can
      * only name a source the address vector already holds. */
     for (int p = 0; p < fm_world_size; p++)
@@ -137,9 +143,10 @@ int fm_ofi_engine_init(int use_ofi)
                                        : "free some with MPI_Comm_free (FABMPI_OFI_TAG_MODE=full)");
     fm_pt2pt_engine_ofi = 1;
     fm_log(1, "ofi engine: provider matching over %s, tag mode %s%s: MPI_TAG_UB %d, %d "
-              "communicators, context field %u bits (%u reserved by the provider), inject %zu",
+              "communicators, context field %u bits (%u reserved by the provider), inject %zu, "
+              "%d receives posted in the provider (more wait in order in software)",
            i->fabric_attr->prov_name, mode, fm_param.OFI_TAG_MODE == FM_OFI_TAG_AUTO ? " (auto)" : "",
-           tag_ub, comm_ids, l->ctx_bits, l->reserved, fm_ofi_eng.inject);
+           tag_ub, comm_ids, l->ctx_bits, l->reserved, fm_ofi_eng.inject, fm_ofi_eng.posted_max);
     return FM_OK;
 }
 

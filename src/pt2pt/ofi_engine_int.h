@@ -53,7 +53,16 @@ typedef struct fm_ofi_op {
 /* Our own flag bits in op->flags, above libfabric's. */
 #define FM_OFI_F_INJECT (1ULL << 62) /* send by fi_tinject: no completion */
 
-enum { FM_OFI_Q_SEND, FM_OFI_Q_RECV, FM_OFI_NQUEUES };
+/* A receive of a collective (the communicator's second context). */
+#define FM_OFI_F_COLL (1ULL << 61)
+
+/* Parked-post queues.  Q_RECV also holds user receives beyond posted_max:
+ * the software list of receives that wait, in posting order, for a slot in
+ * the provider.  Library-internal receives (sync-send acks, collectives)
+ * have their own queue: their tags match no user message, so they need
+ * not wait behind user receives (a barrier after many pre-posted receives
+ * would deadlock), and they use the slots posted_max leaves free. */
+enum { FM_OFI_Q_SEND, FM_OFI_Q_RECV, FM_OFI_Q_ACK, FM_OFI_NQUEUES };
 
 typedef struct fm_ofi_engine {
     fm_ofi_tag_layout lay;
@@ -65,6 +74,8 @@ typedef struct fm_ofi_engine {
     /* Posts that met -FI_EAGAIN, in order, per FM_OFI_Q_* */
     fm_ofi_op *parked[FM_OFI_NQUEUES], *parked_tail[FM_OFI_NQUEUES];
     fm_ofi_op *posted;          /* shadow list of receives the provider holds */
+    int nposted;                /* receives (FM_OFI_T_RECV) in that list */
+    int posted_max;             /* ... at most; later ones wait in Q_RECV */
     fm_ofi_op *pool;            /* free ops */
 } fm_ofi_engine;
 

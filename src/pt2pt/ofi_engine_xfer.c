@@ -47,6 +47,7 @@ static void shadow_add(fm_ofi_op *op)
     if (op->next)
         op->next->prev = op;
     fm_ofi_eng.posted = op;
+    fm_ofi_eng.nposted++;
 }
 
 static void shadow_del(fm_ofi_op *op)
@@ -58,6 +59,7 @@ static void shadow_del(fm_ofi_op *op)
     if (op->next)
         op->next->prev = op->prev;
     op->prev = op->next = NULL;
+    fm_ofi_eng.nposted--;
 }
 
 /* Hand op to libfabric once; the raw return (0, -FI_EAGAIN, error). */
@@ -146,7 +148,21 @@ static int post_failed(fm_ofi_op *op, ssize_t rc)
 static int queue_of(const fm_ofi_op *op)
 {
     return op->type == FM_OFI_T_SEND || op->type == FM_OFI_T_ACK_SEND ? FM_OFI_Q_SEND
-                                                                       : FM_OFI_Q_RECV;
+           : op->type == FM_OFI_T_ACK_RECV || (op->flags & FM_OFI_F_COLL) ? FM_OFI_Q_ACK
+                                                                           : FM_OFI_Q_RECV;
+}
+
+/* A user receive must wait in software: the provider holds posted_max
+ * already (rxm, for one, answers -FI_EAGAIN past its rx_attr->size, and
+ * every progress call would retry).  Receives leave Q_RECV strictly in
+ * posting order, so a later receive never reaches the provider, and never
+ * matches, before an earlier one, wildcards included: any message the
+ * provider keeps unexpected meanwhile is matched by the earliest receive
+ * posted after it, as MPI requires. */
+static int no_slot(const fm_ofi_op *op)
+{
+    return op->type == FM_OFI_T_RECV && !(op->flags & FM_OFI_F_COLL) &&
+           fm_ofi_eng.nposted >= fm_ofi_eng.posted_max;
 }
 
 static void park(fm_ofi_op *op)
@@ -182,7 +198,7 @@ int fm_ofi_unpark(fm_ofi_op *op)
 
 int fm_ofi_post(fm_ofi_op *op)
 {
-    if (!fm_ofi_eng.parked[queue_of(op)]) {
+    if (!fm_ofi_eng.parked[queue_of(op)] && !no_slot(op)) {
         ssize_t rc = issue(op);
         if (rc == 0) {
             issued(op);
@@ -200,7 +216,7 @@ int fm_ofi_engine_progress(void)
     int n = 0;
     for (int q = 0; q < FM_OFI_NQUEUES; q++) {
         fm_ofi_op *op;
-        while ((op = fm_ofi_eng.parked[q])) {
+        while ((op = fm_ofi_eng.parked[q]) && !no_slot(op)) {
             ssize_t rc = issue(op);
             if (rc == -FI_EAGAIN)
                 break;
@@ -358,6 +374,8 @@ int fm_ofi_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, 
     fm_ofi_op *op = fm_ofi_op_get(FM_OFI_T_RECV);
     if (!op)
         return FM_ERR_NOMEM;
+    if (coll)
+        op->flags |= FM_OFI_F_COLL;
     return fm_ofi_post_recv(op, r, r->ctx, src, tag);
 }
 

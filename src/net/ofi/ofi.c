@@ -57,6 +57,7 @@ static int open_endpoint(void)
 static void close_all(void)
 {
     fm_ofi_state *s = &fm_ofi;
+    fm_ofi_rndv_teardown(); /* rendezvous registrations, before their domain */
     fm_ofi_rma_close(); /* the windows' endpoint (rma.c), if one opened */
     /* Endpoint first: it holds the posted receives into the slab. */
     if (s->ep)
@@ -75,6 +76,7 @@ static void close_all(void)
     free(s->addr);
     free(s->sent);
     memset(s, 0, sizeof *s);
+    fm_net_ofi.caps = 0;
 }
 
 /* Choose a provider and open everything; logs why on failure. */
@@ -132,6 +134,14 @@ static int ofi_init(void)
             len = 0;
         }
     }
+    /* The RMA endpoint for rendezvous reads publishes its address too
+     * (empty when off or failed); rma.c opens only while we are up. */
+    s->up = rc == FM_OK;
+    if (rc != FM_OK)
+        fm_boot_put("fm.ofi.rma", "", 0);
+    else if (fm_ofi_rndv_init())
+        fm_net_ofi.caps |= FM_NET_CAP_PULL;
+    s->up = 0;
     /* Publish (an empty address on failure) and fence on every rank, so a
      * failing rank does not leave the others waiting in a fence. */
     fm_boot_put("fm.ofi.addr", name, len);
@@ -152,10 +162,11 @@ static int ofi_init(void)
         }
     }
     fm_log(1, "ofi: provider %s, fabric %s, domain %s; inject %zu bytes, max message %zu bytes, "
-              "%d+%d buffers, %s connections",
+              "%d+%d buffers, %s connections, rendezvous by %s",
            s->info->fabric_attr->prov_name, s->info->fabric_attr->name, s->info->domain_attr->name,
            s->inject_size, fm_net_ofi.max_msg, s->ntx, s->nrx,
-           fm_param.OFI_CONNECT == FM_OFI_CONNECT_STATIC ? "static" : "dynamic");
+           fm_param.OFI_CONNECT == FM_OFI_CONNECT_STATIC ? "static" : "dynamic",
+           fm_ofi_rndv.on ? "fi_read + FIN" : "CTS + DATA chunks");
     return FM_OK;
 }
 
@@ -164,10 +175,10 @@ static int ofi_reaches(int peer)
     return fm_ofi.up && peer >= 0 && peer < fm_world_size;
 }
 
+/* remote_addr is the handle fm_ofi_rndv_arrived put into the RTS. */
 static int ofi_pull(int peer, void *local, uint64_t remote_addr, size_t len)
 {
-    (void)peer, (void)local, (void)remote_addr, (void)len;
-    return FM_ERR_UNSUPPORTED; /* no FM_NET_CAP_PULL yet: rendezvous streams CTS + DATA */
+    return fm_ofi_rndv_pull(peer, local, remote_addr, len);
 }
 
 static int ofi_poll(fm_net_deliver_fn *cb) { return fm_ofi_poll(cb); }

@@ -129,4 +129,33 @@ int fm_ofi_rma_xfer(int write, int world, void *buf, size_t len, uint64_t raddr,
                     fm_ofi_rma_op *op);
 int fm_ofi_rma_poll(void);
 
+/* --- rndv.c: rendezvous by fi_read (software-matching engine) --- */
+/* Wire kind of an RTS whose addr is the remote address and rreq the key. */
+enum { FM_OFI_MSG_RTS_KEY = 2 };
+typedef struct fm_ofi_rndv_state {
+    int on;   /* the RMA endpoint is open: RTS carry keys, pull() works */
+    int nout; /* registrations waiting for FIN/CTS: poll serves RMA */
+} fm_ofi_rndv_state;
+extern fm_ofi_rndv_state fm_ofi_rndv;
+/* At init, before the address fence, on every rank: open the RMA endpoint
+ * (FABMPI_OFI_RNDV=read) and publish its address.  1 if reads are on. */
+int fm_ofi_rndv_init(void);
+void fm_ofi_rndv_teardown(void);
+/* send() of an RTS: the header to put on the wire (copy, when changed),
+ * its wire kind in *kind, and a registration in *reg to settle with
+ * fm_ofi_rndv_sent(reg, posted) once the post's outcome is known. */
+struct fm_hdr_rndv;
+const struct fm_hdr_rndv *fm_ofi_rndv_stamp(int peer, const struct fm_hdr_rndv *h,
+                                            struct fm_hdr_rndv *copy, uint32_t *kind,
+                                            void **reg);
+void fm_ofi_rndv_sent(void *reg, int ok);
+/* FIN or CTS for sreq arrived from peer: close its registration. */
+void fm_ofi_rndv_release(int peer, uint64_t sreq);
+/* A keyed RTS arrived: record the key; h->addr becomes the pull handle. */
+void fm_ofi_rndv_arrived(int peer, struct fm_hdr_rndv *h);
+/* We answer peer's keyed RTS sreq with CTS: forget the key. */
+void fm_ofi_rndv_answered(int peer, uint64_t sreq);
+/* pull() with a handle from fm_ofi_rndv_arrived; blocks until read. */
+int fm_ofi_rndv_pull(int peer, void *local, uint64_t handle, size_t len);
+
 #endif

@@ -7,6 +7,7 @@
 
 #include "boot/boot.h"
 #include "core/world.h"
+#include "net/net.h"
 #include "net/ofi/ofi.h"
 #include "util/log.h"
 #include "util/param.h"
@@ -110,18 +111,17 @@ int fm_ofi_connect(int peer)
     return FM_OK;
 }
 
-int fm_ofi_send(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen)
+static int send_wire(int peer, uint32_t kind, const void *hdr, size_t hlen, const void *payload,
+                     size_t plen)
 {
     fm_ofi_state *s = &fm_ofi;
     size_t total = sizeof(fm_ofi_wire) + hlen + plen;
-    if (peer < 0 || peer >= fm_world_size || total > s->buf_size)
-        return FM_ERR_ARG;
     if (s->addr[peer] == FI_ADDR_NOTAVAIL) {
         int rc = fm_ofi_connect(peer);
         if (rc != FM_OK)
             return rc;
     }
-    fm_ofi_wire w = {(uint32_t)fm_world_rank, FM_OFI_MSG_DATA};
+    fm_ofi_wire w = {(uint32_t)fm_world_rank, kind};
     ssize_t rc;
     if (total <= s->inject_size) {
         char *m = s->stage;
@@ -153,6 +153,31 @@ int fm_ofi_send(int peer, const void *hdr, size_t hlen, const void *payload, siz
     }
     s->sent[peer] = 1;
     return FM_OK;
+}
+
+int fm_ofi_send(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen)
+{
+    fm_ofi_state *s = &fm_ofi;
+    if (peer < 0 || peer >= fm_world_size || sizeof(fm_ofi_wire) + hlen + plen > s->buf_size)
+        return FM_ERR_ARG;
+    const fm_hdr *h = hdr;
+    if (hlen != sizeof(fm_hdr_rndv) || (h->proto != FM_PROTO_RTS && h->proto != FM_PROTO_CTS))
+        return send_wire(peer, FM_OFI_MSG_DATA, hdr, hlen, payload, plen);
+    /* Rendezvous by fi_read (rndv.c): an RTS carries a key, a CTS answers
+     * a keyed RTS we will not pull. */
+    const fm_hdr_rndv *hr = hdr;
+    if (h->proto == FM_PROTO_CTS) {
+        fm_ofi_rndv_answered(peer, hr->sreq);
+        return send_wire(peer, FM_OFI_MSG_DATA, hdr, hlen, payload, plen);
+    }
+    fm_hdr_rndv copy;
+    uint32_t kind = FM_OFI_MSG_DATA;
+    void *reg;
+    hr = fm_ofi_rndv_stamp(peer, hr, &copy, &kind, &reg);
+    int rc = send_wire(peer, kind, hr, hlen, payload, plen);
+    if (reg)
+        fm_ofi_rndv_sent(reg, rc == FM_OK);
+    return rc;
 }
 
 static void cq_error(void)
@@ -223,14 +248,30 @@ int fm_ofi_poll(void (*cb)(int, const void *, size_t))
             }
             const fm_ofi_wire *w = (const fm_ofi_wire *)b->data;
             size_t len = s->events[i].len;
-            if (cb && w->kind == FM_OFI_MSG_DATA && len >= sizeof *w) {
-                cb((int)w->src, b->data + sizeof *w, len - sizeof *w);
-                n++;
+            if (cb && len >= sizeof *w + sizeof(fm_hdr)) {
+                char *m = b->data + sizeof *w;
+                if (w->kind == FM_OFI_MSG_RTS_KEY)
+                    fm_ofi_rndv_arrived((int)w->src, (fm_hdr_rndv *)m);
+                else if (fm_ofi_rndv.nout && len >= sizeof *w + sizeof(fm_hdr_rndv)) {
+                    /* FIN (pulled) or CTS (will stream): close the key
+                     * before the sender's request can complete. */
+                    const fm_hdr_rndv *hr = (const fm_hdr_rndv *)m;
+                    if (hr->h.proto == FM_PROTO_FIN || hr->h.proto == FM_PROTO_CTS)
+                        fm_ofi_rndv_release((int)w->src, hr->sreq);
+                }
+                if (w->kind != FM_OFI_MSG_FLUSH) {
+                    cb((int)w->src, m, len - sizeof *w);
+                    n++;
+                }
             }
             post_rx(b);
         }
     }
     s->polling = 0;
+    /* Our rendezvous registrations: the peers' fi_reads of them progress
+     * only when we drive the RMA endpoint (manual progress). */
+    if (cb && fm_ofi_rndv.nout)
+        fm_ofi_rma_poll();
     /* One-sided windows: their endpoint's CQ and active messages.  Not
      * from the finalize flush (cb NULL): windows are gone by then. */
     if (cb && fm_ofi_rma_hook)
