@@ -12,25 +12,45 @@
 #include "rma/rma.h"
 #include "util/status.h"
 
-/* Spins on the acc word before yielding: it is held for one operation only,
+/* Spins on a stripe before yielding: it is held for one operation only,
  * so a waiter yields only when the holder is descheduled. */
 #define ACC_SPINS 256
 
-void fm_rma_acc_lock(fm_rma_ctl *c)
+uint32_t fm_rma_stripes(const fm_rma_peer *p, uintptr_t lo, uintptr_t hi)
 {
-    unsigned spins = 0;
-    for (;;) {
-        if (!atomic_load_explicit(&c->acc, memory_order_relaxed) &&
-            !atomic_exchange_explicit(&c->acc, 1, memory_order_acquire))
-            return;
-        if (++spins >= ACC_SPINS)
-            sched_yield();
+    /* Offsets from the peer's base are the same for every origin (and for
+     * the target serving an active message), whatever its mapping. */
+    uintptr_t a = (lo - p->base) >> FM_RMA_STRIPE_SHIFT;
+    uintptr_t b = (hi - 1 - p->base) >> FM_RMA_STRIPE_SHIFT;
+    if (hi <= lo)
+        b = a;
+    if (b - a >= FM_RMA_STRIPES - 1)
+        return (uint32_t)((1ull << FM_RMA_STRIPES) - 1);
+    uint32_t m = 0;
+    for (uintptr_t k = a; k <= b; k++)
+        m |= 1u << (k & (FM_RMA_STRIPES - 1));
+    return m;
+}
+
+void fm_rma_acc_lock(fm_rma_ctl *c, uint32_t mask)
+{
+    for (int k = 0; mask; k++, mask >>= 1) {
+        if (!(mask & 1))
+            continue;
+        _Atomic uint32_t *w = &c->acc[k].w;
+        unsigned spins = 0;
+        while (atomic_load_explicit(w, memory_order_relaxed) ||
+               atomic_exchange_explicit(w, 1, memory_order_acquire))
+            if (++spins >= ACC_SPINS)
+                sched_yield();
     }
 }
 
-void fm_rma_acc_unlock(fm_rma_ctl *c)
+void fm_rma_acc_unlock(fm_rma_ctl *c, uint32_t mask)
 {
-    atomic_store_explicit(&c->acc, 0, memory_order_release);
+    for (int k = 0; mask; k++, mask >>= 1)
+        if (mask & 1)
+            atomic_store_explicit(&c->acc[k].w, 0, memory_order_release);
 }
 
 int fm_rma_fence(struct fm_win *w)

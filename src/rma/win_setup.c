@@ -25,6 +25,7 @@
 #include "core/world.h"
 #include "mpi/comm.h"
 #include "net/net.h"
+#include "util/log.h"
 #include "util/param.h"
 #include "util/status.h"
 
@@ -43,6 +44,8 @@ typedef struct win_card {
     uint64_t key, raddr;
     int32_t ep_len, pad; /* OFI: its RMA endpoint's address */
     char ep[FM_RMA_EP_NAME];
+    uint64_t hw_kinds;  /* OFI: kinds it can accumulate by provider atomics */
+    int32_t hw_why, pad2; /* FM_RMA_HW_* why hw_kinds is 0 */
 } win_card;
 
 static unsigned next_win_id; /* per process: names carry the rank too */
@@ -247,6 +250,46 @@ static int map_all(struct fm_win *w, const win_card *cards, void *own, const MPI
     return ok;
 }
 
+/* Accumulates over OFI by provider atomics for the kinds every rank can do
+ * them on, only if every rank qualified (the cards are the same on every
+ * rank, so all decide alike). */
+static void agree_atomics(struct fm_win *w, const win_card *cards)
+{
+    static const char *const whys[] = {
+        [FM_RMA_HW_KNOB] = "FABMPI_RMA_ATOMICS=am",
+        [FM_RMA_HW_PROVIDER] = "the provider validates no atomic for every op of a type",
+        [FM_RMA_HW_NODE] = "some ranks reach each other by shared memory",
+        [FM_RMA_HW_REG] = "a rank has no registered window memory (dynamic window, size 0, or "
+                          "registration failed)",
+    };
+    uint64_t kinds = ~(uint64_t)0;
+    int why = FM_RMA_HW_OK;
+    for (int i = 0; i < w->size; i++) {
+        kinds &= cards[i].hw_kinds;
+        if (cards[i].hw_why != FM_RMA_HW_OK && why == FM_RMA_HW_OK)
+            why = cards[i].hw_why;
+    }
+    if (why != FM_RMA_HW_OK || !kinds) {
+        kinds = 0;
+        if (why == FM_RMA_HW_OK)
+            why = FM_RMA_HW_PROVIDER;
+    }
+    w->hw_kinds = kinds;
+    if (w->rank != 0)
+        return;
+    if (kinds) {
+        int n = 0;
+        for (int k = 0; k < 64; k++)
+            n += (int)(kinds >> k & 1);
+        fm_log(1, "window (%d ranks): accumulates over OFI by provider atomics for %d basic "
+                  "types (mask 0x%llx), active messages for the rest",
+               w->size, n, (unsigned long long)kinds);
+    } else {
+        fm_log(1, "window (%d ranks): accumulates over OFI as active messages at the target: %s",
+               w->size, why > 0 && why <= FM_RMA_HW_REG ? whys[why] : "?");
+    }
+}
+
 int fm_win_setup(int flavor, void *base, MPI_Aint size, int disp_unit, MPI_Comm comm,
                  struct fm_win **out, char *why)
 {
@@ -301,13 +344,26 @@ int fm_win_setup(int flavor, void *base, MPI_Aint size, int disp_unit, MPI_Comm 
     me.disp_unit = disp_unit;
     me.pid = (int32_t)getpid();
     me.ok = own != NULL;
-    int any_ofi = 0;
+    int any_ofi = 0, all_ofi = 1;
     for (int i = 0; i < w->size; i++)
-        any_ofi |= i != w->rank && reached_by_ofi(w, i);
+        if (i != w->rank) {
+            any_ofi |= reached_by_ofi(w, i);
+            all_ofi &= reached_by_ofi(w, i);
+        }
+    me.hw_why = FM_RMA_HW_NODE;
     if (own && any_ofi) {
         void *mem = flavor == MPI_WIN_FLAVOR_ALLOCATE ? (char *)own + data_off : base;
         fm_rma_remote_prepare(w, mem, (size_t)size, &me.key, &me.raddr, me.ep, &me.ep_len,
                               &me.rma_ok);
+        /* Provider atomics only where nothing else updates the memory: no
+         * peer of ours reaches it by load/store or CMA (rma.h). */
+        if (!all_ofi)
+            me.hw_why = FM_RMA_HW_NODE;
+        else if (!me.rma_ok)
+            me.hw_why = FM_RMA_HW_REG;
+        else if ((me.hw_kinds = fm_rma_hw_kinds(&me.hw_why)) &&
+                 fm_rma_hw_self(w, me.key, me.raddr) != FM_OK)
+            me.hw_kinds = 0, me.hw_why = FM_RMA_HW_REG;
     }
     win_card dummy[1];
     rc = fm_coll_allgather(&me, sizeof me, MPI_BYTE, cards ? (void *)cards : (void *)dummy,
@@ -325,6 +381,8 @@ int fm_win_setup(int flavor, void *base, MPI_Aint size, int disp_unit, MPI_Comm 
         ok = 0;
         snprintf(why, FM_RMA_WHY, "out of memory");
     }
+    if (ok && w->rm)
+        agree_atomics(w, cards);
     int all = ok;
     rc = fm_coll_allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, dup);
     if (own)
@@ -343,7 +401,6 @@ int fm_win_setup(int flavor, void *base, MPI_Aint size, int disp_unit, MPI_Comm 
     w->base = flavor == MPI_WIN_FLAVOR_DYNAMIC ? NULL : (void *)self->base;
     w->win_size = self->size;
     w->disp_unit = self->disp_unit;
-    w->acc_locked = flavor == MPI_WIN_FLAVOR_CREATE || flavor == MPI_WIN_FLAVOR_DYNAMIC;
     w->magic = FM_MAGIC_WIN;
     *out = w;
     return FM_OK;

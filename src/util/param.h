@@ -23,7 +23,8 @@
     X(OFI_PROVIDER_EXCLUDE, STR, "", "comma list", "Libfabric providers fabmpi must not use (same matching as OFI_PROVIDER_INCLUDE)") \
     X(OFI_DOMAIN, STR, "", "domain name", "Libfabric domain (network interface) to use, e.g. lo or eth0; empty: lo when every rank is on this node, else the first other one") \
     X(OFI_PROGRESS_EVENT_CNT, INT, "100", "1..65536", "Completions read per fi_cq_read; progress repeats reads until the queue is drained") \
-    X(OFI_RMA, ENUM, "auto", "auto|am", "One-sided windows over OFI: auto = fi_write/fi_read where the provider offers FI_RMA (accumulates always as active messages at the target), am = active messages for everything") \
+    X(OFI_RMA, ENUM, "auto", "auto|am", "One-sided windows over OFI: auto = fi_write/fi_read where the provider offers FI_RMA (accumulates: see FABMPI_RMA_ATOMICS), am = active messages for everything") \
+    X(RMA_ATOMICS, ENUM, "auto", "auto|am", "Accumulates on windows over OFI: auto = provider atomics (fi_fetch_atomic, fi_compare_atomic) for basic types whose every op the provider validates, when every rank of the window reaches every other over OFI (decided per window at creation; FABMPI_VERBOSE=1 says which), am = always active messages applied at the target") \
     X(OFI_RMA_MR, ENUM, "basic", "basic|scalable", "Memory-registration modes windows ask the provider for: basic = FI_MR_VIRT_ADDR|FI_MR_PROV_KEY|FI_MR_ALLOCATED, scalable = none (offsets, keys chosen by fabmpi)") \
     X(OFI_RNDV, ENUM, "read", "read|stream", "Rendezvous of the sw engine over OFI: read = the sender's RTS carries an RMA key and the receiver fi_reads the data, then sends FIN (falls back to stream when the provider has no FI_RMA, FABMPI_OFI_RMA=am, or registration fails); stream = the receiver answers CTS and the sender streams DATA chunks") \
     X(OFI_POSTED_MAX, INT, "0", "0..16777216", "Receives the ofi engine keeps posted in the provider; later ones wait in a software list, in order, until slots free (0: seven eighths of the provider's rx_attr->size; the rest stays free for sync-send acks and probes)") \
@@ -76,6 +77,7 @@ enum { FM_NET_AUTO, FM_NET_SHM, FM_NET_OFI };
 enum { FM_OFI_CONNECT_DYNAMIC, FM_OFI_CONNECT_STATIC };
 enum { FM_OFI_RMA_AUTO, FM_OFI_RMA_AM };
 enum { FM_OFI_RMA_MR_BASIC, FM_OFI_RMA_MR_SCALABLE };
+enum { FM_RMA_ATOMICS_AUTO, FM_RMA_ATOMICS_AM };
 enum { FM_OFI_RNDV_READ, FM_OFI_RNDV_STREAM };
 enum { FM_PT2PT_AUTO, FM_PT2PT_SW, FM_PT2PT_OFI };
 enum { FM_SHM_COPY_AUTO, FM_SHM_COPY_CMA, FM_SHM_COPY_PIPELINE };

@@ -128,6 +128,18 @@ size_t fm_ofi_rma_max(void); /* bytes one operation may move */
 int fm_ofi_rma_xfer(int write, int world, void *buf, size_t len, uint64_t raddr, uint64_t key,
                     fm_ofi_rma_op *op);
 int fm_ofi_rma_poll(void);
+/* Atomics (fi_atomic / fi_fetch_atomic / fi_compare_atomic): the element
+ * count the provider takes for (dt, op), 0 when not valid (check before
+ * use: the net provider advertises FI_ATOMIC but completes no atomic). */
+enum { FM_OFI_ATOMIC_WRITE = 0, FM_OFI_ATOMIC_FETCH, FM_OFI_ATOMIC_COMPARE };
+size_t fm_ofi_rma_atomic_count(int kind, enum fi_datatype dt, enum fi_op op);
+/* 1 if the provider orders atomics after atomics (RAR, RAW, WAR, WAW). */
+int fm_ofi_rma_atomic_ordered(void);
+/* One atomic of `kind`; cmp for compare, res for fetch and compare.
+ * FM_ERR_AGAIN: progress and retry. */
+int fm_ofi_rma_atomic(int kind, int world, const void *buf, size_t count, const void *cmp,
+                      void *res, uint64_t raddr, uint64_t key, enum fi_datatype dt, enum fi_op op,
+                      fm_ofi_rma_op *o);
 
 /* --- rndv.c: rendezvous by fi_read (software-matching engine) --- */
 /* Wire kind of an RTS whose addr is the remote address and rreq the key. */

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "core/world.h"
+#include <rdma/fi_atomic.h>
 #include <rdma/fi_rma.h>
 
 #include "net/ofi/ofi.h"
@@ -38,6 +39,7 @@ static struct {
     fi_addr_t *addr; /* per world rank */
     uint64_t next_key;
     int tried, up;
+    int atomic; /* the endpoint has FI_ATOMIC (fi_*atomicvalid still decide) */
 } R;
 
 static int rfail(const char *what, int rc)
@@ -67,7 +69,18 @@ static int rma_open(void)
     hints->fabric_attr->prov_name = strdup(m->fabric_attr->prov_name);
     if (m->domain_attr->name)
         hints->domain_attr->name = strdup(m->domain_attr->name);
-    int rc = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &list);
+    /* Atomics too when windows may use them; some providers (tcp;ofi_rxm)
+     * offer them only when asked.  Without, RMA alone. */
+    int rc = -FI_ENODATA;
+    if (fm_param.RMA_ATOMICS != FM_RMA_ATOMICS_AM) {
+        hints->caps = FI_RMA | FI_ATOMIC;
+        rc = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &list);
+        R.atomic = rc == 0 && list;
+    }
+    if (!R.atomic) {
+        hints->caps = FI_RMA;
+        rc = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &list);
+    }
     fi_freeinfo(hints);
     if (rc || !list)
         return rfail("fi_getinfo for FI_RMA", rc ? rc : -FI_ENODATA);
@@ -100,11 +113,11 @@ static int rma_open(void)
     for (int p = 0; p < fm_world_size; p++)
         R.addr[p] = FI_ADDR_NOTAVAIL;
     uint64_t mr = R.info->domain_attr->mr_mode;
-    fm_log(1, "ofi/rma: provider %s, domain %s, mr_mode%s%s%s%s, max %zu bytes per op",
+    fm_log(1, "ofi/rma: provider %s, domain %s, mr_mode%s%s%s%s, max %zu bytes per op%s",
            R.info->fabric_attr->prov_name, R.info->domain_attr->name,
            mr & FI_MR_VIRT_ADDR ? " virt_addr" : " offsets", mr & FI_MR_PROV_KEY ? " prov_key" : " own_keys",
            mr & FI_MR_ALLOCATED ? " allocated" : "", mr & FI_MR_LOCAL ? " local" : "",
-           R.info->ep_attr->max_msg_size);
+           R.info->ep_attr->max_msg_size, R.atomic ? ", FI_ATOMIC" : "");
     return FM_OK;
 }
 
@@ -124,6 +137,7 @@ static void rma_close(void)
         fi_freeinfo(R.info);
     free(R.addr);
     int tried = R.tried;
+    R.atomic = 0;
     memset(&R, 0, sizeof R);
     R.tried = tried;
 }
@@ -213,6 +227,49 @@ int fm_ofi_rma_xfer(int write, int world, void *buf, size_t len, uint64_t raddr,
     if (rc) {
         fm_error_msg("ofi/rma: fi_%s of %zu bytes to rank %d failed: %s", write ? "write" : "read",
                      len, world, fi_strerror((int)-rc));
+        return FM_ERR_NET;
+    }
+    return FM_OK;
+}
+
+size_t fm_ofi_rma_atomic_count(int kind, enum fi_datatype dt, enum fi_op op)
+{
+    if (!R.up || !R.atomic)
+        return 0;
+    size_t count = 0;
+    int rc = kind == FM_OFI_ATOMIC_FETCH    ? fi_fetch_atomicvalid(R.ep, dt, op, &count)
+             : kind == FM_OFI_ATOMIC_COMPARE ? fi_compare_atomicvalid(R.ep, dt, op, &count)
+                                            : fi_atomicvalid(R.ep, dt, op, &count);
+    return rc == 0 ? count : 0;
+}
+
+int fm_ofi_rma_atomic_ordered(void)
+{
+    const uint64_t all = FI_ORDER_ATOMIC_RAR | FI_ORDER_ATOMIC_RAW | FI_ORDER_ATOMIC_WAR |
+                         FI_ORDER_ATOMIC_WAW;
+    return R.up && (R.info->tx_attr->msg_order & all) == all;
+}
+
+int fm_ofi_rma_atomic(int kind, int world, const void *buf, size_t count, const void *cmp,
+                      void *res, uint64_t raddr, uint64_t key, enum fi_datatype dt, enum fi_op op,
+                      fm_ofi_rma_op *o)
+{
+    fi_addr_t a = R.addr[world];
+    ssize_t rc;
+    if (kind == FM_OFI_ATOMIC_COMPARE)
+        rc = fi_compare_atomic(R.ep, buf, count, NULL, cmp, NULL, res, NULL, a, raddr, key, dt, op,
+                               &o->ctx);
+    else if (kind == FM_OFI_ATOMIC_FETCH)
+        rc = fi_fetch_atomic(R.ep, buf, count, NULL, res, NULL, a, raddr, key, dt, op, &o->ctx);
+    else
+        rc = fi_atomic(R.ep, buf, count, NULL, a, raddr, key, dt, op, &o->ctx);
+    if (rc == -FI_EAGAIN)
+        return FM_ERR_AGAIN;
+    if (rc) {
+        fm_error_msg("ofi/rma: fi_%satomic of %zu elements (datatype %d, op %d) to rank %d "
+                     "failed: %s",
+                     kind == FM_OFI_ATOMIC_COMPARE ? "compare_" : kind == FM_OFI_ATOMIC_FETCH ? "fetch_" : "",
+                     count, (int)dt, (int)op, world, fi_strerror((int)-rc));
         return FM_ERR_NET;
     }
     return FM_OK;
