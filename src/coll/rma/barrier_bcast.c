@@ -44,7 +44,13 @@ int fm_crma_bcast(fm_crma *c, void *buf, MPI_Count count, MPI_Datatype dt, int r
 
     if (vr != 0)
         fm_crma_wait(c, FM_CRMA_OFF_DATA(r.lane), seq);
-    for (long j = 1; j <= fan && rc == FM_OK; j++) {
+    /* Stores (shm) are done when written: raise each child's flag at once.
+     * Writes that complete later (OFI: a flag waits for its data's
+     * completion) go to every child first, so the children's completion
+     * round trips overlap instead of adding up. */
+    const int batch = c->be->sync != NULL;
+    long j = 1;
+    for (; j <= fan && rc == FM_OK; j++) {
         long cv = (long)vr * fan + j;
         if (cv >= size)
             break;
@@ -54,9 +60,12 @@ int fm_crma_bcast(fm_crma *c, void *buf, MPI_Count count, MPI_Datatype dt, int r
             rc = fm_crma_write(c, child, off, buf, count, dt);
         else
             rc = fm_crma_forward(c, child, off, off, bytes);
-        if (rc == FM_OK)
+        if (rc == FM_OK && !batch)
             rc = fm_crma_signal(c, child, FM_CRMA_OFF_DATA(r.lane), seq);
     }
+    for (long k = 1; batch && k < j && rc == FM_OK; k++)
+        rc = fm_crma_signal(c, (int)(((long)vr * fan + k + root) % size),
+                            FM_CRMA_OFF_DATA(r.lane), seq);
     if (rc == FM_OK && vr != 0)
         fm_dt_unpack(buf, count, dt, 0, c->self + off, bytes);
     fm_crma_finish(c, seq);
