@@ -24,6 +24,7 @@
 
 struct rank {
     int r;
+    int local_rank;        /* place among the ranks of this node */
     pid_t pid;
     int out[2];            /* stdout/stderr pipes' read ends; -1 closed */
     struct fm_wbuf buf[2]; /* partial lines */
@@ -32,7 +33,7 @@ struct rank {
 
 static struct {
     char *jobid, *addr, *key;
-    int size, local_size, node_id, tag, bind;
+    int size, local_size, node_id, node_size, tag, bind;
     double exit_timeout;
     char **env;
     int nenv;
@@ -145,6 +146,23 @@ static int parse_start(char *p, uint32_t len)
     }
     if (!H.ranks || H.n != H.local_size || s >= end)
         return -1;
+    /* The node's ranks, in rank order: each of ours gets its place there. */
+    char *node = s;
+    s += strlen(s) + 1;
+    for (int i = 0; i < H.n; i++)
+        H.ranks[i].local_rank = -1;
+    for (char *t = strtok(node, ","); t; t = strtok(NULL, ",")) {
+        int r = atoi(t);
+        for (int i = 0; i < H.n; i++)
+            if (H.ranks[i].r == r)
+                H.ranks[i].local_rank = H.node_size;
+        H.node_size++;
+    }
+    for (int i = 0; i < H.n; i++)
+        if (H.ranks[i].local_rank < 0)
+            return -1;
+    if (s >= end)
+        return -1;
     H.nenv = atoi(s);
     s += strlen(s) + 1;
     H.env = calloc((size_t)H.nenv + 1, sizeof *H.env);
@@ -196,14 +214,14 @@ static void child(int i, pid_t parent, int outs[2], int in)
         putenv(H.env[e]);
     setenv_num("FABMPI_RANK", H.ranks[i].r);
     setenv_num("FABMPI_SIZE", H.size);
-    setenv_num("FABMPI_LOCAL_RANK", i);
-    setenv_num("FABMPI_LOCAL_SIZE", H.local_size);
+    setenv_num("FABMPI_LOCAL_RANK", H.ranks[i].local_rank);
+    setenv_num("FABMPI_LOCAL_SIZE", H.node_size);
     setenv_num("FABMPI_NODE_ID", H.node_id);
     setenv("FABMPI_JOBID", H.jobid, 1);
     setenv("FABMPI_BOOT_ADDR", H.addr, 1);
     setenv("FABMPI_BOOT_KEY", H.key, 1);
     if (H.bind)
-        fm_mx_bind_child(i);
+        fm_mx_bind_child(H.ranks[i].local_rank);
     execvp(H.argv[0], H.argv);
     dprintf(STDERR_FILENO, "fabmpi_hostd: rank %d: cannot run %s: %s\n", H.ranks[i].r, H.argv[0],
             strerror(errno));

@@ -14,8 +14,10 @@
  *   SIGNAL{u32 rank or ~0 = all, u32 sig}
  *
  * START holds NUL-terminated strings: jobid, boot address, key, world size,
- * local size, node id, tag-output 0|1, bind-to-core 0|1, exit timeout (s), ranks on
- * this host as "r1,r2,...", env count, VAR=value..., argc, argv...
+ * ranks this helper starts, node id, tag-output 0|1, bind-to-core 0|1, exit
+ * timeout (s), the ranks this helper starts as "r1,r2,...", every rank of
+ * the node (this helper's and other helpers' on the same machine) as
+ * "r1,r2,..." in rank order, env count, VAR=value..., argc, argv...
  * End of stdin means mpiexec (or the ssh connection) is gone: the helper
  * ends its ranks (SIGTERM, SIGKILL after the exit timeout) and exits. */
 #ifndef FM_TOOLS_HOSTD_H

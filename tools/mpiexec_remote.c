@@ -112,15 +112,46 @@ static void rank_list(const struct fm_mx_job *job, int h, struct fm_wbuf *b)
     fm_wbuf_add(b, "", 1);
 }
 
-/* Node ids count the hosts that run ranks, in host order; ranks are placed
- * in host order, so this is also the order of each node's lowest rank (what
- * PMIx, PMI-2 and the host-name exchange give). */
+/* Hosts that are this machine (say localhost and 127.0.0.1) are one node,
+ * as the shm transport, which goes by host name and boot id, sees them;
+ * every other host is its own node. */
+static int same_node(const struct fm_mx_job *job, int a, int b)
+{
+    return a == b || (job->hosts[a].local && job->hosts[b].local);
+}
+
+/* First host with ranks on h's node. */
+static int node_rep(const struct fm_mx_job *job, int h)
+{
+    for (int j = 0; j < job->nhosts; j++)
+        if (job->hosts[j].nranks && same_node(job, j, h))
+            return j;
+    return h;
+}
+
+/* Nodes are numbered in host order; ranks fill the hosts in that order, so
+ * this is also the order of each node's lowest rank (what PMIx, PMI-2 and
+ * the host-name exchange give). */
 static int node_id(const struct fm_mx_job *job, int h)
 {
-    int id = 0;
-    for (int i = 0; i < h; i++)
-        id += job->hosts[i].nranks > 0;
+    int rep = node_rep(job, h), id = 0;
+    for (int i = 0; i < rep; i++)
+        id += job->hosts[i].nranks && node_rep(job, i) == i;
     return id;
+}
+
+/* The ranks of h's node in rank order: a rank's place in it is its local
+ * rank, its length the local size. */
+static void node_rank_list(const struct fm_mx_job *job, int h, struct fm_wbuf *b)
+{
+    char s[16];
+    for (int r = 0, first = 1; r < job->n; r++)
+        if (same_node(job, job->ranks[r].host, h)) {
+            int l = snprintf(s, sizeof s, "%s%d", first ? "" : ",", r);
+            fm_wbuf_add(b, s, (size_t)l);
+            first = 0;
+        }
+    fm_wbuf_add(b, "", 1);
 }
 
 static int start_frame(const struct fm_mx_job *job, int h, const char *path, struct fm_wbuf *b)
@@ -136,6 +167,7 @@ static int start_frame(const struct fm_mx_job *job, int h, const char *path, str
     add_num(&p, job->bind);
     add_num(&p, job->exit_timeout);
     rank_list(job, h, &p);
+    node_rank_list(job, h, &p);
     add_num(&p, add_env(job, NULL, 1));
     add_env(job, &p, 0);
     int argc = 0;
@@ -193,8 +225,11 @@ void fm_mx_remote_print(const struct fm_mx_job *job, const char *path)
                 printf("%s%d", first ? "" : ",", r);
                 first = 0;
             }
-        printf(" (local size %d, node %d%s): %s", job->hosts[h].nranks, node_id(job, h),
-               job->bind ? ", bound to cores" : "", path);
+        int node_size = 0;
+        for (int r = 0; r < job->n; r++)
+            node_size += same_node(job, job->ranks[r].host, h);
+        printf(" (node %d, local size %d%s): %s", node_id(job, h), node_size, job->bind ? ", bound to cores" : "",
+               path);
         for (char **a = job->argv + 1; *a; a++)
             printf(" %s", *a);
         printf("\n");
