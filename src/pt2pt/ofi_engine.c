@@ -64,9 +64,9 @@ static int choose_layout(const struct fi_info *i)
     fm_ofi_eng.full = mode == FM_OFI_TAG_FULL;
     /* The sync flag goes in CQ data when there is room beside the source
      * rank, so receives need no ignore bit for it.  Besides saving a tag
-     * bit's worth of matching work, this sidesteps a libfabric 1.17 shm
-     * bug: an unexpected message that arrives while some other receive is
-     * posted can then only be matched by a receive without ignore bits. */
+     * bit's worth of matching work, this keeps named receives clear of a
+     * libfabric 1.17 shm bug: unexpected messages are matched without the
+     * receive's ignore mask (see auto_avoids). */
     fm_ofi_eng.sync_in_data = cqd >= (fm_ofi_eng.full ? 8u : 4u);
     fm_ofi_eng.use_data = fm_ofi_eng.full || fm_ofi_eng.sync_in_data;
     return FM_OK;
@@ -77,10 +77,12 @@ static int choose_layout(const struct fi_info *i)
  *  - net keeps at most one unexpected message per connection and stalls
  *    the connection behind it (a later message on another tag never
  *    arrives until the first is received: Probe-then-other-message hangs);
- *  - shm, after an unexpected message arrived while some other receive
- *    was posted, matches it only to receives without ignore bits, and a
- *    FI_PEEK with ignore bits never answers (ANY_TAG receives and probes
- *    hang).
+ *  - shm searches its unexpected queue with the posted-receive match
+ *    function, i.e. with the queued entry's stale ignore mask instead of
+ *    the new receive's: a receive or FI_PEEK with ignore bits never finds
+ *    a message that arrived first (it takes a later one), and an exact
+ *    receive may take another tag after a wildcard receive completed
+ *    (tests/ofi/shm_unexp_match.c).
  * FABMPI_PT2PT=ofi still uses them (tests exercise what does work). */
 static int auto_avoids(const char *prov)
 {

@@ -59,9 +59,10 @@ typedef struct fm_ofi_op {
 /* Parked-post queues.  Q_RECV also holds user receives beyond posted_max:
  * the software list of receives that wait, in posting order, for a slot in
  * the provider.  Library-internal receives (sync-send acks, collectives)
- * have their own queue: their tags match no user message, so they need
- * not wait behind user receives (a barrier after many pre-posted receives
- * would deadlock), and they use the slots posted_max leaves free. */
+ * and Mrecv's claimed receives have their own queue: none can take a
+ * message a user receive waits for, so they need not wait behind user
+ * receives (a barrier after many pre-posted receives would deadlock), and
+ * they use the slots posted_max leaves free. */
 enum { FM_OFI_Q_SEND, FM_OFI_Q_RECV, FM_OFI_Q_ACK, FM_OFI_NQUEUES };
 
 typedef struct fm_ofi_engine {

@@ -148,8 +148,9 @@ static int post_failed(fm_ofi_op *op, ssize_t rc)
 static int queue_of(const fm_ofi_op *op)
 {
     return op->type == FM_OFI_T_SEND || op->type == FM_OFI_T_ACK_SEND ? FM_OFI_Q_SEND
-           : op->type == FM_OFI_T_ACK_RECV || (op->flags & FM_OFI_F_COLL) ? FM_OFI_Q_ACK
-                                                                           : FM_OFI_Q_RECV;
+           : op->type == FM_OFI_T_ACK_RECV || (op->flags & (FM_OFI_F_COLL | FI_CLAIM))
+               ? FM_OFI_Q_ACK
+               : FM_OFI_Q_RECV;
 }
 
 /* A user receive must wait in software: the provider holds posted_max
@@ -161,7 +162,7 @@ static int queue_of(const fm_ofi_op *op)
  * posted after it, as MPI requires. */
 static int no_slot(const fm_ofi_op *op)
 {
-    return op->type == FM_OFI_T_RECV && !(op->flags & FM_OFI_F_COLL) &&
+    return op->type == FM_OFI_T_RECV && !(op->flags & (FM_OFI_F_COLL | FI_CLAIM)) &&
            fm_ofi_eng.nposted >= fm_ofi_eng.posted_max;
 }
 
@@ -237,8 +238,8 @@ uint64_t fm_ofi_recv_ignore(int any_src, int any_tag)
     uint64_t ig = fm_ofi_tag_ignore(&fm_ofi_eng.lay, any_src, any_tag);
     /* With the sync flag in CQ data the SYNC tag bit is never set, and a
      * receive naming source and tag can match exactly: libfabric 1.17's shm
-     * provider loses unexpected messages for receives with ignore bits when
-     * they arrived while another receive was posted (see ofi_engine.c). */
+     * provider never matches an earlier unexpected message to a receive
+     * with ignore bits (see auto_avoids in ofi_engine.c). */
     if (fm_ofi_eng.sync_in_data)
         ig &= ~((uint64_t)FM_OFI_PROTO_SYNC << fm_ofi_eng.lay.proto_shift);
     return ig;
