@@ -108,7 +108,8 @@ int fm_pt2pt_init(int world_rank, int world_size)
                          "allows only shared memory (set FABMPI_NET=auto or ofi)", p);
             return FM_ERR_NET;
         }
-        size_t lim = fm_param.EAGER_LIMIT;
+        size_t lim = fm_peer_net[p] == &fm_net_ofi ? fm_param.OFI_EAGER_LIMIT
+                                                   : fm_param.EAGER_LIMIT;
         size_t room = fm_peer_net[p]->max_msg - sizeof(fm_hdr_rndv);
         eager_lim[p] = lim < room ? lim : room;
     }

@@ -141,7 +141,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     /* doubles: 0 B, 8 B, small eager, eager limit region, rendezvous,
      * split-copy sizes, 16 MiB */
-    int ns[] = {0, 1, 7, 100, 2047, 2049, 20000, 150000, 700000, 2 * 1024 * 1024};
+    int ns[] = {0, 1, 7, 100, 2047, 2049, 4095, 4097, 20000, 150000, 700000, 2 * 1024 * 1024};
     int nn = (int)(sizeof ns / sizeof ns[0]);
     if (size > 4)
         nn--; /* 16 MiB x 8 ranks x 2 buffers is too much for the CI machine's time */

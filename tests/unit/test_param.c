@@ -30,7 +30,7 @@ static void defaults(void **state)
     (void)state;
     assert_int_equal(load_with(NULL, NULL), FM_OK);
     assert_int_equal(fm_param.VERBOSE, 0);
-    assert_int_equal(fm_param.EAGER_LIMIT, 16 * 1024);
+    assert_int_equal(fm_param.EAGER_LIMIT, 32 * 1024);
     assert_int_equal(fm_param.SHM_COPY, FM_SHM_COPY_AUTO);
     assert_int_equal(fm_param.YIELD, FM_YIELD_AUTO);
     assert_int_equal(fm_param.RANK, -1);
