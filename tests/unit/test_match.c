@@ -533,9 +533,19 @@ static void test_flat_cost(void **state)
     int timing = getenv("FM_TEST_NO_TIMING") == NULL; /* set under valgrind/sanitizers */
     (void)state;
     for (int path = 1; path >= 0; path--) {
-        double d1 = ns_per_match(1, path, HOT);
         for (int pat = HOT; pat <= SCATTERED; pat++) {
-            double d4 = ns_per_match(10000, path, (enum pattern)pat);
+            /* A busy machine can stall any one measurement: keep the best
+             * ratio of a few paired ones. */
+            double d1 = 0, d4 = 0;
+            for (int attempt = 0; attempt < 5; attempt++) {
+                double a = ns_per_match(1, path, HOT), b = ns_per_match(10000, path, (enum pattern)pat);
+                if (attempt == 0 || b / a < d4 / d1) {
+                    d1 = a;
+                    d4 = b;
+                }
+                if (d4 < 1.5 * d1)
+                    break;
+            }
             printf("# %s match, %-11s: depth 1 %5.1f ns, depth 10^4 %5.1f ns, ratio %.2f\n",
                    path ? "expected  " : "unexpected", names[pat], d1, d4, d4 / d1);
             /* Target ~1.5x; 3x leaves room for a noisy machine.  Scattered
