@@ -538,7 +538,8 @@ static void test_flat_cost(void **state)
              * ratio of a few paired ones. */
             double d1 = 0, d4 = 0;
             for (int attempt = 0; attempt < 5; attempt++) {
-                double a = ns_per_match(1, path, HOT), b = ns_per_match(10000, path, (enum pattern)pat);
+                double a = ns_per_match(1, path, HOT);
+                double b = ns_per_match(10000, path, (enum pattern)pat);
                 if (attempt == 0 || b / a < d4 / d1) {
                     d1 = a;
                     d4 = b;
