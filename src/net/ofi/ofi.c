@@ -7,6 +7,7 @@
 #include "boot/boot.h"
 #include "core/world.h"
 #include "net/net.h"
+#include "net/ofi/fabric_load.h"
 #include "net/ofi/ofi.h"
 #include "net/ofi/ofi_info.h"
 #include "net/ofi/tag.h"
@@ -83,6 +84,16 @@ static void close_all(void)
 static int bring_up(void)
 {
     fm_ofi_state *s = &fm_ofi;
+    /* libfabric is opened here, on first use (fabric_load.c). */
+    const char *lwhy = NULL;
+    if (fm_fabric_load(&lwhy)) {
+        fm_error_msg("ofi: %s needs the libfabric transport, but %s could not be loaded: %s; "
+                     "install libfabric1 (Debian), or use FABMPI_NET=shm with every rank on "
+                     "one node",
+                     fm_param.NET == FM_NET_OFI ? "FABMPI_NET=ofi" : "reaching ranks on other nodes",
+                     FM_FABRIC_SONAME, lwhy);
+        return FM_ERR_NET;
+    }
     struct fi_info *list = NULL;
     int rc = fm_ofi_getinfo(&list);
     char why[1024];
@@ -211,6 +222,11 @@ fm_net_ops fm_net_ofi = {
 
 void fm_ofi_print_info(FILE *out)
 {
+    const char *lwhy = NULL;
+    if (fm_fabric_load(&lwhy)) {
+        fprintf(out, "  ofi          %s could not be loaded: %s\n", FM_FABRIC_SONAME, lwhy);
+        return;
+    }
     struct fi_info *list = NULL;
     int rc = fm_ofi_getinfo(&list);
     fprintf(out, "  ofi          libfabric %u.%u (built against %u.%u)\n",
