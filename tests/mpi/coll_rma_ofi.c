@@ -28,15 +28,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "testutil.h"
+#include "verbose_log.h"
 
 static int rank, size;
 static int verbose_check;   /* rank 0 checks the library's verbose lines */
 static int expect_rma = 1;  /* the one-sided path can run at all */
 static long area;           /* bytes of the cache data area */
 static char bcast_algo[64]; /* "rma over ofi <F>-way fan-out tree" */
-static int saved_err = -1, log_fd = -1;
-static off_t log_seen;      /* bytes of the log already checked */
 
 /* ---- the library's verbose lines ----------------------------------------- */
 static void log_start(void)
@@ -50,55 +48,11 @@ static void log_start(void)
              fan ? atol(fan) : 2L);
     expect_rma = !(am && strcmp(am, "am") == 0);
     verbose_check = rank == 0 && v && strcmp(v, "1") == 0;
-    if (!verbose_check)
-        return;
-    char path[] = "/tmp/coll_rma_ofi.XXXXXX";
-    log_fd = mkstemp(path);
-    CHECK(log_fd >= 0);
-    unlink(path);
-    saved_err = dup(2);
-    CHECK(saved_err >= 0);
-    CHECK(dup2(log_fd, 2) == 2);
-}
-
-static void log_stop(void)
-{
-    if (!verbose_check)
-        return;
-    dup2(saved_err, 2);
-    close(saved_err);
-    close(log_fd);
+    vl_start(verbose_check);
 }
 
 /* The verbose line of the last call named `call` must contain `want`. */
-static void expect_line(const char *call, const char *want, const char *what)
-{
-    if (!verbose_check)
-        return;
-    off_t end = lseek(log_fd, 0, SEEK_END);
-    CHECK(end >= log_seen);
-    size_t n = (size_t)(end - log_seen);
-    char *buf = tu_malloc(n + 1);
-    CHECK(pread(log_fd, buf, n, log_seen) == (ssize_t)n);
-    buf[n] = 0;
-    log_seen = end;
-    /* Last line naming the call, among what the library printed since. */
-    char *line = NULL;
-    for (char *p = buf; (p = strstr(p, call)) != NULL; p++)
-        line = p;
-    if (!line) {
-        dup2(saved_err, 2);
-        tu_fail(__FILE__, __LINE__, "%s: no verbose line for %s (log: %.300s)", what, call, buf);
-    }
-    char *eol = strchr(line, '\n');
-    if (eol)
-        *eol = 0;
-    if (!strstr(line, want)) {
-        dup2(saved_err, 2);
-        tu_fail(__FILE__, __LINE__, "%s: verbose line \"%s\" lacks \"%s\"", what, line, want);
-    }
-    free(buf);
-}
+#define expect_line vl_expect
 
 /* What the line must say for `bytes` packed bytes when `limit` fits. */
 static const char *want_for(size_t bytes, size_t limit, const char *rma)
@@ -355,7 +309,7 @@ int main(int argc, char **argv)
     MPI_Type_free(&mat);
     MPI_Op_free(&op_sum);
     MPI_Op_free(&op_mat);
-    log_stop();
+    vl_stop();
     CHECK_MPI(MPI_Finalize());
     if (rank == 0)
         printf("coll_rma_ofi: ok (%d ranks%s)\n", size,

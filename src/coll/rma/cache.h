@@ -39,7 +39,7 @@
 #include <stdint.h>
 
 #define FM_CRMA_MAGIC 0x43524d41u /* "CRMA" */
-#define FM_CRMA_VERSION 1u
+#define FM_CRMA_VERSION 2u
 #define FM_CRMA_PAGE 4096u
 #define FM_CRMA_ROUNDS 32 /* dissemination barrier rounds: ceil(log2 size) <= 31 */
 #define FM_CRMA_FLAGSETS 32 /* calls that may be in flight on one member */
@@ -59,6 +59,15 @@ typedef struct fm_crma_word {
     unsigned char inl[FM_CRMA_INLINE];
 } fm_crma_word;
 
+/* Flat allreduce / barrier (flat.c): each member publishes in its own
+ * lane, alternating between two lanes; up to FM_CRMA_FLAT_MAX bytes. */
+#define FM_CRMA_FLAT_MAX 1024
+#define FM_CRMA_FLAT_LANES 2
+typedef struct fm_crma_flat {
+    fm_crma_word flag;  /* seq of the call published here; inline data up to 48 B */
+    _Alignas(64) unsigned char data[FM_CRMA_FLAT_MAX];
+} fm_crma_flat;
+
 /* Fixed part of the reserved area, at offset 0 of every segment. */
 typedef struct fm_crma_reserved {
     _Alignas(64) uint32_t magic;
@@ -70,6 +79,7 @@ typedef struct fm_crma_reserved {
     fm_crma_word data[FM_CRMA_FLAGSETS];    /* bcast: this call's data has arrived */
     fm_crma_word slot[FM_CRMA_FLAGSETS][2]; /* reduce: child j's partial result is in
                                                slot j (half) of the call's region */
+    fm_crma_flat flat[FM_CRMA_FLAT_LANES];  /* written only by this member */
 } fm_crma_reserved;
 
 _Static_assert(sizeof(fm_crma_word) == 64, "flag words fill one cache line");
@@ -132,6 +142,7 @@ typedef struct fm_crma {
     const fm_crma_backend *be;
     int rank, size;
     uint64_t seq;          /* number of the last one-sided call; same on all members */
+    uint64_t flat_calls;   /* flat calls so far (flat.c picks its lane from it) */
     int disabled;          /* setup failed on some member: two-sided from now on */
     /* Ring allocation of the data area (identical on every member). */
     uint64_t vcur;         /* next free byte, counted since setup */
@@ -155,6 +166,7 @@ static inline fm_crma_reserved *fm_crma_res(const fm_crma *c)
 #define FM_CRMA_OFF_BAR(k) (offsetof(fm_crma_reserved, bar) + (size_t)(k) * sizeof(fm_crma_word))
 #define FM_CRMA_OFF_DONE offsetof(fm_crma_reserved, done)
 #define FM_CRMA_OFF_DATA(l) (offsetof(fm_crma_reserved, data) + (size_t)(l) * sizeof(fm_crma_word))
+#define FM_CRMA_OFF_FLAT(l) (offsetof(fm_crma_reserved, flat) + (size_t)(l) * sizeof(fm_crma_flat))
 #define FM_CRMA_OFF_SLOT(l, j) \
     (offsetof(fm_crma_reserved, slot) + ((size_t)(l) * 2 + (size_t)(j)) * sizeof(fm_crma_word))
 
@@ -225,5 +237,10 @@ int fm_crma_bcast(fm_crma *c, void *buf, MPI_Count count, MPI_Datatype dt, int r
 /* rbuf significant at root only; sbuf may be MPI_IN_PLACE at root. */
 int fm_crma_reduce(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
                    MPI_Op op, int root);
+/* flat.c, shm backend only: one round of flags, every member reads all.
+ * Allreduce needs a contiguous dt of at most FM_CRMA_FLAT_MAX bytes. */
+int fm_crma_barrier_flat(fm_crma *c);
+int fm_crma_allreduce_flat(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count,
+                           MPI_Datatype dt, MPI_Op op);
 
 #endif

@@ -11,7 +11,8 @@
  *         the RMA endpoint; FABMPI_NET=ofi takes this path on one node too);
  *   auto  as `on`, and also every member reached through shared memory,
  *         and the one-sided algorithm is a candidate only at the sizes where
- *         our measurements show it winning (tables below).  Over OFI auto
+ *         our measurements show it winning (tables below), or where the
+ *         flat barrier / allreduce fits (flat_fits).  Over OFI auto
  *         stays two-sided: each flag there waits for a completion round
  *         trip of the data before it (backend_ofi.c), and no measurement
  *         has shown the one-sided path winning on the providers we have
@@ -63,8 +64,28 @@ static const fm_size_range wins[NKIND][2] = {
     [K_ALLREDUCE] = {{1, 1024}, {8192, 65536}},
 };
 
-/* The cache to run on, or NULL with *why saying why two-sided runs. */
-static fm_crma *choose(MPI_Comm comm, enum kind k, size_t bytes, const char **why)
+/* The flat algorithms (flat.c): when the node has more ranks than CPUs
+ * (fm_oversubscribed, the same on every rank of a node), up to
+ * FM_FLAT_RANKS members and FM_CRMA_FLAT_MAX bytes of a contiguous type, all
+ * mapping each other's segments.  Measured with bench/allreduce.c and
+ * bench/barrier.c on 2 cores (us, flat vs two-sided or dissemination):
+ * allreduce 8 B at 4 ranks 2.7 vs 4.0, 8 ranks 6.7 vs 16, 16 ranks 19 vs
+ * 52; flat still ahead at 1 KiB (4 ranks 3.3-3.6 vs 4.5) but not at 4 KiB;
+ * barrier at 8 ranks 6-8 vs 9-10, 16 ranks 18 vs 31-38.  With a core per
+ * rank (2 ranks here) the dissemination barrier's pushed flags beat
+ * flat's polled ones (0.07 vs 0.12 us), so flat is kept to oversubscribed
+ * nodes; a member's p - 1 reads keep it to small communicators. */
+#define FM_FLAT_RANKS 16
+
+static int flat_fits(MPI_Comm comm, size_t bytes, MPI_Datatype dt)
+{
+    return fm_oversubscribed && comm->size <= FM_FLAT_RANKS && bytes <= FM_CRMA_FLAT_MAX &&
+           (!dt || fm_dt_is_contig(dt)) && fm_crma_all_shm(comm);
+}
+
+/* The cache to run on, or NULL with *why saying why two-sided runs.  flat:
+ * the flat algorithm fits, which auto mode takes at any size it fits. */
+static fm_crma *choose(MPI_Comm comm, enum kind k, size_t bytes, int flat, const char **why)
 {
     const int mode = fm_param.COLL_RMA;
     if (mode == FM_COLL_RMA_OFF) {
@@ -95,7 +116,7 @@ static fm_crma *choose(MPI_Comm comm, enum kind k, size_t bytes, const char **wh
             return NULL;
         }
         const fm_size_range *w = &wins[k][comm->size == 2 ? 0 : 1];
-        if (bytes < w->lo || bytes > w->hi) {
+        if (!flat && (bytes < w->lo || bytes > w->hi)) {
             *why = "two-sided measured faster at this size";
             return NULL;
         }
@@ -123,16 +144,21 @@ static void report(MPI_Comm comm, enum kind k, size_t bytes, int root, const fm_
 int fm_coll_sel_barrier(MPI_Comm comm)
 {
     const char *why = "";
-    fm_crma *c = choose(comm, K_BARRIER, 0, &why);
-    report(comm, K_BARRIER, 0, -1, c, c ? "dissemination on flags" : "dissemination", why);
-    return c ? fm_crma_barrier(c) : fm_coll_barrier(comm);
+    const int flat = flat_fits(comm, 0, NULL);
+    fm_crma *c = choose(comm, K_BARRIER, 0, flat, &why);
+    report(comm, K_BARRIER, 0, -1, c,
+           c ? flat ? "flat (one round of flags)" : "dissemination on flags" : "dissemination",
+           why);
+    if (!c)
+        return fm_coll_barrier(comm);
+    return flat ? fm_crma_barrier_flat(c) : fm_crma_barrier(c);
 }
 
 int fm_coll_sel_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
     const char *why = "";
     size_t bytes = (size_t)count * (size_t)dt->size;
-    fm_crma *c = choose(comm, K_BCAST, bytes, &why);
+    fm_crma *c = choose(comm, K_BCAST, bytes, 0, &why);
     if (fm_param.COLL_VERBOSE && comm->rank == 0) {
         char algo[48];
         snprintf(algo, sizeof algo, c ? "%ld-way fan-out tree" : "binomial tree",
@@ -154,7 +180,7 @@ int fm_coll_sel_reduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Dataty
 {
     const char *why = "";
     size_t bytes = (size_t)count * (size_t)dt->size;
-    fm_crma *c = choose(comm, K_REDUCE, bytes, &why);
+    fm_crma *c = choose(comm, K_REDUCE, bytes, 0, &why);
     report(comm, K_REDUCE, bytes, root, c, reduce_algo(c != NULL, op), why);
     return c ? fm_crma_reduce(c, sbuf, rbuf, count, dt, op, root)
              : fm_coll_reduce(sbuf, rbuf, count, dt, op, root, comm);
@@ -165,11 +191,17 @@ int fm_coll_sel_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Dat
 {
     const char *why = "";
     size_t bytes = (size_t)count * (size_t)dt->size;
-    fm_crma *c = choose(comm, K_ALLREDUCE, bytes, &why);
+    const int flat = flat_fits(comm, bytes, dt);
+    fm_crma *c = choose(comm, K_ALLREDUCE, bytes, flat, &why);
     report(comm, K_ALLREDUCE, bytes, -1, c,
-           c ? "reduce (binary tree) + fan-out bcast" : "recursive doubling / halving", why);
+           c ? flat ? "flat (one round of flags, every member reduces all)"
+                    : "reduce (binary tree) + fan-out bcast"
+             : "recursive doubling / halving",
+           why);
     if (!c)
         return fm_coll_allreduce(sbuf, rbuf, count, dt, op, comm);
+    if (flat)
+        return fm_crma_allreduce_flat(c, sbuf, rbuf, count, dt, op);
     /* Reduce to 0 (non-root members read their contribution from rbuf
      * under MPI_IN_PLACE), then broadcast 0's result. */
     int rc = fm_crma_reduce(c, sbuf, rbuf, count, dt, op, 0);

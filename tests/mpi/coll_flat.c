@@ -1,0 +1,227 @@
+/* coll_flat: small Allreduce and Barrier on an oversubscribed node, where
+ * fabmpi runs them "flat" (src/coll/rma/flat.c: every member publishes its
+ * contribution in its own shared segment and reduces everyone's itself).
+ *
+ * Values: MPI_SUM on ints and a non-commutative user op (2x2 matrix
+ * product) at counts inside the inline flag line, just past it, at the
+ * flat limit (1 KiB) and just past it, in place and not; doubles whose sum
+ * depends on the order of additions, which must come out bitwise equal on
+ * every rank; 100 back-to-back calls (more than the 32 flag sets, so
+ * every lane is reused); a barrier that nobody leaves before its late
+ * member entered it (checked against that member's CLOCK_MONOTONIC entry
+ * time, a clock shared by the node).
+ *
+ * Algorithms: with FABMPI_COLL_VERBOSE=1, world rank 0 checks the line
+ * the library printed for each call: "flat" where it must run
+ * (FABMPI_YIELD=always makes fabmpi treat the node as oversubscribed, so
+ * any rank count takes it), never "flat" with FABMPI_YIELD=never, past the
+ * size limit or for a non-contiguous type.  Without FABMPI_COLL_VERBOSE
+ * (or under another MPI) only values are checked. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include <time.h>
+
+#include "verbose_log.h"
+
+static int rank, size;
+static int want_flat;  /* 1: flat must run where it fits; 0: must not run; -1: unknown */
+
+/* Check the verbose line of the last `call`: "flat" when flat must run and
+ * the message fits; no "flat" when it must not run or does not fit. */
+static void expect_call(const char *call, int fits, const char *what)
+{
+    if (want_flat < 0)
+        vl_check(call, call, 0, what); /* the line is there */
+    else
+        vl_check(call, "flat", !(want_flat && fits), what);
+}
+
+static unsigned val(int r, long i, unsigned salt)
+{
+    return (unsigned)(r * 2654435761u) ^ (unsigned)(i * 40503u) ^ (salt * 7919u);
+}
+
+static void mat_mul(const unsigned *x, const unsigned *y, unsigned *out)
+{
+    unsigned r[4] = {x[0] * y[0] + x[1] * y[2], x[0] * y[1] + x[1] * y[3],
+                     x[2] * y[0] + x[3] * y[2], x[2] * y[1] + x[3] * y[3]};
+    memcpy(out, r, sizeof r);
+}
+
+static void umat(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    unsigned *a = in, *b = inout;
+    for (int i = 0; i < *len; i++)
+        mat_mul(a + 4 * i, b + 4 * i, b + 4 * i); /* inout = in * inout */
+}
+
+static void check_sum(int n, int in_place, unsigned salt)
+{
+    unsigned *s = tu_malloc((size_t)n * sizeof *s + 1), *r = tu_malloc((size_t)n * sizeof *r + 1);
+    for (int i = 0; i < n; i++)
+        s[i] = val(rank, i, salt);
+    if (in_place)
+        memcpy(r, s, (size_t)n * sizeof *s);
+    CHECK_MPI(MPI_Allreduce(in_place ? MPI_IN_PLACE : s, r, n, MPI_UNSIGNED, MPI_SUM,
+                            MPI_COMM_WORLD));
+    for (int i = 0; i < n; i++) {
+        unsigned want = 0;
+        for (int p = 0; p < size; p++)
+            want += val(p, i, salt);
+        if (r[i] != want)
+            tu_fail(__FILE__, __LINE__, "sum of %d (in place %d): [%d] = %u, want %u", n,
+                    in_place, i, r[i], want);
+    }
+    char what[64];
+    snprintf(what, sizeof what, "MPI_SUM of %d unsigned", n);
+    expect_call("MPI_Allreduce", n * 4 <= 1024, what);
+    free(s);
+    free(r);
+}
+
+static void check_matrix(int n, MPI_Datatype mat, MPI_Op op)
+{
+    unsigned *s = tu_malloc((size_t)n * 16 + 1), *r = tu_malloc((size_t)n * 16 + 1);
+    for (int i = 0; i < 4 * n; i++)
+        s[i] = val(rank, i, 5) | 1;
+    CHECK_MPI(MPI_Allreduce(s, r, n, mat, op, MPI_COMM_WORLD));
+    for (int e = 0; e < n; e++) {
+        unsigned want[4], m[4];
+        for (int k = 0; k < 4; k++)
+            want[k] = val(0, 4 * e + k, 5) | 1;
+        for (int p = 1; p < size; p++) { /* rank order: m0 * m1 * ... */
+            for (int k = 0; k < 4; k++)
+                m[k] = val(p, 4 * e + k, 5) | 1;
+            mat_mul(want, m, want);
+        }
+        if (memcmp(want, r + 4 * e, sizeof want) != 0)
+            tu_fail(__FILE__, __LINE__, "matrix product of %d, element %d: %u %u %u %u, want "
+                    "%u %u %u %u", n, e, r[4 * e], r[4 * e + 1], r[4 * e + 2], r[4 * e + 3],
+                    want[0], want[1], want[2], want[3]);
+    }
+    char what[64];
+    snprintf(what, sizeof what, "non-commutative op on %d matrices", n);
+    expect_call("MPI_Allreduce", n * 16 <= 1024, what);
+    free(s);
+    free(r);
+}
+
+/* Sums whose rounding depends on the order of additions: every rank must
+ * still get the same bits. */
+static void check_same_bits(void)
+{
+    double s[6], r[6], r0[6];
+    for (int i = 0; i < 6; i++)
+        s[i] = (rank % 2 ? 1e16 : 1.0) * (i + 1) + rank * 0.1;
+    CHECK_MPI(MPI_Allreduce(s, r, 6, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+    expect_call("MPI_Allreduce", 1, "doubles");
+    memcpy(r0, r, sizeof r);
+    CHECK_MPI(MPI_Bcast(r0, 6, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    if (memcmp(r0, r, sizeof r) != 0)
+        tu_fail(__FILE__, __LINE__, "allreduce of doubles differs from rank 0's: %.17g vs %.17g",
+                r[0], r0[0]);
+}
+
+static void check_many(void)
+{
+    for (int it = 0; it < 100; it++) {
+        long v = rank * 1000 + it, sum = 0;
+        CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+        for (int p = 0; p < size; p++)
+            sum += p * 1000 + it;
+        if (v != sum)
+            tu_fail(__FILE__, __LINE__, "call %d: %ld, want %ld", it, v, sum);
+        if (it % 7 == 0) /* interleave barriers: they share the flag lanes */
+            CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    }
+    expect_call("MPI_Allreduce", 1, "100 calls");
+}
+
+static void check_vector(void)
+{
+    /* Non-contiguous: never flat. */
+    MPI_Datatype vec;
+    CHECK_MPI(MPI_Type_vector(2, 1, 2, MPI_INT, &vec));
+    CHECK_MPI(MPI_Type_commit(&vec));
+    int s[3] = {rank, -7, rank * 2}, r[3] = {0, 99, 0};
+    CHECK_MPI(MPI_Allreduce(s, r, 1, vec, MPI_SUM, MPI_COMM_WORLD));
+    int want = size * (size - 1) / 2;
+    if (r[0] != want || r[1] != 99 || r[2] != 2 * want)
+        tu_fail(__FILE__, __LINE__, "vector allreduce: %d %d %d, want %d 99 %d", r[0], r[1], r[2],
+                want, 2 * want);
+    expect_call("MPI_Allreduce", 0, "vector type");
+    MPI_Type_free(&vec);
+}
+
+static double mono(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void check_barrier(void)
+{
+    const int late = size - 1;
+    double entered = 0;
+    for (int round = 0; round < 3; round++) {
+        if (rank == late) {
+            struct timespec nap = {0, 30 * 1000 * 1000};
+            nanosleep(&nap, NULL);
+            entered = mono();
+        }
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        double left = mono(), e = entered;
+        expect_call("MPI_Barrier", 1, "barrier");
+        CHECK_MPI(MPI_Bcast(&e, 1, MPI_DOUBLE, late, MPI_COMM_WORLD));
+        if (left < e)
+            tu_fail(__FILE__, __LINE__, "left the barrier %.6f s before rank %d entered it",
+                    e - left, late);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    CHECK_MPI(MPI_Init(&argc, &argv));
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const char *v = getenv("FABMPI_COLL_VERBOSE"), *y = getenv("FABMPI_YIELD");
+    const char *mode = getenv("FABMPI_COLL_RMA");
+    want_flat = !y ? -1 : strcmp(y, "always") == 0 ? 1 : strcmp(y, "never") == 0 ? 0 : -1;
+    if (mode && strcmp(mode, "off") == 0)
+        want_flat = 0;
+    if (size < 2)
+        want_flat = 0;
+    const int checked = rank == 0 && v && strcmp(v, "1") == 0 && want_flat >= 0;
+    vl_start(rank == 0 && v && strcmp(v, "1") == 0);
+
+    MPI_Op op_mat;
+    CHECK_MPI(MPI_Op_create(umat, 0, &op_mat));
+    MPI_Datatype mat;
+    CHECK_MPI(MPI_Type_contiguous(4, MPI_UNSIGNED, &mat));
+    CHECK_MPI(MPI_Type_commit(&mat));
+
+    check_barrier();
+    const int counts[] = {1, 2, 12, 13, 100, 256, 257, 1000};
+    for (int k = 0; k < (int)(sizeof counts / sizeof *counts); k++)
+        for (int in_place = 0; in_place < 2; in_place++)
+            check_sum(counts[k], in_place, (unsigned)k);
+    const int mcounts[] = {1, 3, 4, 64, 65};
+    for (int k = 0; k < (int)(sizeof mcounts / sizeof *mcounts); k++)
+        check_matrix(mcounts[k], mat, op_mat);
+    check_same_bits();
+    check_many();
+    check_vector();
+    check_barrier();
+
+    MPI_Type_free(&mat);
+    MPI_Op_free(&op_mat);
+    vl_stop();
+    CHECK_MPI(MPI_Finalize());
+    if (rank == 0)
+        printf("coll_flat: ok (%d ranks%s)\n", size,
+               checked ? ", algorithms checked" : "");
+    return 0;
+}

@@ -1,0 +1,95 @@
+/* verbose_log.h — lets a test program check what fabmpi's verbose output
+ * says it did (which collective algorithm ran, which RMA path a window
+ * took), so a test can prove the code it means to test actually ran.
+ *
+ * vl_start(on) sends this process's stderr to an unlinked temporary file
+ * when `on` (typically: world rank 0 and the relevant FABMPI_*VERBOSE knob
+ * set to 1); vl_expect(key, want, what) then fails the test unless the last
+ * line printed since the previous check that contains `key` also contains
+ * `want` (vl_check with must_not = 1: does not contain it).  Under another MPI (no such lines) callers pass on = 0
+ * and every check is a no-op. */
+#ifndef FM_TEST_VERBOSE_LOG_H
+#define FM_TEST_VERBOSE_LOG_H
+
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include <unistd.h>
+
+#include "testutil.h"
+
+static int vl_on;                  /* this process checks its verbose lines */
+static int vl_saved_err = -1, vl_fd = -1;
+static off_t vl_seen;              /* bytes of the log already checked */
+
+static inline void vl_start(int on)
+{
+    vl_on = on;
+    if (!vl_on)
+        return;
+    char path[] = "/tmp/fabmpi_verbose_log.XXXXXX";
+    vl_fd = mkstemp(path);
+    CHECK(vl_fd >= 0);
+    unlink(path);
+    vl_saved_err = dup(2);
+    CHECK(vl_saved_err >= 0);
+    CHECK(dup2(vl_fd, 2) == 2);
+}
+
+static inline void vl_stop(void)
+{
+    if (!vl_on)
+        return;
+    dup2(vl_saved_err, 2);
+    close(vl_saved_err);
+    close(vl_fd);
+    vl_on = 0;
+}
+
+/* The last line containing key printed since the previous check (the
+ * caller frees it); fails the test when there is none. */
+static inline char *vl_last_line(const char *key, const char *what)
+{
+    off_t end = lseek(vl_fd, 0, SEEK_END);
+    CHECK(end >= vl_seen);
+    size_t n = (size_t)(end - vl_seen);
+    char *buf = malloc(n + 1);
+    CHECK(buf != NULL);
+    CHECK(pread(vl_fd, buf, n, vl_seen) == (ssize_t)n);
+    buf[n] = 0;
+    vl_seen = end;
+    char *line = NULL;
+    for (char *p = buf; (p = strstr(p, key)) != NULL; p++)
+        line = p;
+    if (!line) {
+        dup2(vl_saved_err, 2);
+        tu_fail(__FILE__, __LINE__, "%s: no verbose line for %s (log: %.300s)", what, key, buf);
+    }
+    char *eol = strchr(line, '\n');
+    if (eol)
+        *eol = 0;
+    memmove(buf, line, strlen(line) + 1);
+    return buf;
+}
+
+/* The last line about key must contain want (must_not = 0) or must not
+ * contain it (must_not = 1). */
+static inline void vl_check(const char *key, const char *want, int must_not, const char *what)
+{
+    if (!vl_on)
+        return;
+    char *line = vl_last_line(key, what);
+    if ((strstr(line, want) != NULL) == must_not) {
+        dup2(vl_saved_err, 2);
+        tu_fail(__FILE__, __LINE__, "%s: verbose line \"%s\" %s \"%s\"", what, line,
+                must_not ? "says" : "lacks", want);
+    }
+    free(line);
+}
+
+static inline void vl_expect(const char *key, const char *want, const char *what)
+{
+    vl_check(key, want, 0, what);
+}
+
+#endif
