@@ -25,7 +25,7 @@ BENCH_DEPS := openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox
 
 MESON_OPTS := -Dwerror=$(if $(filter 1,$(WERROR)),true,false)
 
-.PHONY: all build deps test-deps bench-deps demo test test-asan test-cluster test-valgrind bench install docs clean
+.PHONY: all build deps test-deps bench-deps demo test test-asan test-cluster test-ofi test-valgrind bench install docs clean
 
 all: build
 
@@ -75,6 +75,11 @@ test-asan: deps
 # each, our mpiexec --launcher ssh across them over the OFI net provider.
 test-cluster: test-deps build
 	python3 tests/run-cluster-tests $(BUILD)
+
+# The whole MPI suite over libfabric: providers shm, net, tcp;ofi_rxm x engines
+# sw, ofi x 2, 3, 4 ranks (about 500 cases; too long for `make test`).
+test-ofi: test-deps build
+	python3 tests/run-ofi-matrix $(BUILD)
 
 # Every MPI test at its listed rank counts, each rank under valgrind memcheck.
 test-valgrind: build
