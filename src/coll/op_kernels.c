@@ -19,6 +19,7 @@
 
 #include "coll/op_kernels.h"
 
+
 /* (op, kind, C type, arithmetic type) for each family; floating and
  * complex types compute in their own type. */
 #define FM_KINDS_INT(X, OP)                                                         \
@@ -67,7 +68,25 @@
 #define FM_E_BOR(a, b, U) ((a) | (b))
 #define FM_E_BXOR(a, b, U) ((a) ^ (b))
 
+/* The default x86-64 target vectorizes these loops with 16-byte SSE2, one
+ * vector per cycle: an 8 KiB MPI_SUM on ints (accumulate latency) was
+ * compute-bound at ~16 B per cycle with the data in L1.  Clones for wider
+ * vectors, one picked per loop at load time from the CPU (ifunc, so the
+ * table holds the chosen clone: no extra call), cut 8 KiB from 0.18 to
+ * 0.11 us here (Zen 4; AVX-512 also 16 KiB from 0.24 to 0.21).  Same bits
+ * as the SSE2 loop: element-wise ops, no reassociation, and no contraction
+ * into FMA under -std=c11. */
+#if defined(__x86_64__) && defined(__ELF__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define FM_KERNEL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+#endif
+#ifndef FM_KERNEL_CLONES
+#define FM_KERNEL_CLONES
+#endif
+
 #define FM_DEFINE_LOOP(OP, K, T, U)                                                 \
+    FM_KERNEL_CLONES                                                                \
     static void fm_k_##OP##_##K(const void *restrict vin, void *restrict vio, size_t n) \
     {                                                                               \
         const T *restrict in = vin;                                                 \
