@@ -107,6 +107,22 @@ int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 }
 
 /* ---- creation ------------------------------------------------------------- */
+/* The accumulate_ordering hint of info, or `cur` when info does not set it
+ * (a value that is not one is ignored, as hints may be, but said). */
+static unsigned acc_order_hint(MPI_Info info, unsigned cur, const char *call)
+{
+    char v[MPI_MAX_INFO_VAL + 1];
+    int flag = 0;
+    if (info == MPI_INFO_NULL ||
+        MPI_Info_get(info, "accumulate_ordering", MPI_MAX_INFO_VAL, v, &flag) != MPI_SUCCESS ||
+        !flag)
+        return cur;
+    if (!fm_rma_parse_order(v, &cur))
+        fm_warn("%s: accumulate_ordering=\"%s\" ignored (want \"none\" or a comma list of "
+                "rar, raw, war, waw)", call, v);
+    return cur;
+}
+
 static int win_make(const char *call, int flavor, void *base, MPI_Aint size, int disp_unit,
                     MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
@@ -122,7 +138,8 @@ static int win_make(const char *call, int flavor, void *base, MPI_Aint size, int
         return fm_raise(comm, call, MPI_ERR_INFO, "info is not a valid info object");
     char why[FM_RMA_WHY];
     struct fm_win *w;
-    int rc = fm_win_setup(flavor, base, size, disp_unit, comm, &w, why);
+    unsigned order = acc_order_hint(info, FM_RMA_ORDER_ALL, call);
+    int rc = fm_win_setup(flavor, base, size, disp_unit, order, comm, &w, why);
     if (rc != FM_OK) {
         int cls = rc == FM_ERR_NOMEM ? MPI_ERR_NO_MEM
                   : flavor == MPI_WIN_FLAVOR_SHARED ? MPI_ERR_RMA_SHARED
@@ -324,8 +341,10 @@ int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
     return MPI_SUCCESS;
 }
 
-/* Hints change no behaviour yet: every path is already the fast one on a
- * node; they are kept so Win_get_info returns what was given. */
+/* Hints are kept so Win_get_info returns them as given; the one that
+ * changes behaviour is accumulate_ordering (origin side only, so it may
+ * change at any time: later accumulates follow the new value).  Keys not in
+ * info keep their values (MPI-4.0 12.2.7). */
 int MPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
     const char *call = "MPI_Win_set_info";
@@ -333,13 +352,22 @@ int MPI_Win_set_info(MPI_Win win, MPI_Info info)
     FM_CHECK_WIN(call, win);
     if (!fm_info_valid(info))
         return fm_win_raise(win, call, MPI_ERR_INFO, "info is not a valid info object");
-    MPI_Info d;
-    int rc = MPI_Info_dup(info, &d);
-    if (rc != MPI_SUCCESS)
+    int rc, n;
+    if ((rc = MPI_Info_get_nkeys(info, &n)) != MPI_SUCCESS)
         return rc;
-    if (win->info != MPI_INFO_NULL)
-        MPI_Info_free(&win->info);
+    MPI_Info d = win->info;
+    if (d == MPI_INFO_NULL && (rc = MPI_Info_create(&d)) != MPI_SUCCESS)
+        return rc;
     win->info = d;
+    for (int i = 0; i < n; i++) {
+        char key[MPI_MAX_INFO_KEY + 1], v[MPI_MAX_INFO_VAL + 1];
+        int flag;
+        if ((rc = MPI_Info_get_nthkey(info, i, key)) != MPI_SUCCESS ||
+            (rc = MPI_Info_get(info, key, MPI_MAX_INFO_VAL, v, &flag)) != MPI_SUCCESS ||
+            (rc = MPI_Info_set(d, key, v)) != MPI_SUCCESS)
+            return rc;
+    }
+    win->acc_order = acc_order_hint(info, win->acc_order, call);
     return MPI_SUCCESS;
 }
 

@@ -32,7 +32,8 @@ typedef struct tgt {
     pend *v;
     int n, cap;
     long inflight; /* fi_write / fi_read / fi_*atomic not yet completed */
-    long atomics;  /* of which atomics (ordering between them, see hw_wait) */
+    long reads;    /* of which atomics whose old values the caller wants */
+    long writes;   /* of which atomics changing the target (ordering: hw_order) */
 } tgt;
 
 struct fm_rma_remote {
@@ -290,13 +291,14 @@ typedef struct xop {
     fm_ofi_rma_op op;
     struct fm_win *w;
     int trank;
-    int atomic;
+    int atomic;    /* XOP_READS | XOP_WRITES, 0 for fi_write / fi_read */
     xgrp *g;
     /* Small atomic operands travel from here, so the caller's buffers are
      * free on return (providers may read them only when they run the op). */
     _Alignas(16) unsigned char inl[3][32];
 } xop;
 #define HW_INLINE 32
+enum { XOP_READS = 1, XOP_WRITES = 2 };
 
 static xgrp *grp_new(void *tmp, void *heap, void *obuf, MPI_Count ocount, MPI_Datatype odt)
 {
@@ -335,9 +337,10 @@ static void xop_done(fm_ofi_rma_op *o, int status)
     xop *x = (xop *)o;
     if (status != FM_OK && x->w->rm->err == FM_OK)
         x->w->rm->err = status;
-    x->w->rm->t[x->trank].inflight--;
-    if (x->atomic)
-        x->w->rm->t[x->trank].atomics--;
+    tgt *t = &x->w->rm->t[x->trank];
+    t->inflight--;
+    t->reads -= (x->atomic & XOP_READS) != 0;
+    t->writes -= (x->atomic & XOP_WRITES) != 0;
     grp_put(x->g, status);
     free(x);
 }
@@ -664,27 +667,48 @@ int fm_rma_hw_self(struct fm_win *w, uint64_t key, uint64_t raddr)
 }
 
 #ifdef FM_HAVE_OFI
-/* Atomics to one target are issued in program order; unless the provider
- * orders atomic after atomic, wait for the earlier ones first (MPI orders
- * accumulates from one origin to one location: a fetch after a replace
- * must see the replacement; libfabric's shm orders only sends). */
-static void hw_wait(struct fm_win *w, int trank, int all)
+/* Does an atomic that reads (rd) and/or writes (wr) the target have to
+ * wait for those in flight to trank?  MPI orders accumulates from one
+ * origin to one location as the accumulate_ordering hint says (default
+ * all four: a fetch after a replace must see the replacement); libfabric
+ * completes atomics in any order unless the provider orders atomic after
+ * atomic (shm orders only sends).  Counting per target rather than per
+ * location: waiting is only ever too strict. */
+static int hw_conflict(const struct fm_win *w, const tgt *t, int rd, int wr)
+{
+    unsigned o = w->acc_order;
+    int after_rd = t->reads > 0, after_wr = t->writes > 0;
+    return (rd && ((o & FM_RMA_ORDER_RAR && after_rd) || (o & FM_RMA_ORDER_RAW && after_wr))) ||
+           (wr && ((o & FM_RMA_ORDER_WAR && after_rd) || (o & FM_RMA_ORDER_WAW && after_wr)));
+}
+
+static void hw_order(struct fm_win *w, int trank, int rd, int wr)
 {
     tgt *t = &w->rm->t[trank];
-    if (!all && fm_ofi_rma_atomic_ordered())
+    if (fm_ofi_rma_atomic_ordered())
         return;
     unsigned spins = 0;
-    while (all ? t->inflight : t->atomics)
+    while (hw_conflict(w, t, rd, wr))
         if (!fm_progress())
             fm_progress_backoff(&spins);
 }
 
-static int hw_issue(struct fm_win *w, int trank, int kind, const void *buf, size_t count,
+/* Operations on ourselves complete before returning. */
+static void hw_drain(struct fm_win *w, int trank)
+{
+    tgt *t = &w->rm->t[trank];
+    unsigned spins = 0;
+    while (t->inflight)
+        if (!fm_progress())
+            fm_progress_backoff(&spins);
+}
+
+static int hw_issue(struct fm_win *w, int trank, int kind, int rw, const void *buf, size_t count,
                     size_t esz, const void *cmp, void *res, uint64_t off, enum fi_datatype fdt,
                     enum fi_op fop, xgrp *g)
 {
     fm_rma_peer *p = &w->peer[trank];
-    xop *x = xop_new(w, trank, 1, g);
+    xop *x = xop_new(w, trank, rw, g);
     if (!x)
         return FM_ERR_NOMEM;
     size_t len = count * esz;
@@ -708,8 +732,10 @@ static int hw_issue(struct fm_win *w, int trank, int kind, const void *buf, size
         free(x);
         return rc;
     }
-    w->rm->t[trank].inflight++;
-    w->rm->t[trank].atomics++;
+    tgt *t = &w->rm->t[trank];
+    t->inflight++;
+    t->reads += (rw & XOP_READS) != 0;
+    t->writes += (rw & XOP_WRITES) != 0;
     return FM_OK;
 }
 #endif
@@ -748,7 +774,8 @@ int fm_rma_hw_acc(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_Data
         free(heap);
         return FM_ERR_NOMEM;
     }
-    hw_wait(w, trank, 0);
+    int rw = (res ? XOP_READS : 0) | (op != MPI_NO_OP ? XOP_WRITES : 0);
+    hw_order(w, trank, rw & XOP_READS, rw & XOP_WRITES);
     const fm_rma_peer *p = &w->peer[trank];
     const fm_dt_block one = {tdt->true_lb, (MPI_Aint)bytes};
     int contig = fm_dt_is_contig(tdt);
@@ -766,15 +793,15 @@ int fm_rma_hw_acc(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_Data
                 size_t c = n - e < maxc ? n - e : maxc;
                 /* NO_OP reads: buf is not read, any valid address does */
                 const void *src = data ? (const void *)(data + pos) : (const void *)(rbuf + pos);
-                rc = hw_issue(w, trank, kind, src, c, esz, NULL, rbuf ? rbuf + pos : NULL,
+                rc = hw_issue(w, trank, kind, rw, src, c, esz, NULL, rbuf ? rbuf + pos : NULL,
                               off + e * esz, fdt, fop, g);
                 e += c;
                 pos += c * esz;
             }
         }
     grp_put(g, rc);
-    if (trank == w->rank) /* operations on ourselves complete before returning */
-        hw_wait(w, trank, 1);
+    if (trank == w->rank)
+        hw_drain(w, trank);
     return rc;
 #else
     (void)w, (void)obuf, (void)ocount, (void)odt, (void)res, (void)rcount, (void)rdt, (void)trank,
@@ -787,13 +814,14 @@ int fm_rma_hw_cas(struct fm_win *w, const void *obuf, const void *cmp, void *res
                   MPI_Datatype dt, int trank, MPI_Aint tdisp)
 {
 #ifdef FM_HAVE_OFI
-    hw_wait(w, trank, 0);
+    hw_order(w, trank, 1, 1);
     uint64_t off = (uint64_t)(tdisp * w->peer[trank].disp_unit + dt->true_lb);
-    int rc = hw_issue(w, trank, FM_OFI_ATOMIC_COMPARE, (const char *)obuf + dt->true_lb, 1,
-                      (size_t)dt->size, (const char *)cmp + dt->true_lb, (char *)res + dt->true_lb, off,
+    int rc = hw_issue(w, trank, FM_OFI_ATOMIC_COMPARE, XOP_READS | XOP_WRITES,
+                      (const char *)obuf + dt->true_lb, 1, (size_t)dt->size,
+                      (const char *)cmp + dt->true_lb, (char *)res + dt->true_lb, off,
                       (enum fi_datatype)kind_fi(dt->basic), FI_CSWAP, NULL);
     if (trank == w->rank)
-        hw_wait(w, trank, 1);
+        hw_drain(w, trank);
     return rc;
 #else
     (void)w, (void)obuf, (void)cmp, (void)res, (void)dt, (void)trank, (void)tdisp;

@@ -118,18 +118,33 @@ struct fm_win {
     char name[MPI_MAX_OBJECT_NAME];
     struct fm_rma_remote *rm;  /* OFI peers' bookkeeping (remote.c), or NULL */
     uint64_t hw_kinds;         /* basic kinds accumulated by provider atomics (bit = kind) */
+    unsigned acc_order;        /* FM_RMA_ORDER_* the accumulate_ordering hint asks for */
 };
+
+/* The window info key accumulate_ordering (MPI default "rar,raw,war,waw"):
+ * which orderings of accumulates from one origin to one target location
+ * are kept.  Only provider atomics can reorder (remote.c); shared memory
+ * and active messages apply in issue order anyway. */
+#define FM_RMA_ORDER_RAR 1u
+#define FM_RMA_ORDER_RAW 2u
+#define FM_RMA_ORDER_WAR 4u
+#define FM_RMA_ORDER_WAW 8u
+#define FM_RMA_ORDER_ALL 15u
+/* Parse a value ("none", or a comma list of rar, raw, war, waw); 0 with
+ * *out unchanged when it is not one. */
+int fm_rma_parse_order(const char *value, unsigned *out);
 
 static inline int fm_win_valid(MPI_Win w) { return w && w->magic == FM_MAGIC_WIN; }
 
 /* ---- creation (win_setup.c) --------------------------------------------- */
 /* Collective over comm.  base/size/disp_unit: create (user memory) and the
- * sizes of allocate / allocate_shared (base ignored); dynamic: all 0.  On
+ * sizes of allocate / allocate_shared (base ignored); dynamic: all 0;
+ * acc_order from the accumulate_ordering hint (FM_RMA_ORDER_*).  On
  * FM_OK *out is the window and w->base this rank's memory.  Names why in
  * `why` (FM_RMA_WHY bytes) on failure. */
 #define FM_RMA_WHY 256
-int fm_win_setup(int flavor, void *base, MPI_Aint size, int disp_unit, MPI_Comm comm,
-                 struct fm_win **out, char *why);
+int fm_win_setup(int flavor, void *base, MPI_Aint size, int disp_unit, unsigned acc_order,
+                 MPI_Comm comm, struct fm_win **out, char *why);
 /* Unmap and free everything (after the closing barrier). */
 void fm_win_teardown(struct fm_win *w);
 

@@ -250,6 +250,49 @@ static int map_all(struct fm_win *w, const win_card *cards, void *own, const MPI
     return ok;
 }
 
+int fm_rma_parse_order(const char *value, unsigned *out)
+{
+    static const char *const names[] = {"rar", "raw", "war", "waw"};
+    unsigned m = 0;
+    int none = 0;
+    for (const char *p = value;;) {
+        p += strspn(p, " \t");
+        size_t n = strcspn(p, ", \t");
+        int k = 0;
+        while (k < 4 && !(n == 3 && !strncmp(p, names[k], 3)))
+            k++;
+        if (k < 4)
+            m |= 1u << k;
+        else if (n == 4 && !strncmp(p, "none", 4))
+            none = 1;
+        else
+            return 0;
+        p += n;
+        p += strspn(p, " \t");
+        if (!*p)
+            break;
+        if (*p++ != ',')
+            return 0;
+    }
+    if (none && m) /* "none" stands alone */
+        return 0;
+    *out = m;
+    return 1;
+}
+
+/* "none" or the comma list, for log lines. */
+static const char *order_name(unsigned m, char *buf, size_t len)
+{
+    static const char *const names[] = {"rar", "raw", "war", "waw"};
+    if (!m)
+        return "none";
+    buf[0] = 0;
+    for (int k = 0; k < 4; k++)
+        if (m >> k & 1)
+            snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? "," : "", names[k]);
+    return buf;
+}
+
 /* Accumulates over OFI by provider atomics for the kinds every rank can do
  * them on, only if every rank qualified (the cards are the same on every
  * rank, so all decide alike). */
@@ -281,17 +324,18 @@ static void agree_atomics(struct fm_win *w, const win_card *cards)
         int n = 0;
         for (int k = 0; k < 64; k++)
             n += (int)(kinds >> k & 1);
+        char ord[32];
         fm_log(1, "window (%d ranks): accumulates over OFI by provider atomics for %d basic "
-                  "types (mask 0x%llx), active messages for the rest",
-               w->size, n, (unsigned long long)kinds);
+                  "types (mask 0x%llx), active messages for the rest; accumulate_ordering=%s",
+               w->size, n, (unsigned long long)kinds, order_name(w->acc_order, ord, sizeof ord));
     } else {
         fm_log(1, "window (%d ranks): accumulates over OFI as active messages at the target: %s",
                w->size, why > 0 && why <= FM_RMA_HW_REG ? whys[why] : "?");
     }
 }
 
-int fm_win_setup(int flavor, void *base, MPI_Aint size, int disp_unit, MPI_Comm comm,
-                 struct fm_win **out, char *why)
+int fm_win_setup(int flavor, void *base, MPI_Aint size, int disp_unit, unsigned acc_order,
+                 MPI_Comm comm, struct fm_win **out, char *why)
 {
     why[0] = 0;
     MPI_Comm dup;
@@ -306,6 +350,7 @@ int fm_win_setup(int flavor, void *base, MPI_Aint size, int disp_unit, MPI_Comm 
         snprintf(why, FM_RMA_WHY, "out of memory");
         return FM_ERR_NOMEM;
     }
+    w->acc_order = acc_order;
     size_t data_off = ctl_len(w->size);
     size_t len = data_off;
     MPI_Aint *shared_off = NULL;
