@@ -19,7 +19,6 @@
 
 #include "coll/op_kernels.h"
 
-
 /* (op, kind, C type, arithmetic type) for each family; floating and
  * complex types compute in their own type. */
 #define FM_KINDS_INT(X, OP)                                                         \
