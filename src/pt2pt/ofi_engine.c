@@ -116,6 +116,8 @@ int fm_ofi_engine_init(int use_ofi)
     int rc = choose_layout(i);
     if (rc != FM_OK)
         return rc;
+    fm_ofi_eng.drain_tag = fm_ofi_tag_make(&fm_ofi_eng.lay, 0, 0, 0, FM_OFI_PROTO_DATA);
+    fm_ofi_eng.drain_ignore = fm_ofi_tag_user_ignore(&fm_ofi_eng.lay);
     fm_ofi_eng.inject = i->tx_attr->inject_size;
     fm_ofi_eng.max_msg = i->ep_attr->max_msg_size ? i->ep_attr->max_msg_size : SIZE_MAX;
     /* Receives kept in the provider: its rx queue less an eighth, which

@@ -1,7 +1,8 @@
 /* ofi_engine_int.h — internals of the provider-matching engine shared by
  * ofi_engine.c (bring-up, limits), ofi_engine_xfer.c (sends, receives,
  * completions, the parked-post queue) and ofi_engine_probe.c (probe,
- * matched receive, cancel).  Built only with libfabric. */
+ * matched receive, cancel, and the drain of unexpected messages while
+ * receives are held).  Built only with libfabric. */
 #ifndef FM_PT2PT_OFI_ENGINE_INT_H
 #define FM_PT2PT_OFI_ENGINE_INT_H
 
@@ -17,6 +18,9 @@ enum fm_ofi_op_type {
     FM_OFI_T_ACK_RECV, /* a synchronous send waits here for the receiver's ack */
     FM_OFI_T_ACK_SEND, /* the receiver's ack (fi_tinject, no request) */
     FM_OFI_T_PEEK,     /* Probe / Mprobe (FI_PEEK, FI_CLAIM) */
+    FM_OFI_T_DRAIN,    /* peek for any user message while receives are held */
+    FM_OFI_T_UNEXP,    /* a drained message claimed into a buffer of its own:
+                        * an entry of the software unexpected queue */
 };
 
 enum fm_ofi_op_state { FM_OFI_S_IDLE, FM_OFI_S_PARKED, FM_OFI_S_POSTED };
@@ -30,6 +34,7 @@ typedef struct fm_ofi_op {
     int type, state;
     int cancelling;             /* fi_cancel issued */
     struct fm_ofi_op *prev, *next; /* shadow list of posted receives, or parked queue */
+    struct fm_ofi_op *uprev, *unext; /* software unexpected queue (FM_OFI_T_UNEXP) */
     struct fm_request *req;
     /* What to post (kept for a retry after -FI_EAGAIN). */
     void *buf;
@@ -42,6 +47,9 @@ typedef struct fm_ofi_op {
     int peek_done, peek_found;
     size_t peek_len;
     uint64_t peek_tag, peek_data;
+    /* FM_OFI_T_UNEXP: the claimed data is in (got bytes of msg_len, err). */
+    int arrived, err;
+    size_t got, msg_len;
     struct fm_ofi_op *pool_next;
 } fm_ofi_op;
 
@@ -78,6 +86,15 @@ typedef struct fm_ofi_engine {
     int nposted;                /* receives (FM_OFI_T_RECV) in that list */
     int posted_max;             /* ... at most; later ones wait in Q_RECV */
     fm_ofi_op *pool;            /* free ops */
+    /* While user receives are held (Q_RECV not empty) the engine drains the
+     * provider's unexpected user messages itself, one peek at a time
+     * (ofi_engine_probe.c): into the first held receive that matches, else
+     * into the software unexpected queue, which later receives and probes
+     * search first, in arrival order. */
+    fm_ofi_op *drain;           /* the drain peek in flight, or NULL */
+    unsigned drain_empty;       /* drain peeks that found nothing, ever */
+    uint64_t drain_tag, drain_ignore; /* every user message, nothing else */
+    fm_ofi_op *unexp, *unexp_tail; /* software unexpected queue, arrival order */
 } fm_ofi_engine;
 
 extern fm_ofi_engine fm_ofi_eng;
@@ -96,10 +113,32 @@ int fm_ofi_post_recv(fm_ofi_op *op, struct fm_request *r, uint32_t ctx, int src,
 /* Receive completed with `len` bytes (err: MPI error class). */
 void fm_ofi_recv_done(fm_ofi_op *op, uint64_t tag, size_t len, uint64_t data, int err,
                       uint64_t msg_len);
+/* Status, sync-send ack and completion of receive r whose data (len bytes
+ * of msg_len, already in its buffer) came with this tag and CQ data. */
+void fm_ofi_recv_finish(struct fm_request *r, uint64_t tag, size_t len, uint64_t data, int err,
+                        uint64_t msg_len);
+/* Hand op to libfabric once: 0, -FI_EAGAIN or an error (logged at level 3). */
+ssize_t fm_ofi_issue(fm_ofi_op *op);
+/* Does a message (tag, CQ data) match a receive or probe (rtag, rignore,
+ * rsrc: comm rank or MPI_ANY_SOURCE)? */
+int fm_ofi_env_matches(uint64_t rtag, uint64_t rignore, int rsrc, uint64_t tag, uint64_t data);
 /* Ignore mask of a receive or probe (wildcards per fm_ofi_tag_ignore). */
 uint64_t fm_ofi_recv_ignore(int any_src, int any_tag);
 /* Source comm rank of a matched tag / CQ data. */
 int fm_ofi_src_of(uint64_t tag, uint64_t data);
+
+/* Held receives (ofi_engine_probe.c).  Start a drain peek when receives
+ * are held and none is in flight (from progress). */
+void fm_ofi_drain_start(void);
+/* A drain peek's answer: found (e) or nothing (e == NULL). */
+void fm_ofi_drain_found(fm_ofi_op *op, const struct fi_cq_tagged_entry *e);
+void fm_ofi_drain_none(fm_ofi_op *op);
+/* A receive not yet posted (op filled by fm_ofi_post_recv) takes the
+ * earliest matching message of the software unexpected queue: 1 if it
+ * did (op is released), 0 if none matches. */
+int fm_ofi_unexp_take(fm_ofi_op *op);
+/* The claimed data of a software-queue entry arrived. */
+void fm_ofi_unexp_arrived(fm_ofi_op *e, size_t len, int err, uint64_t msg_len);
 
 /* Completions whose context is one of ours; installed as the transport's
  * fm_ofi.tagged_event / tagged_error callbacks. */

@@ -62,10 +62,9 @@ static void shadow_del(fm_ofi_op *op)
     fm_ofi_eng.nposted--;
 }
 
-/* Hand op to libfabric once; the raw return (0, -FI_EAGAIN, error). */
 static ssize_t issue_op(fm_ofi_op *op);
 
-static ssize_t issue(fm_ofi_op *op)
+ssize_t fm_ofi_issue(fm_ofi_op *op)
 {
     ssize_t rc = issue_op(op);
     fm_log(3, "ofi engine: post type %d peer %d len %zu tag %#llx ignore %#llx flags %#llx: %zd",
@@ -96,10 +95,12 @@ static ssize_t issue_op(fm_ofi_op *op)
     }
     case FM_OFI_T_RECV:
     case FM_OFI_T_ACK_RECV:
+    case FM_OFI_T_UNEXP:
         if (!(op->flags & FI_CLAIM))
             return fi_trecv(ep, op->buf, op->len, NULL, op->addr, op->tag, op->ignore, ctx);
         __attribute__((fallthrough)); /* a claimed receive goes through fi_trecvmsg */
-    case FM_OFI_T_PEEK: {
+    case FM_OFI_T_PEEK:
+    case FM_OFI_T_DRAIN: {
         struct iovec iov = {op->buf, op->len};
         void *desc = NULL;
         struct fi_msg_tagged m = {.msg_iov = &iov, .desc = &desc, .iov_count = op->buf ? 1 : 0,
@@ -135,7 +136,8 @@ static void issued(fm_ofi_op *op)
 
 static int post_failed(fm_ofi_op *op, ssize_t rc)
 {
-    static const char *what[] = {"", "send", "receive", "sync ack receive", "sync ack", "probe"};
+    static const char *what[] = {"",      "send",  "receive", "sync ack receive", "sync ack",
+                                 "probe", "drain", "claimed receive"};
     fm_error_msg("ofi engine: posting a tagged %s (rank %d) failed: %s", what[op->type],
                  op->peer_world, fi_strerror((int)-rc));
     return FM_ERR_NET;
@@ -155,15 +157,16 @@ static int queue_of(const fm_ofi_op *op)
 
 /* A user receive must wait in software: the provider holds posted_max
  * already (rxm, for one, answers -FI_EAGAIN past its rx_attr->size, and
- * every progress call would retry).  Receives leave Q_RECV strictly in
- * posting order, so a later receive never reaches the provider, and never
- * matches, before an earlier one, wildcards included: any message the
- * provider keeps unexpected meanwhile is matched by the earliest receive
- * posted after it, as MPI requires. */
+ * every progress call would retry), or a drain peek is in flight (what it
+ * claims goes to the earliest held receive that matches, so no receive may
+ * reach the provider, where it could have matched it, meanwhile).
+ * Receives leave Q_RECV strictly in posting order, so a later receive never
+ * reaches the provider before an earlier one, wildcards included; held
+ * receives match what the drain finds (docs/ARCHITECTURE.md, "OFI"). */
 static int no_slot(const fm_ofi_op *op)
 {
     return op->type == FM_OFI_T_RECV && !(op->flags & (FM_OFI_F_COLL | FI_CLAIM)) &&
-           fm_ofi_eng.nposted >= fm_ofi_eng.posted_max;
+           (fm_ofi_eng.nposted >= fm_ofi_eng.posted_max || fm_ofi_eng.drain);
 }
 
 static void park(fm_ofi_op *op)
@@ -200,7 +203,7 @@ int fm_ofi_unpark(fm_ofi_op *op)
 int fm_ofi_post(fm_ofi_op *op)
 {
     if (!fm_ofi_eng.parked[queue_of(op)] && !no_slot(op)) {
-        ssize_t rc = issue(op);
+        ssize_t rc = fm_ofi_issue(op);
         if (rc == 0) {
             issued(op);
             return FM_OK;
@@ -218,7 +221,7 @@ int fm_ofi_engine_progress(void)
     for (int q = 0; q < FM_OFI_NQUEUES; q++) {
         fm_ofi_op *op;
         while ((op = fm_ofi_eng.parked[q]) && !no_slot(op)) {
-            ssize_t rc = issue(op);
+            ssize_t rc = fm_ofi_issue(op);
             if (rc == -FI_EAGAIN)
                 break;
             fm_ofi_unpark(op);
@@ -230,6 +233,9 @@ int fm_ofi_engine_progress(void)
             n++;
         }
     }
+    /* Receives held: what arrived unexpected may be for one of them. */
+    if (fm_ofi_eng.parked[FM_OFI_Q_RECV] && !fm_ofi_eng.drain)
+        fm_ofi_drain_start();
     return n;
 }
 
@@ -248,6 +254,14 @@ uint64_t fm_ofi_recv_ignore(int any_src, int any_tag)
 int fm_ofi_src_of(uint64_t tag, uint64_t data)
 {
     return fm_ofi_eng.full ? (int)(uint32_t)data : fm_ofi_tag_src(&fm_ofi_eng.lay, tag);
+}
+
+int fm_ofi_env_matches(uint64_t rtag, uint64_t rignore, int rsrc, uint64_t tag, uint64_t data)
+{
+    if ((tag ^ rtag) & ~rignore)
+        return 0;
+    /* Full mode: the source is in CQ data (directed receives by address). */
+    return !fm_ofi_eng.full || rsrc == MPI_ANY_SOURCE || fm_ofi_src_of(tag, data) == rsrc;
 }
 
 int fm_ofi_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
@@ -360,6 +374,10 @@ int fm_ofi_post_recv(fm_ofi_op *op, struct fm_request *r, uint32_t ctx, int src,
                                   FM_OFI_PROTO_DATA);
         op->ignore = fm_ofi_recv_ignore(any_src, any_tag);
         op->addr = fm_ofi_eng.full && !any_src ? fm_ofi.addr[op->peer_world] : FI_ADDR_UNSPEC;
+        /* Messages drained while receives were held came first. */
+        if (fm_ofi_eng.unexp && op->type == FM_OFI_T_RECV && !(op->flags & FM_OFI_F_COLL) &&
+            fm_ofi_unexp_take(op))
+            return FM_OK;
     }
     return fm_ofi_post(op);
 }
@@ -399,24 +417,30 @@ static void send_ack(struct fm_request *r, uint64_t tag, int src)
         abort(); /* logged; the sender would wait forever */
 }
 
-void fm_ofi_recv_done(fm_ofi_op *op, uint64_t tag, size_t len, uint64_t data, int err,
-                      uint64_t msg_len)
+void fm_ofi_recv_finish(struct fm_request *r, uint64_t tag, size_t len, uint64_t data, int err,
+                        uint64_t msg_len)
 {
-    struct fm_request *r = op->req;
-    shadow_del(op);
     int src = fm_ofi_src_of(tag, data);
     /* A named tag is reported as asked (mode 2 folds library tags). */
     int utag = r->tag != MPI_ANY_TAG ? r->tag : fm_ofi_tag_tag(&fm_ofi_eng.lay, tag);
-    if (op->tmp && len)
-        fm_dt_unpack(r->rbuf, r->count, r->dt, 0, op->tmp, len);
     r->msg_bytes = msg_len;
     r->peer_world = r->comm->world[src];
     fm_set_recv_status(r, src, utag, len, err);
     if (fm_ofi_eng.sync_in_data ? (data & FM_OFI_DATA_SYNC) != 0
                                 : (fm_ofi_tag_proto(&fm_ofi_eng.lay, tag) & FM_OFI_PROTO_SYNC) != 0)
         send_ack(r, tag, src);
-    fm_ofi_op_put(op);
     fm_req_complete(r);
+}
+
+void fm_ofi_recv_done(fm_ofi_op *op, uint64_t tag, size_t len, uint64_t data, int err,
+                      uint64_t msg_len)
+{
+    struct fm_request *r = op->req;
+    shadow_del(op);
+    if (op->tmp && len)
+        fm_dt_unpack(r->rbuf, r->count, r->dt, 0, op->tmp, len);
+    fm_ofi_op_put(op);
+    fm_ofi_recv_finish(r, tag, len, data, err, msg_len);
 }
 
 void fm_ofi_tagged_event(const struct fi_cq_tagged_entry *e)
@@ -448,6 +472,12 @@ void fm_ofi_tagged_event(const struct fi_cq_tagged_entry *e)
         op->peek_tag = e->tag;
         op->peek_data = e->data;
         return;
+    case FM_OFI_T_DRAIN:
+        fm_ofi_drain_found(op, e);
+        return;
+    case FM_OFI_T_UNEXP:
+        fm_ofi_unexp_arrived(op, e->len, MPI_SUCCESS, e->len);
+        return;
     }
 }
 
@@ -461,6 +491,26 @@ void fm_ofi_tagged_error(const struct fi_cq_err_entry *e)
         op->peek_found = 0;
         if (e->err != FI_ENOMSG)
             fm_error_msg("ofi engine: probe failed: %s", fi_strerror(e->err));
+        return;
+    }
+    if (op->type == FM_OFI_T_DRAIN) {
+        if (e->err != FI_ENOMSG && fm_ofi.up)
+            fm_error_msg("ofi engine: peek for unexpected messages failed: %s",
+                         fi_strerror(e->err));
+        fm_ofi_drain_none(op);
+        return;
+    }
+    if (op->type == FM_OFI_T_UNEXP) {
+        if (!fm_ofi.up) {
+            op->state = FM_OFI_S_IDLE; /* finalize: the entry stays queued */
+            return;
+        }
+        if (e->err != FI_ETRUNC)
+            fm_error_msg("ofi engine: receiving a drained message failed: %s (provider: %s)",
+                         fi_strerror(e->err),
+                         fi_cq_strerror(fm_ofi.cq, e->prov_errno, e->err_data, NULL, 0));
+        fm_ofi_unexp_arrived(op, e->len, e->err == FI_ETRUNC ? MPI_ERR_TRUNCATE : MPI_ERR_OTHER,
+                             e->len + e->olen);
         return;
     }
     if (op->type == FM_OFI_T_RECV && e->err == FI_ECANCELED) {

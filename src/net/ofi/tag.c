@@ -80,6 +80,11 @@ uint64_t fm_ofi_tag_ignore(const fm_ofi_tag_layout *l, int any_src, int any_tag)
     return ig;
 }
 
+uint64_t fm_ofi_tag_user_ignore(const fm_ofi_tag_layout *l)
+{
+    return ~(((uint64_t)1 << l->ctx_shift) | ((uint64_t)FM_OFI_PROTO_ACK << l->proto_shift));
+}
+
 uint32_t fm_ofi_tag_ctx(const fm_ofi_tag_layout *l, uint64_t t)
 {
     return (uint32_t)((t & l->ctx_mask) >> l->ctx_shift);

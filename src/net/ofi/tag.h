@@ -87,6 +87,13 @@ uint64_t fm_ofi_tag_make(const fm_ofi_tag_layout *l, uint32_t ctx, int src, int 
  * synchronous messages alike); the ACK bit never is. */
 uint64_t fm_ofi_tag_ignore(const fm_ofi_tag_layout *l, int any_src, int any_tag);
 
+/* Ignore mask that, with tag 0, matches every point-to-point user message
+ * and nothing else: all bits ignored but the lowest context bit (user
+ * contexts are even, a communicator's collective context is the odd one
+ * above) and the ACK bit.  The engine drains unexpected messages with it
+ * while user receives wait in software. */
+uint64_t fm_ofi_tag_user_ignore(const fm_ofi_tag_layout *l);
+
 /* Fields of a received tag. */
 uint32_t fm_ofi_tag_ctx(const fm_ofi_tag_layout *l, uint64_t t);
 int fm_ofi_tag_src(const fm_ofi_tag_layout *l, uint64_t t);
