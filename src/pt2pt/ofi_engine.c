@@ -76,7 +76,13 @@ static int choose_layout(const struct fi_info *i)
  * carry MPI's semantics, so `auto` keeps the software engine on them:
  *  - net keeps at most one unexpected message per connection and stalls
  *    the connection behind it (a later message on another tag never
- *    arrives until the first is received: Probe-then-other-message hangs);
+ *    arrives until the first is received: Probe-then-other-message hangs).
+ *    By design, not a bug of ours: the message stays in the socket (its
+ *    header in the connection's receive state) until a receive or a claim
+ *    takes it.  Under FABMPI_PT2PT=ofi the engine therefore also drains
+ *    when idle (drain_idle: a wait that sees nothing for a while pulls the
+ *    oldest unexpected messages into its software queue).  A receive too
+ *    small for its message gets FI_ETRUNC and no data at all;
  *  - shm searches its unexpected queue with the posted-receive match
  *    function, i.e. with the queued entry's stale ignore mask instead of
  *    the new receive's: a receive or FI_PEEK with ignore bits never finds
@@ -87,6 +93,23 @@ static int choose_layout(const struct fi_info *i)
 static int auto_avoids(const char *prov)
 {
     return !strcmp(prov, "net") || !strcmp(prov, "shm");
+}
+
+/* FABMPI_PT2PT=ofi forced on one of those: say what goes wrong, once. */
+static void warn_forced(const char *prov)
+{
+    if (fm_world_rank != 0)
+        return;
+    if (!strcmp(prov, "shm"))
+        fm_warn("ofi engine: FABMPI_PT2PT=ofi over provider shm: libfabric 1.17's shm matches "
+                "unexpected tagged messages with a stale ignore mask (wildcard receives can take "
+                "a later message, exact ones another tag; tests/ofi/shm_unexp_match.c); set "
+                "FABMPI_PT2PT=sw (or auto) to avoid it");
+    else if (!strcmp(prov, "net"))
+        fm_warn("ofi engine: FABMPI_PT2PT=ofi over provider net: libfabric 1.17's net stalls a "
+                "connection behind an unexpected message until it is received (fabmpi drains "
+                "such messages when idle, at the cost of a copy) and delivers no data to a "
+                "receive too small for its message; set FABMPI_PT2PT=sw (or auto) to avoid it");
 }
 
 int fm_ofi_engine_init(int use_ofi)
@@ -113,6 +136,9 @@ int fm_ofi_engine_init(int use_ofi)
         return FM_OK;
     }
     memset(&fm_ofi_eng, 0, sizeof fm_ofi_eng);
+    if (auto_avoids(i->fabric_attr->prov_name))
+        warn_forced(i->fabric_attr->prov_name);
+    fm_ofi_eng.drain_idle = !strcmp(i->fabric_attr->prov_name, "net");
     int rc = choose_layout(i);
     if (rc != FM_OK)
         return rc;

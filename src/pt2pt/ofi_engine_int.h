@@ -92,6 +92,11 @@ typedef struct fm_ofi_engine {
      * into the software unexpected queue, which later receives and probes
      * search first, in arrival order. */
     fm_ofi_op *drain;           /* the drain peek in flight, or NULL */
+    /* The provider stalls a connection behind an unexpected message (net):
+     * drain also when progress has seen no completion for a while, and
+     * keep going while that finds messages. */
+    int drain_idle, drain_burst;
+    unsigned events, events_seen, idle_polls;
     unsigned drain_empty;       /* drain peeks that found nothing, ever */
     uint64_t drain_tag, drain_ignore; /* every user message, nothing else */
     fm_ofi_op *unexp, *unexp_tail; /* software unexpected queue, arrival order */

@@ -122,6 +122,7 @@ void fm_ofi_drain_start(void)
 void fm_ofi_drain_none(fm_ofi_op *op)
 {
     fm_ofi_eng.drain = NULL;
+    fm_ofi_eng.drain_burst = 0;
     fm_ofi_eng.drain_empty++;
     fm_ofi_op_put(op);
 }
@@ -129,6 +130,7 @@ void fm_ofi_drain_none(fm_ofi_op *op)
 void fm_ofi_drain_found(fm_ofi_op *op, const struct fi_cq_tagged_entry *e)
 {
     fm_ofi_eng.drain = NULL;
+    fm_ofi_eng.drain_burst = fm_ofi_eng.drain_idle; /* more may be waiting */
     op->state = FM_OFI_S_IDLE;
     op->peek_len = e->len;
     op->peek_tag = e->tag;

@@ -215,6 +215,25 @@ int fm_ofi_post(fm_ofi_op *op)
     return FM_OK;
 }
 
+/* Polls without a completion before an idle drain (drain_idle): a wait
+ * this long is likely blocked on a message behind an unexpected one. */
+#define FM_OFI_IDLE_DRAIN 256
+
+static int idle_drain_due(void)
+{
+    if (fm_ofi_eng.drain_burst)
+        return 1;
+    if (fm_ofi_eng.events != fm_ofi_eng.events_seen) {
+        fm_ofi_eng.events_seen = fm_ofi_eng.events;
+        fm_ofi_eng.idle_polls = 0;
+        return 0;
+    }
+    if (++fm_ofi_eng.idle_polls < FM_OFI_IDLE_DRAIN)
+        return 0;
+    fm_ofi_eng.idle_polls = 0;
+    return 1;
+}
+
 int fm_ofi_engine_progress(void)
 {
     int n = 0;
@@ -234,7 +253,8 @@ int fm_ofi_engine_progress(void)
         }
     }
     /* Receives held: what arrived unexpected may be for one of them. */
-    if (fm_ofi_eng.parked[FM_OFI_Q_RECV] && !fm_ofi_eng.drain)
+    if (!fm_ofi_eng.drain && (fm_ofi_eng.parked[FM_OFI_Q_RECV] ||
+                              (fm_ofi_eng.drain_idle && idle_drain_due())))
         fm_ofi_drain_start();
     return n;
 }
@@ -449,6 +469,7 @@ void fm_ofi_tagged_event(const struct fi_cq_tagged_entry *e)
     struct fm_request *r = op->req;
     fm_log(3, "ofi engine: completion type %d len %zu tag %#llx data %llu", op->type, e->len,
            (unsigned long long)e->tag, (unsigned long long)e->data);
+    fm_ofi_eng.events++;
     switch (op->type) {
     case FM_OFI_T_SEND:
         fm_ofi_op_put(op);
