@@ -24,7 +24,7 @@
 #endif
 #include <unistd.h>
 
-#include "testutil.h"
+#include "verbose_log.h"
 
 #define ROUNDS 20
 #define N 100
@@ -35,8 +35,6 @@ static int checking;    /* this process checks the verbose lines */
 static int over_ofi;    /* FABMPI_NET=ofi */
 static int atomics;     /* the provider atomics path is expected */
 static const char *am_why;
-static int saved_err = -1, log_fd = -1;
-static off_t log_seen;
 
 static void log_start(void)
 {
@@ -54,54 +52,25 @@ static void log_start(void)
                       : "the provider validates no atomic";
     checking = rank == 0 && v && strcmp(v, "1") == 0 &&
                (!over_ofi || prov_ok || (prov && strcmp(prov, "net") == 0));
-    if (!checking)
-        return;
-    char path[] = "/tmp/rma_acc_path.XXXXXX";
-    log_fd = mkstemp(path);
-    CHECK(log_fd >= 0);
-    unlink(path);
-    saved_err = dup(2);
-    CHECK(saved_err >= 0);
-    CHECK(dup2(log_fd, 2) == 2);
-}
-
-static void log_stop(void)
-{
-    if (!checking)
-        return;
-    dup2(saved_err, 2);
-    close(saved_err);
-    close(log_fd);
-    checking = 0;
+    vl_start(checking);
 }
 
 /* The last line about KEY printed since the previous check must contain
  * every string of want[] (NULL-terminated); want == NULL: no such line. */
 static void expect(const char *const *want, const char *what)
 {
-    if (!checking)
+    if (!vl_on)
         return;
-    off_t end = lseek(log_fd, 0, SEEK_END);
-    CHECK(end >= log_seen);
-    size_t n = (size_t)(end - log_seen);
-    char *buf = tu_malloc(n + 1);
-    CHECK(pread(log_fd, buf, n, log_seen) == (ssize_t)n);
-    buf[n] = 0;
-    log_seen = end;
-    char *line = NULL;
-    for (char *p = buf; (p = strstr(p, KEY)) != NULL; p++)
-        line = p;
-    if (line && strchr(line, '\n'))
-        *strchr(line, '\n') = 0;
-    dup2(saved_err, 2); /* failures must reach the real stderr */
-    if (!want)
-        CHECKF(!line, "%s: windows on shared memory, yet the library says \"%s\"", what, line);
-    else
-        CHECKF(line, "%s: no verbose line containing \"%s\" (log: %.300s)", what, KEY, buf);
+    char *log = NULL, *line = vl_take(KEY, &log);
+    if (!want && line)
+        VL_FAIL("%s: windows on shared memory, yet the library says \"%s\"", what, line);
+    if (want && !line)
+        VL_FAIL("%s: no verbose line containing \"%s\" (log: %.300s)", what, KEY, log);
     for (int i = 0; want && want[i]; i++)
-        CHECKF(strstr(line, want[i]), "%s: verbose line \"%s\" lacks \"%s\"", what, line, want[i]);
-    CHECK(dup2(log_fd, 2) == 2);
-    free(buf);
+        if (!strstr(line, want[i]))
+            VL_FAIL("%s: verbose line \"%s\" lacks \"%s\"", what, line, want[i]);
+    free(line);
+    free(log);
 }
 
 /* What the line must say for a window that can use atomics (registered
@@ -210,7 +179,7 @@ int main(int argc, char **argv)
         CHECK_MPI(MPI_Win_free(&win));
     }
 
-    log_stop();
+    vl_stop();
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         printf("rma_acc_path: ok (%d ranks%s)\n", size,

@@ -46,9 +46,10 @@ static inline void vl_stop(void)
     vl_on = 0;
 }
 
-/* The last line containing key printed since the previous check (the
- * caller frees it); fails the test when there is none. */
-static inline char *vl_last_line(const char *key, const char *what)
+/* The last line containing key printed since the previous check, or NULL
+ * when there is none (the caller frees it); *log gets everything printed
+ * since then when log is not NULL (the caller frees it too). */
+static inline char *vl_take(const char *key, char **log)
 {
     off_t end = lseek(vl_fd, 0, SEEK_END);
     CHECK(end >= vl_seen);
@@ -61,15 +62,36 @@ static inline char *vl_last_line(const char *key, const char *what)
     char *line = NULL;
     for (char *p = buf; (p = strstr(p, key)) != NULL; p++)
         line = p;
-    if (!line) {
-        dup2(vl_saved_err, 2);
-        tu_fail(__FILE__, __LINE__, "%s: no verbose line for %s (log: %.300s)", what, key, buf);
+    if (line) {
+        size_t len = strcspn(line, "\n");
+        char *copy = malloc(len + 1);
+        CHECK(copy != NULL);
+        memcpy(copy, line, len);
+        copy[len] = 0;
+        line = copy;
     }
-    char *eol = strchr(line, '\n');
-    if (eol)
-        *eol = 0;
-    memmove(buf, line, strlen(line) + 1);
-    return buf;
+    if (log)
+        *log = buf;
+    else
+        free(buf);
+    return line;
+}
+
+/* Report a failure on the real stderr, not into the log. */
+#define VL_FAIL(...)                                   \
+    do {                                               \
+        dup2(vl_saved_err, 2);                         \
+        tu_fail(__FILE__, __LINE__, __VA_ARGS__);      \
+    } while (0)
+
+/* As vl_take, but a missing line fails the test. */
+static inline char *vl_last_line(const char *key, const char *what)
+{
+    char *log = NULL, *line = vl_take(key, &log);
+    if (!line)
+        VL_FAIL("%s: no verbose line for %s (log: %.300s)", what, key, log);
+    free(log);
+    return line;
 }
 
 /* The last line about key must contain want (must_not = 0) or must not
@@ -79,11 +101,9 @@ static inline void vl_check(const char *key, const char *want, int must_not, con
     if (!vl_on)
         return;
     char *line = vl_last_line(key, what);
-    if ((strstr(line, want) != NULL) == must_not) {
-        dup2(vl_saved_err, 2);
-        tu_fail(__FILE__, __LINE__, "%s: verbose line \"%s\" %s \"%s\"", what, line,
-                must_not ? "says" : "lacks", want);
-    }
+    if ((strstr(line, want) != NULL) == must_not)
+        VL_FAIL("%s: verbose line \"%s\" %s \"%s\"", what, line, must_not ? "says" : "lacks",
+                want);
     free(line);
 }
 
