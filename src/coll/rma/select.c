@@ -55,13 +55,18 @@ static const char *const call_name[NKIND] = {"MPI_Barrier", "MPI_Bcast", "MPI_Re
  * memory (best of 3-5 alternated runs on a busy 2-core machine; 4 ranks
  * there are oversubscribed), by communicator size class: [0] 2 members,
  * [1] 3 or more (4 measured; larger ones assumed alike).  Reduce was not
- * measured apart and follows Allreduce, its first half.  {1, 0}: never. */
+ * measured apart and follows Allreduce, its first half.  {1, 0}: never.
+ * With 3 or more members the tree algorithms won only in some runs: bcast
+ * at 8-32 KiB on/off 0.87, 1.06, 1.27 in one run of bench/run-bench and
+ * 1.56, 1.09, 1.44 in the next, allreduce at 8-64 KiB 1.40-1.51 in the
+ * second; so auto keeps them two-sided there (the flat allreduce and the
+ * barrier won in every run: 0.6 and 0.6-0.7). */
 typedef struct { size_t lo, hi; } fm_size_range;
 static const fm_size_range wins[NKIND][2] = {
     [K_BARRIER] = {{0, SIZE_MAX}, {0, SIZE_MAX}},
-    [K_BCAST] = {{1, 32768}, {8192, 32768}},
-    [K_REDUCE] = {{1, 1024}, {8192, 65536}},
-    [K_ALLREDUCE] = {{1, 1024}, {8192, 65536}},
+    [K_BCAST] = {{1, 32768}, {1, 0}},
+    [K_REDUCE] = {{1, 1024}, {1, 0}},
+    [K_ALLREDUCE] = {{1, 1024}, {1, 0}},
 };
 
 /* The flat algorithms (flat.c): when the node has more ranks than CPUs
