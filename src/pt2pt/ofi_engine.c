@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "core/world.h"
 #include "pt2pt/ofi_engine.h"
@@ -139,6 +140,18 @@ int fm_ofi_engine_init(int use_ofi)
     if (auto_avoids(i->fabric_attr->prov_name))
         warn_forced(i->fabric_attr->prov_name);
     fm_ofi_eng.drain_idle = !strcmp(i->fabric_attr->prov_name, "net");
+    if ((strstr(i->fabric_attr->prov_name, "tcp") || !strcmp(i->fabric_attr->prov_name, "net")) &&
+        i->rx_attr->iov_limit >= 2) {
+        /* 256 KiB covers rxm's eager and segmented sizes (16 KiB and
+         * 128 KiB by default); pages nobody touches cost nothing. */
+        fm_ofi_eng.spill_len = 256 * 1024;
+        fm_ofi_eng.spill = mmap(NULL, fm_ofi_eng.spill_len, PROT_READ | PROT_WRITE,
+                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (fm_ofi_eng.spill == MAP_FAILED) {
+            fm_ofi_eng.spill = NULL;
+            fm_ofi_eng.spill_len = 0;
+        }
+    }
     int rc = choose_layout(i);
     if (rc != FM_OK)
         return rc;
@@ -191,6 +204,9 @@ void fm_ofi_engine_finalize(void)
     }
     fm_pt2pt_engine_ofi = 0;
     tag_ub = comm_ids = INT_MAX;
+    if (fm_ofi_eng.spill)
+        munmap(fm_ofi_eng.spill, fm_ofi_eng.spill_len);
+    fm_ofi_eng.spill = NULL;
 }
 
 #else /* no libfabric: the software engine always */

@@ -100,6 +100,15 @@ typedef struct fm_ofi_engine {
     unsigned drain_empty;       /* drain peeks that found nothing, ever */
     uint64_t drain_tag, drain_ignore; /* every user message, nothing else */
     fm_ofi_op *unexp, *unexp_tail; /* software unexpected queue, arrival order */
+    /* libfabric 1.17's tcp provider (under tcp;ofi_rxm) drops the
+     * connection when an eager message is truncated (ofiwg/libfabric
+     * #8274): every later message from that peer is lost.  So user receives
+     * there get a second iov, this scratch area, which takes whatever does
+     * not fit; the engine then reports MPI_ERR_TRUNCATE itself.  Messages
+     * beyond buffer + spill go by rxm's rendezvous, which truncates
+     * cleanly.  Many receives may spill into it at once: nobody reads it. */
+    void *spill;
+    size_t spill_len;
 } fm_ofi_engine;
 
 extern fm_ofi_engine fm_ofi_eng;

@@ -96,14 +96,21 @@ static ssize_t issue_op(fm_ofi_op *op)
     case FM_OFI_T_RECV:
     case FM_OFI_T_ACK_RECV:
     case FM_OFI_T_UNEXP:
-        if (!(op->flags & FI_CLAIM))
+        if (!(op->flags & FI_CLAIM) && !(op->type == FM_OFI_T_RECV && fm_ofi_eng.spill))
             return fi_trecv(ep, op->buf, op->len, NULL, op->addr, op->tag, op->ignore, ctx);
-        __attribute__((fallthrough)); /* a claimed receive goes through fi_trecvmsg */
+        __attribute__((fallthrough)); /* claimed or spilling: fi_trecvmsg */
     case FM_OFI_T_PEEK:
     case FM_OFI_T_DRAIN: {
-        struct iovec iov = {op->buf, op->len};
-        void *desc = NULL;
-        struct fi_msg_tagged m = {.msg_iov = &iov, .desc = &desc, .iov_count = op->buf ? 1 : 0,
+        /* A user receive may spill what does not fit (see spill). */
+        struct iovec iov[2] = {{op->buf, op->len}, {fm_ofi_eng.spill, fm_ofi_eng.spill_len}};
+        void *desc[2] = {NULL, NULL};
+        size_t n = op->buf ? 1 : 0;
+        if (op->type == FM_OFI_T_RECV && fm_ofi_eng.spill) {
+            if (!op->buf)
+                iov[0] = iov[1];
+            n = op->buf ? 2 : 1;
+        }
+        struct fi_msg_tagged m = {.msg_iov = iov, .desc = desc, .iov_count = n,
                                   .addr = op->addr, .tag = op->tag, .ignore = op->ignore,
                                   .context = ctx, .data = 0};
         return fi_trecvmsg(ep, &m, op->flags & (FI_PEEK | FI_CLAIM));
@@ -484,7 +491,10 @@ void fm_ofi_tagged_event(const struct fi_cq_tagged_entry *e)
             fm_req_complete(r);
         return;
     case FM_OFI_T_RECV:
-        fm_ofi_recv_done(op, e->tag, e->len, e->data, MPI_SUCCESS, e->len);
+        if (e->len > op->len) /* it spilled: truncated, though the provider saw no error */
+            fm_ofi_recv_done(op, e->tag, op->len, e->data, MPI_ERR_TRUNCATE, e->len);
+        else
+            fm_ofi_recv_done(op, e->tag, e->len, e->data, MPI_SUCCESS, e->len);
         return;
     case FM_OFI_T_PEEK:
         op->state = FM_OFI_S_IDLE;

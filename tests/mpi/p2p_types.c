@@ -141,8 +141,10 @@ static void partial(int from, int to)
 /* Truncation at eager and rendezvous sizes. */
 static void truncation(int from, int to, MPI_Comm comm)
 {
-    static const int ns[] = {10, 4000, 300000};
-    for (int k = 0; k < 3; k++) {
+    /* 40 B, 16 KB (eager everywhere), 80 KB (segmented on tcp;ofi_rxm),
+     * 1.2 MB (rendezvous) */
+    static const int ns[] = {10, 4000, 20000, 300000};
+    for (int k = 0; k < 4; k++) {
         int n = ns[k];
         int *s = tu_malloc(sizeof(int) * (size_t)n), *r = tu_malloc(sizeof(int) * (size_t)n);
         MPI_Request sr[3] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
