@@ -42,21 +42,6 @@ static unsigned val(int r, long i, unsigned salt)
     return (unsigned)(r * 2654435761u) ^ (unsigned)(i * 40503u) ^ (salt * 7919u);
 }
 
-static void mat_mul(const unsigned *x, const unsigned *y, unsigned *out)
-{
-    unsigned r[4] = {x[0] * y[0] + x[1] * y[2], x[0] * y[1] + x[1] * y[3],
-                     x[2] * y[0] + x[3] * y[2], x[2] * y[1] + x[3] * y[3]};
-    memcpy(out, r, sizeof r);
-}
-
-static void umat(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)dt;
-    unsigned *a = in, *b = inout;
-    for (int i = 0; i < *len; i++)
-        mat_mul(a + 4 * i, b + 4 * i, b + 4 * i); /* inout = in * inout */
-}
-
 static void check_sum(int n, int in_place, unsigned salt)
 {
     unsigned *s = tu_malloc((size_t)n * sizeof *s + 1), *r = tu_malloc((size_t)n * sizeof *r + 1);
@@ -94,7 +79,7 @@ static void check_matrix(int n, MPI_Datatype mat, MPI_Op op)
         for (int p = 1; p < size; p++) { /* rank order: m0 * m1 * ... */
             for (int k = 0; k < 4; k++)
                 m[k] = val(p, 4 * e + k, 5) | 1;
-            mat_mul(want, m, want);
+            tu_mat_mul(want, m, want);
         }
         if (memcmp(want, r + 4 * e, sizeof want) != 0)
             tu_fail(__FILE__, __LINE__, "matrix product of %d, element %d: %u %u %u %u, want "
@@ -198,7 +183,7 @@ int main(int argc, char **argv)
     vl_start(rank == 0 && v && strcmp(v, "1") == 0);
 
     MPI_Op op_mat;
-    CHECK_MPI(MPI_Op_create(umat, 0, &op_mat));
+    CHECK_MPI(MPI_Op_create(tu_mat_op, 0, &op_mat));
     MPI_Datatype mat;
     CHECK_MPI(MPI_Type_contiguous(4, MPI_UNSIGNED, &mat));
     CHECK_MPI(MPI_Type_commit(&mat));

@@ -36,22 +36,6 @@ static void usum(void *in, void *inout, int *len, MPI_Datatype *dt)
         b[i] += a[i];
 }
 
-/* inout = in x inout for 2x2 matrices [a b; c d] stored as 4 unsigned. */
-static void mat_mul(const unsigned *x, const unsigned *y, unsigned *out)
-{
-    unsigned r[4] = {x[0] * y[0] + x[1] * y[2], x[0] * y[1] + x[1] * y[3],
-                     x[2] * y[0] + x[3] * y[2], x[2] * y[1] + x[3] * y[3]};
-    memcpy(out, r, sizeof r);
-}
-
-static void umat(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)dt;
-    unsigned *a = in, *b = inout;
-    for (int i = 0; i < *len; i++)
-        mat_mul(a + 4 * i, b + 4 * i, b + 4 * i);
-}
-
 static void mat_of(int r, long i, unsigned *m)
 {
     m[0] = (unsigned)((r * 3 + i) % 5 + 1);
@@ -222,7 +206,7 @@ static void check_matrix(MPI_Comm comm, int n, MPI_Datatype mat, MPI_Op op)
         mat_of(0, i, acc);
         for (int r = 1; r < np; r++) {
             mat_of(r, i, m);
-            mat_mul(acc, m, acc);
+            tu_mat_mul(acc, m, acc);
         }
         memcpy(ref + 4 * i, acc, sizeof acc);
     }
@@ -352,7 +336,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Op uop_sum, uop_mat;
     CHECK_MPI(MPI_Op_create(usum, 1, &uop_sum));
-    CHECK_MPI(MPI_Op_create(umat, 0, &uop_mat));
+    CHECK_MPI(MPI_Op_create(tu_mat_op, 0, &uop_mat));
     MPI_Datatype mat;
     CHECK_MPI(MPI_Type_contiguous(4, MPI_UNSIGNED, &mat));
     CHECK_MPI(MPI_Type_commit(&mat));

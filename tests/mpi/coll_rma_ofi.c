@@ -76,22 +76,6 @@ static void usum(void *in, void *inout, int *len, MPI_Datatype *dt)
         b[i] += a[i];
 }
 
-static void mat_mul(const unsigned *x, const unsigned *y, unsigned *out)
-{
-    unsigned r[4] = {x[0] * y[0] + x[1] * y[2], x[0] * y[1] + x[1] * y[3],
-                     x[2] * y[0] + x[3] * y[2], x[2] * y[1] + x[3] * y[3]};
-    memcpy(out, r, sizeof r);
-}
-
-/* inout = in x inout, element by element (2x2 matrices). */
-static void umat(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)dt;
-    unsigned *a = in, *b = inout;
-    for (int i = 0; i < *len; i++)
-        mat_mul(a + 4 * i, b + 4 * i, b + 4 * i);
-}
-
 static void mat_of(int r, long i, unsigned salt, unsigned *m)
 {
     m[0] = (unsigned)((r * 3 + i + salt) % 5 + 1);
@@ -167,7 +151,7 @@ static void check_matrix(long n, MPI_Datatype mat, MPI_Op op)
         mat_of(0, i, 3, acc);
         for (int r = 1; r < size; r++) {
             mat_of(r, i, 3, m);
-            mat_mul(acc, m, acc);
+            tu_mat_mul(acc, m, acc);
         }
         memcpy(ref + 4 * i, acc, sizeof acc);
     }
@@ -280,7 +264,7 @@ int main(int argc, char **argv)
     log_start();
     MPI_Op op_sum, op_mat;
     CHECK_MPI(MPI_Op_create(usum, 1, &op_sum));
-    CHECK_MPI(MPI_Op_create(umat, 0, &op_mat));
+    CHECK_MPI(MPI_Op_create(tu_mat_op, 0, &op_mat));
     MPI_Datatype mat;
     CHECK_MPI(MPI_Type_contiguous(4, MPI_UNSIGNED, &mat));
     CHECK_MPI(MPI_Type_commit(&mat));

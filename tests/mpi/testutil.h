@@ -153,4 +153,21 @@ static inline void tu_spin(double seconds)
         ;
 }
 
+/* A non-commutative user op for reductions: the product of 2x2 matrices
+ * [a b; c d] stored as 4 unsigned, inout = in x inout element by element. */
+static inline void tu_mat_mul(const unsigned *x, const unsigned *y, unsigned *out)
+{
+    unsigned r[4] = {x[0] * y[0] + x[1] * y[2], x[0] * y[1] + x[1] * y[3],
+                     x[2] * y[0] + x[3] * y[2], x[2] * y[1] + x[3] * y[3]};
+    memcpy(out, r, sizeof r);
+}
+
+static inline void tu_mat_op(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    unsigned *a = in, *b = inout;
+    for (int i = 0; i < *len; i++)
+        tu_mat_mul(a + 4 * i, b + 4 * i, b + 4 * i);
+}
+
 #endif
