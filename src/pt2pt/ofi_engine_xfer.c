@@ -514,20 +514,23 @@ void fm_ofi_tagged_event(const struct fi_cq_tagged_entry *e)
 
 void fm_ofi_tagged_error(const struct fi_cq_err_entry *e)
 {
+    /* libfabric 1.17's shm reports a truncation as err = -FI_ETRUNC;
+     * the API (and every other provider) says a positive errno. */
+    const int err = e->err < 0 ? -e->err : e->err;
     fm_ofi_op *op = e->op_context;
     struct fm_request *r = op->req;
     if (op->type == FM_OFI_T_PEEK) {
         op->state = FM_OFI_S_IDLE;
         op->peek_done = 1;
         op->peek_found = 0;
-        if (e->err != FI_ENOMSG)
-            fm_error_msg("ofi engine: probe failed: %s", fi_strerror(e->err));
+        if (err != FI_ENOMSG)
+            fm_error_msg("ofi engine: probe failed: %s", fi_strerror(err));
         return;
     }
     if (op->type == FM_OFI_T_DRAIN) {
-        if (e->err != FI_ENOMSG && fm_ofi.up)
+        if (err != FI_ENOMSG && fm_ofi.up)
             fm_error_msg("ofi engine: peek for unexpected messages failed: %s",
-                         fi_strerror(e->err));
+                         fi_strerror(err));
         fm_ofi_drain_none(op);
         return;
     }
@@ -536,15 +539,15 @@ void fm_ofi_tagged_error(const struct fi_cq_err_entry *e)
             op->state = FM_OFI_S_IDLE; /* finalize: the entry stays queued */
             return;
         }
-        if (e->err != FI_ETRUNC)
+        if (err != FI_ETRUNC)
             fm_error_msg("ofi engine: receiving a drained message failed: %s (provider: %s)",
-                         fi_strerror(e->err),
+                         fi_strerror(err),
                          fi_cq_strerror(fm_ofi.cq, e->prov_errno, e->err_data, NULL, 0));
-        fm_ofi_unexp_arrived(op, e->len, e->err == FI_ETRUNC ? MPI_ERR_TRUNCATE : MPI_ERR_OTHER,
+        fm_ofi_unexp_arrived(op, e->len, err == FI_ETRUNC ? MPI_ERR_TRUNCATE : MPI_ERR_OTHER,
                              e->len + e->olen);
         return;
     }
-    if (op->type == FM_OFI_T_RECV && e->err == FI_ECANCELED) {
+    if (op->type == FM_OFI_T_RECV && err == FI_ECANCELED) {
         shadow_del(op);
         fm_ofi_op_put(op);
         fm_set_recv_status(r, r->peer, r->tag, 0, MPI_SUCCESS);
@@ -552,19 +555,19 @@ void fm_ofi_tagged_error(const struct fi_cq_err_entry *e)
         fm_req_complete(r);
         return;
     }
-    if (op->type == FM_OFI_T_RECV && e->err == FI_ETRUNC) {
+    if (op->type == FM_OFI_T_RECV && err == FI_ETRUNC) {
         /* The provider filled the buffer and says how much did not fit. */
         fm_ofi_recv_done(op, e->tag, e->len, e->data, MPI_ERR_TRUNCATE, e->len + e->olen);
         return;
     }
-    if (e->err == FI_ECANCELED || !fm_ofi.up) {
+    if (err == FI_ECANCELED || !fm_ofi.up) {
         if (op->type == FM_OFI_T_RECV)
             shadow_del(op);
         fm_ofi_op_put(op); /* finalize: the endpoint is going away */
         return;
     }
     fm_error_msg("ofi engine: tagged %s failed: %s (provider: %s)",
-                 op->type == FM_OFI_T_SEND ? "send" : "receive", fi_strerror(e->err),
+                 op->type == FM_OFI_T_SEND ? "send" : "receive", fi_strerror(err),
                  fi_cq_strerror(fm_ofi.cq, e->prov_errno, e->err_data, NULL, 0));
     if (op->type == FM_OFI_T_RECV)
         shadow_del(op);
