@@ -13,6 +13,8 @@ static size_t msg_len(int i)
         return 200000; /* rendezvous-sized */
     if (i % 31 == 5)
         return 20000;
+    if (i % 23 == 7) /* at the OFI eager limits (8 KiB, or 16 KiB when raised) */
+        return i % 2 ? 16384 : 8192;
     return 8 + (size_t)(i % 5) * 12;
 }
 
