@@ -154,19 +154,60 @@ static int finish(uint64_t *bits, uint32_t *ctx)
     return FM_OK;
 }
 
+/* Ids agreed per round: 1024 (128 bytes of bitmap). */
+#define WINDOW_WORDS 16
+
+/* Index of the lowest bitmap word with a free id here (NWORDS: none). */
+static uint64_t lowest_free_word(void)
+{
+    uint64_t w = 0;
+    pthread_mutex_lock(&ids_lock);
+    while (w < NWORDS && !ids_free[w])
+        w++;
+    pthread_mutex_unlock(&ids_lock);
+    return w;
+}
+
+/* The lowest id free at every member, found without moving the whole
+ * 16 KiB bitmap (over TCP that one message cost a rendezvous per
+ * communicator): first agree on the highest of the members' lowest free
+ * words — no id below it is free everywhere — then AND windows of
+ * WINDOW_WORDS words from there up until one has a common free id.  Every
+ * member sees the same results, so all walk the same windows and pick
+ * the same id. */
 int fm_ctx_alloc(MPI_Comm comm, uint32_t *ctx)
 {
-    uint64_t *bits = snapshot();
-    if (!bits)
-        return FM_ERR_NOMEM;
-    if (comm->size > 1) {
-        int rc = fm_coll_allreduce(MPI_IN_PLACE, bits, NWORDS, MPI_UINT64_T, MPI_BAND, comm);
-        if (rc != FM_OK) {
-            free(bits);
-            return rc;
+    if (comm->size == 1) {
+        uint64_t *bits = snapshot();
+        return bits ? finish(bits, ctx) : FM_ERR_NOMEM;
+    }
+    uint64_t start = lowest_free_word();
+    int rc = fm_coll_allreduce(MPI_IN_PLACE, &start, 1, MPI_UINT64_T, MPI_MAX, comm);
+    for (uint64_t w0 = start; rc == FM_OK && w0 < NWORDS; w0 += WINDOW_WORDS) {
+        uint64_t win[WINDOW_WORDS] = {0};
+        pthread_mutex_lock(&ids_lock);
+        for (int i = 0; i < WINDOW_WORDS && w0 + (uint64_t)i < NWORDS; i++)
+            win[i] = ids_free[w0 + (uint64_t)i];
+        pthread_mutex_unlock(&ids_lock);
+        rc = fm_coll_allreduce(MPI_IN_PLACE, win, WINDOW_WORDS, MPI_UINT64_T, MPI_BAND, comm);
+        int found = -1;
+        pthread_mutex_lock(&ids_lock);
+        for (int i = 0; rc == FM_OK && found < 0 && i < WINDOW_WORDS; i++) {
+            uint64_t bits = win[i] & (w0 + (uint64_t)i < NWORDS ? ids_free[w0 + (uint64_t)i] : 0);
+            if (bits) {
+                int b = __builtin_ctzll(bits);
+                ids_free[w0 + (uint64_t)i] &= ~((uint64_t)1 << b);
+                ids_live++;
+                found = (int)(w0 + (uint64_t)i) * 64 + b;
+            }
+        }
+        pthread_mutex_unlock(&ids_lock);
+        if (found >= 0) {
+            *ctx = (uint32_t)found * 2;
+            return FM_OK;
         }
     }
-    return finish(bits, ctx);
+    return rc != FM_OK ? rc : FM_ERR_NO_CONTEXT;
 }
 
 /* Binomial-tree AND-reduce of the bitmaps to group rank 0, which picks the
