@@ -34,6 +34,8 @@ typedef struct tgt {
     long inflight; /* fi_write / fi_read / fi_*atomic not yet completed */
     long reads;    /* of which atomics whose old values the caller wants */
     long writes;   /* of which atomics changing the target (ordering: hw_order) */
+    int wrote;     /* fi_write since the last flush (fm_ofi_rma_flush_by_read) */
+    uint64_t last_off; /* where the last one wrote */
 } tgt;
 
 struct fm_rma_remote {
@@ -183,6 +185,12 @@ static int reap(struct fm_win *w, int trank)
     return rc;
 }
 
+#ifdef FM_HAVE_OFI
+struct xgrp;
+static int fi_xfer(struct fm_win *w, int write, int trank, char *buf, size_t len, uint64_t off,
+                   struct xgrp *g);
+#endif
+
 int fm_rma_flush(struct fm_win *w, int rank)
 {
     if (!w->rm || !w->rm->t)
@@ -192,12 +200,27 @@ int fm_rma_flush(struct fm_win *w, int rank)
         if (!w->peer[i].ofi)
             continue;
         unsigned spins = 0;
-        for (;;) {
+        for (int read_behind = 0;;) {
             int e = reap(w, i);
             if (rc == FM_OK)
                 rc = e;
-            if (!w->rm->t[i].n && !w->rm->t[i].inflight)
+            if (!w->rm->t[i].n && !w->rm->t[i].inflight) {
+#ifdef FM_HAVE_OFI
+                /* Writes whose completion does not mean "landed": a read
+                 * of a byte they wrote, ordered behind them, does. */
+                if (!read_behind && w->rm->t[i].wrote && fm_ofi_rma_flush_by_read()) {
+                    static char sink;
+                    read_behind = 1;
+                    e = fi_xfer(w, 0, i, &sink, 1, w->rm->t[i].last_off, NULL);
+                    if (e == FM_OK)
+                        continue;
+                    if (rc == FM_OK)
+                        rc = e;
+                }
+#endif
+                w->rm->t[i].wrote = 0;
                 break;
+            }
             if (!fm_progress())
                 fm_progress_backoff(&spins);
         }
@@ -363,7 +386,7 @@ static xop *xop_new(struct fm_win *w, int trank, int atomic, xgrp *g)
 /* fi_write / fi_read of a contiguous target run, in pieces the provider
  * takes; -FI_EAGAIN is retried after progress (which drains the CQ). */
 static int fi_xfer(struct fm_win *w, int write, int trank, char *buf, size_t len, uint64_t off,
-                   xgrp *g)
+                   struct xgrp *g)
 {
     fm_rma_peer *p = &w->peer[trank];
     size_t max = fm_ofi_rma_max();
@@ -386,6 +409,10 @@ static int fi_xfer(struct fm_win *w, int write, int trank, char *buf, size_t len
             return rc;
         }
         w->rm->t[trank].inflight++;
+        if (write) {
+            w->rm->t[trank].wrote = 1;
+            w->rm->t[trank].last_off = off + done;
+        }
         done += n;
     } while (done < len);
     return FM_OK;

@@ -135,6 +135,11 @@ enum { FM_OFI_ATOMIC_WRITE = 0, FM_OFI_ATOMIC_FETCH, FM_OFI_ATOMIC_COMPARE };
 size_t fm_ofi_rma_atomic_count(int kind, enum fi_datatype dt, enum fi_op op);
 /* 1 if the provider orders atomics after atomics (RAR, RAW, WAR, WAW). */
 int fm_ofi_rma_atomic_ordered(void);
+/* 1 when a completed fi_write may not yet be visible at the target (net
+ * in libfabric 1.17 completes writes before they land, FI_DELIVERY_COMPLETE
+ * or not), but the provider orders a read after earlier writes: a flush
+ * then ends with a small fi_read behind the writes. */
+int fm_ofi_rma_flush_by_read(void);
 /* One atomic of `kind`; cmp for compare, res for fetch and compare.
  * FM_ERR_AGAIN: progress and retry. */
 int fm_ofi_rma_atomic(int kind, int world, const void *buf, size_t count, const void *cmp,

@@ -250,6 +250,12 @@ int fm_ofi_rma_atomic_ordered(void)
     return R.up && (R.info->tx_attr->msg_order & all) == all;
 }
 
+int fm_ofi_rma_flush_by_read(void)
+{
+    return R.up && !strcmp(R.info->fabric_attr->prov_name, "net") &&
+           (R.info->tx_attr->msg_order & FI_ORDER_RAW);
+}
+
 int fm_ofi_rma_atomic(int kind, int world, const void *buf, size_t count, const void *cmp,
                       void *res, uint64_t raddr, uint64_t key, enum fi_datatype dt, enum fi_op op,
                       fm_ofi_rma_op *o)
