@@ -130,8 +130,12 @@ static int x_get(int rank, const char *key, void *val, size_t *len)
 static void x_abort(int code, const char *why) __attribute__((noreturn));
 static void x_abort(int code, const char *why)
 {
-    /* NULL procs: the whole namespace.  The launcher prints `why` and ends
-     * every rank; if it returns, we still must not live on. */
+    /* Said here first: not every PMIx server prints `why` (Slurm's may not
+     * before it cancels the step, which then cuts the output short).  NULL
+     * procs: the whole namespace; if PMIx_Abort returns, we still must not
+     * live on. */
+    fm_error_msg("MPI_Abort with code %d%s%s; asking the PMIx launcher to end the job", code,
+                 why[0] ? ": " : "", why);
     pmix_status_t st = PMIx_Abort(code, why, NULL, 0);
     if (st != PMIX_SUCCESS)
         fm_error_msg("MPI_Abort with code %d: %s (PMIx_Abort failed: %s)", code, why, PMIx_Error_string(st));
