@@ -9,6 +9,7 @@
 #include "fabmpi_hostd.h"
 #include "mpiexec_bind.h"
 #include "boot/wire.h"
+#include "util/fabric_shm.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -350,6 +351,8 @@ static void reap(void)
                 }
             rk->reaped = 1;
             H.nlive--;
+            /* libfabric shm regions a killed rank could not unlink. */
+            fm_fabric_shm_remove(pid);
             send_frame(FM_HD_EXIT, (uint32_t)rk->r, (uint32_t)st, NULL, 0);
         }
     }

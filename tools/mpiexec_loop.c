@@ -5,6 +5,7 @@
  * output pipes and a self-pipe the signal handlers write to, so no rank can
  * stall the others and no signal is handled inside a handler. */
 #include "mpiexec.h"
+#include "util/fabric_shm.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -190,6 +191,10 @@ static void reap(struct fm_mx_job *job)
         if (r == job->n || job->ranks[r].reaped)
             continue;
         fm_mx_rank_ended(job, r, st);
+        /* Now, while its pid cannot have been handed out again yet. */
+        int left = fm_fabric_shm_remove(pid);
+        if (left && job->verbose)
+            fm_mx_say("removed %d libfabric shm region(s) %s left behind", left, fm_mx_who(job, r));
     }
 }
 

@@ -3,6 +3,7 @@
  * bootstrap, teardown, and the OFI section of fabmpi_info. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "boot/boot.h"
 #include "core/world.h"
@@ -12,6 +13,7 @@
 #include "net/ofi/ofi_info.h"
 #include "net/ofi/tag.h"
 #include "mpi/comm.h" /* FM_MAX_CONTEXTS: fabmpi's own communicator cap */
+#include "util/fabric_shm.h"
 #include "util/log.h"
 #include "util/param.h"
 #include "util/status.h"
@@ -117,6 +119,11 @@ static int bring_up(void)
         return FM_ERR_NOMEM;
     for (int p = 0; p < fm_world_size; p++)
         s->addr[p] = FI_ADDR_NOTAVAIL;
+    /* No endpoint of ours exists yet, so any shm region under our pid is a
+     * dead process's, and would make shm's fi_enable fail (fabric_shm.c). */
+    int stale = fm_fabric_shm_remove(getpid());
+    if (stale)
+        fm_log(1, "ofi: removed %d libfabric shm region(s) a dead process left under our pid", stale);
     if ((rc = open_endpoint()) != FM_OK)
         return rc;
     /* Whole wire messages up to this size go by fi_inject (no completion,
