@@ -40,7 +40,8 @@ void fm_req_free(struct fm_request *r)
 {
     if (r == &fm_req_sent)
         return;
-    free(r->tmp);
+    if (r->tmp)
+        free(r->tmp);
     if (r->dt && !(r->dt->flags & FM_DT_PREDEFINED))
         fm_dt_release(r->dt);
     if (r->comm)

@@ -34,9 +34,9 @@ struct fm_request {
     volatile int done;       /* 1 once complete; status valid */
     int acked;               /* sync send: ACK received */
     int sent;                /* send: data left the buffer (eager sent / FIN) */
+    uint32_t ctx;            /* context the request matches on */
     MPI_Status status;
     MPI_Comm comm;
-    uint32_t ctx;            /* context the request matches on */
     fm_match_queue *mq;
     const void *sbuf;        /* send buffer */
     void *rbuf;              /* receive buffer */
@@ -50,15 +50,20 @@ struct fm_request {
     uint64_t limit;          /* pipelined rendezvous: bytes to move (receiver's capacity) */
     uint64_t msg_bytes;      /* receive: length of the matched message (truncation report) */
     uint64_t peer_req;       /* the other side's request cookie */
-    int peer_world;          /* world rank of the matched peer */
     struct fm_request *next; /* free list / pending list */
     /* Persistent requests: the user's handle (`parent`) stays; each Start
      * creates an ordinary request (`inner`) whose completion is copied up. */
     struct fm_request *parent;
     struct fm_request *inner;
-    int mode;                /* persistent send: FM_SEND_* */
     const void *user_buf;    /* persistent send: the user's buffer as given */
+    int peer_world;          /* world rank of the matched peer */
+    int mode;                /* persistent send: FM_SEND_* */
 };
+
+/* fm_req_alloc zeroes a whole request per message.  Up to 256 bytes gcc
+ * does that with vector stores; above, with `rep stos`, whose start-up
+ * alone costs tens of cycles.  Keep new fields in the holes. */
+_Static_assert(sizeof(struct fm_request) <= 256, "struct fm_request outgrew 256 bytes");
 
 /* The request every MPI_Isend/MPI_Irsend that completed on the spot
  * returns (its data went into the transport at once): shared, immutable,

@@ -64,10 +64,8 @@ int fm_comm_build(struct fm_group *group, uint32_t ctx, MPI_Comm parent, MPI_Com
     return FM_OK;
 }
 
-void fm_comm_release(MPI_Comm comm)
+void fm_comm_destroy(MPI_Comm comm)
 {
-    if (--comm->refcount > 0)
-        return;
     /* Normally MPI_Comm_free already ran the delete callbacks; this catches
      * a communicator released some other way.  Errors have no one to go to. */
     fm_attr_delete_all(comm);

@@ -3,6 +3,7 @@
 #define FM_MPI_COMM_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "match/match.h"
@@ -55,12 +56,34 @@ struct fm_comm {
  * arrive before this process has built the communicator). */
 fm_match_queue *fm_ctx_queue(uint32_t ctx);
 
+/* The queues of the first FM_CTX_DIRECT contexts (the first 512
+ * communicators: nearly every program's all) sit in a fixed table, so
+ * delivery finds one with a load and a test per message. */
+#define FM_CTX_DIRECT 1024u
+extern _Atomic(fm_match_queue *) fm_ctx_direct[FM_CTX_DIRECT];
+
+static inline fm_match_queue *fm_ctx_queue_fast(uint32_t ctx)
+{
+    if (ctx < FM_CTX_DIRECT) {
+        fm_match_queue *q = atomic_load_explicit(&fm_ctx_direct[ctx], memory_order_acquire);
+        if (q)
+            return q;
+    }
+    return fm_ctx_queue(ctx);
+}
+
 /* Build a communicator over `group` (retained) with context `ctx` (even),
  * matching queues attached, MPI_ERRORS_ARE_FATAL inherited from `parent`'s
  * handler (or fatal if parent is NULL). */
 int fm_comm_build(struct fm_group *group, uint32_t ctx, MPI_Comm parent, MPI_Comm *out);
-/* Drop a reference; frees attributes, group and context id at zero. */
-void fm_comm_release(MPI_Comm comm);
+/* Drop a reference; frees attributes, group and context id at zero
+ * (fm_comm_destroy).  Inline: every request holds one. */
+void fm_comm_destroy(MPI_Comm comm);
+static inline void fm_comm_release(MPI_Comm comm)
+{
+    if (--comm->refcount <= 0)
+        fm_comm_destroy(comm);
+}
 
 /* Agree on a fresh context id among all members of comm (one collective
  * round over comm). */

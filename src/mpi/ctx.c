@@ -9,7 +9,8 @@
  * whatever the pattern of frees (no fragmentation-driven retries).  Ids
  * are reused as soon as every member has freed them.
  *
- * Queues live in a two-level table indexed by context (chunks allocated on
+ * Queues live in a two-level table indexed by context (chunk 0 is the
+ * static fm_ctx_direct table delivery reads inline; the others allocated on
  * first use, never moved) so the progress engine can look a queue up
  * without a lock while another thread creates one.
  *
@@ -32,7 +33,9 @@
 #define NCHUNKS ((int)(FM_MAX_CONTEXTS / CHUNK))
 
 typedef _Atomic(fm_match_queue *) mq_slot;
-static _Atomic(mq_slot *) chunks[NCHUNKS];
+_Static_assert(CHUNK == FM_CTX_DIRECT, "chunk 0 is the direct table");
+mq_slot fm_ctx_direct[FM_CTX_DIRECT];
+static _Atomic(mq_slot *) chunks[NCHUNKS] = {fm_ctx_direct};
 
 static pthread_mutex_t ids_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t ids_free[NWORDS]; /* bit set = id free at this process */
@@ -99,15 +102,16 @@ void fm_ctx_init(void)
 void fm_ctx_finalize(void)
 {
     for (int c = 0; c < NCHUNKS; c++) {
-        mq_slot *chunk = atomic_exchange(&chunks[c], NULL);
+        mq_slot *chunk = atomic_exchange(&chunks[c], c ? NULL : fm_ctx_direct);
         if (!chunk)
             continue;
         for (int i = 0; i < CHUNK; i++) {
-            fm_match_queue *q = atomic_load(&chunk[i]);
+            fm_match_queue *q = atomic_exchange(&chunk[i], NULL);
             if (q)
                 fm_match_queue_destroy(q);
         }
-        free(chunk);
+        if (chunk != fm_ctx_direct)
+            free(chunk);
     }
 }
 

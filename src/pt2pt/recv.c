@@ -287,7 +287,7 @@ void fm_deliver(int peer, const void *msg, size_t len)
 
     /* Matched straight from the transport's buffer when a receive waits;
      * only an unexpected message gets a record (and a copy). */
-    fm_match_queue *q = fm_ctx_queue(h->ctx);
+    fm_match_queue *q = fm_ctx_queue_fast(h->ctx);
     fm_match_entry *m = fm_match_take_posted(q, h->src, h->tag);
     if (m) {
         fm_recv_matched((struct fm_request *)m, peer, (const fm_hdr_rndv *)msg, payload);
