@@ -19,11 +19,10 @@
 
 int fm_pt2pt_engine_ofi;
 
-static int tag_ub = INT_MAX;
+int fm_pt2pt_tag_ub_value = INT_MAX;
 static int comm_ids = INT_MAX;
 static char limit_why[256];
 
-int fm_pt2pt_tag_ub(void) { return tag_ub; }
 int fm_pt2pt_comm_ids(void) { return comm_ids; }
 const char *fm_pt2pt_comm_limit_why(void) { return fm_pt2pt_engine_ofi ? limit_why : NULL; }
 
@@ -116,7 +115,7 @@ static void warn_forced(const char *prov)
 int fm_ofi_engine_init(int use_ofi)
 {
     fm_pt2pt_engine_ofi = 0;
-    tag_ub = comm_ids = INT_MAX;
+    fm_pt2pt_tag_ub_value = comm_ids = INT_MAX;
     int want = fm_param.PT2PT;
     int all_ofi = use_ofi && fm_param.NET == FM_NET_OFI;
     if (want == FM_PT2PT_SW || (want == FM_PT2PT_AUTO && !all_ofi))
@@ -173,7 +172,7 @@ int fm_ofi_engine_init(int use_ofi)
     fm_ofi.tagged_event = fm_ofi_tagged_event;
     fm_ofi.tagged_error = fm_ofi_tagged_error;
     const fm_ofi_tag_layout *l = &fm_ofi_eng.lay;
-    tag_ub = fm_ofi_tag_ub(l);
+    fm_pt2pt_tag_ub_value = fm_ofi_tag_ub(l);
     uint64_t ids = fm_ofi_tag_contexts(l) / 2;
     comm_ids = ids > INT_MAX ? INT_MAX : (int)ids;
     const char *mode = fm_ofi_tag_mode_name(l->mode);
@@ -189,7 +188,8 @@ int fm_ofi_engine_init(int use_ofi)
               "communicators, context field %u bits (%u reserved by the provider), inject %zu, "
               "%d receives posted in the provider (more wait in order in software)",
            i->fabric_attr->prov_name, mode, fm_param.OFI_TAG_MODE == FM_OFI_TAG_AUTO ? " (auto)" : "",
-           tag_ub, comm_ids, l->ctx_bits, l->reserved, fm_ofi_eng.inject, fm_ofi_eng.posted_max);
+           fm_pt2pt_tag_ub_value, comm_ids, l->ctx_bits, l->reserved, fm_ofi_eng.inject,
+           fm_ofi_eng.posted_max);
     return FM_OK;
 }
 
@@ -203,7 +203,7 @@ void fm_ofi_engine_finalize(void)
         fm_ofi_poll(NULL);
     }
     fm_pt2pt_engine_ofi = 0;
-    tag_ub = comm_ids = INT_MAX;
+    fm_pt2pt_tag_ub_value = comm_ids = INT_MAX;
     if (fm_ofi_eng.spill)
         munmap(fm_ofi_eng.spill, fm_ofi_eng.spill_len);
     fm_ofi_eng.spill = NULL;

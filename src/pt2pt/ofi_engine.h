@@ -29,7 +29,8 @@ void fm_ofi_engine_finalize(void);
 /* Limits of the running engine: the largest tag (MPI_TAG_UB), and how many
  * communicator ids (each a pair of contexts) the tag's context field holds
  * (a large number under the software engine). */
-int fm_pt2pt_tag_ub(void);
+extern int fm_pt2pt_tag_ub_value; /* read inline by every send/receive check */
+static inline int fm_pt2pt_tag_ub(void) { return fm_pt2pt_tag_ub_value; }
 int fm_pt2pt_comm_ids(void);
 /* When communicator ids ran out because of the tag layout: one sentence
  * naming the mode and FABMPI_OFI_TAG_MODE; NULL under the software engine. */
