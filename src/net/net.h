@@ -25,6 +25,8 @@ enum fm_proto {
     FM_PROTO_SPLIT,      /* fm_hdr_rndv: receiver pulls [0, offset); sender, please
                           * push h.len bytes from offset to addr, then WDONE(rreq) */
     FM_PROTO_WDONE,      /* fm_hdr_rndv: sender pushed its share for rreq */
+    FM_PROTO_EAGER_SHORT, /* fm_hdr_short + payload: EAGER whose length is the
+                           * message's (transports that deliver exact lengths) */
 };
 
 /* Matching envelope: 24 bytes, first in every message. */
@@ -37,6 +39,19 @@ typedef struct fm_hdr {
     int32_t tag;
     uint64_t len;  /* EAGER: payload bytes; RTS: whole message bytes */
 } fm_hdr;
+
+/* The envelope without len, for eager messages over a transport whose
+ * deliver() length is exact (shm): an 8-byte message then fills half a
+ * 64-byte ring line (8-byte record word + 16 + 8), so a burst of small
+ * messages costs the receiver one cache-line transfer per two. */
+typedef struct fm_hdr_short {
+    uint8_t proto;
+    uint8_t flags;
+    uint16_t reserved;
+    uint32_t ctx;
+    int32_t src;
+    int32_t tag;
+} fm_hdr_short;
 
 /* fm_hdr.flags */
 enum {

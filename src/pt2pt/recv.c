@@ -229,8 +229,19 @@ void fm_deliver(int peer, const void *msg, size_t len)
     const fm_hdr_rndv *hr = msg;
     const void *payload;
     size_t hlen;
-    (void)len;
+    fm_hdr full;
     switch (h->proto) {
+    case FM_PROTO_EAGER_SHORT: {
+        /* From here on it is an EAGER with its envelope completed. */
+        const fm_hdr_short *hs = msg;
+        full = (fm_hdr){.proto = FM_PROTO_EAGER, .flags = hs->flags, .ctx = hs->ctx,
+                        .src = hs->src, .tag = hs->tag, .len = len - sizeof *hs};
+        payload = hs + 1;
+        h = &full;
+        msg = &full;
+        hlen = sizeof full;
+        goto match;
+    }
     case FM_PROTO_EAGER:
         hlen = sizeof(fm_hdr);
         break;
@@ -284,7 +295,7 @@ void fm_deliver(int peer, const void *msg, size_t len)
         return;
     }
     payload = (const char *)msg + hlen;
-
+match:
     /* Matched straight from the transport's buffer when a receive waits;
      * only an unexpected message gets a record (and a copy). */
     fm_match_queue *q = fm_ctx_queue_fast(h->ctx);

@@ -127,9 +127,15 @@ int fm_send_eager_now(const void *buf, MPI_Count count, MPI_Datatype dt, int des
     uint64_t bytes = (uint64_t)count * (uint64_t)dt->size;
     if (!fm_dt_is_contig(dt) || bytes > fm_eager_limit(peer) || fm_pending_to(peer))
         return FM_ERR_AGAIN;
+    const char *data = (const char *)buf + dt->true_lb;
+    if (fm_peer_net[peer] == &fm_net_shm) {
+        fm_hdr_short hs = {.proto = FM_PROTO_EAGER_SHORT, .ctx = comm->ctx, .src = comm->rank,
+                           .tag = tag};
+        return fm_net_shm.send(peer, &hs, sizeof hs, data, bytes);
+    }
     fm_hdr h = {.proto = FM_PROTO_EAGER, .ctx = comm->ctx, .src = comm->rank, .tag = tag,
                 .len = bytes};
-    return fm_peer_net[peer]->send(peer, &h, sizeof h, (const char *)buf + dt->true_lb, bytes);
+    return fm_peer_net[peer]->send(peer, &h, sizeof h, data, bytes);
 }
 
 void fm_on_sent(struct fm_request *r, const void *hdr)
