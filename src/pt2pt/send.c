@@ -128,7 +128,7 @@ int fm_send_eager_now(const void *buf, MPI_Count count, MPI_Datatype dt, int des
     if (!fm_dt_is_contig(dt) || bytes > fm_eager_limit(peer) || fm_pending_to(peer))
         return FM_ERR_AGAIN;
     const char *data = (const char *)buf + dt->true_lb;
-    if (fm_peer_net[peer] == &fm_net_shm) {
+    if (bytes <= FM_HDR_SHORT_MAX && fm_peer_net[peer] == &fm_net_shm) {
         fm_hdr_short hs = {.proto = FM_PROTO_EAGER_SHORT, .ctx = comm->ctx, .src = comm->rank,
                            .tag = tag};
         return fm_net_shm.send(peer, &hs, sizeof hs, data, bytes);

@@ -35,11 +35,12 @@ static inline uint8_t pattern(uint64_t seq, size_t i) { return (uint8_t)(seq * 1
  * records of every shape meet the end of the ring. */
 static size_t msg_len(uint64_t seq, size_t max)
 {
-    static const size_t fixed[] = {0, 1, 7, 8, 55, 56, 57, 63, 64, 120, 121, 1000};
-    uint64_t k = seq % 16;
-    if (k < 12)
+    static const size_t fixed[] = {0, 1, 7, 8, 24, 25, 55, 56, 57, 63, 64, 120, 121, 1000};
+    enum { NFIXED = sizeof fixed / sizeof *fixed };
+    uint64_t k = seq % (NFIXED + 4);
+    if (k < NFIXED)
         return fixed[k] > max ? max : fixed[k];
-    if (k == 12)
+    if (k == NFIXED)
         return max;
     return (size_t)((seq * 2654435761u) % (max + 1));
 }

@@ -6,22 +6,26 @@
  *
  *   [ fm_ring_ctl: 128 bytes ][ data: size bytes, size a power of two ]
  *
- * The data area is a sequence of records, each a multiple of 32-byte cells:
+ * The data area is a sequence of records:
  *
- *   [ 8-byte header word | message bytes ... | padding to 32 ]
+ *   [ 8-byte header word | message bytes ... | padding ]
  *
- * Half-line cells: the smallest message (a 16-byte short envelope and 8
- * bytes of data, net.h) takes one, so a burst of them moves two per cache
- * line (message rate 8 B: 28 vs 23 M/s with whole-line cells; ping-pong
- * latency no worse).
+ * A message of up to 24 bytes takes one 32-byte cell (half a cache line):
+ * the smallest message, a 16-byte short envelope and 8 bytes of data
+ * (net.h), so a burst of them moves two per line (message rate 8 B: 28 vs
+ * 23 M/s with whole-line records; ping-pong latency no worse).  A longer one
+ * takes whole lines and starts on a line (after a one-cell record, a
+ * 32-byte SKIP record fills the line), so the lines it spans are its own.
  *
  * header word = kind << 32 | length.  A record becomes visible by ONE
  * release store of its header word after its bytes are written; the
  * consumer acquire-loads the word at its position and sees either 0 (nothing
  * yet) or a complete record.  To make "0" trustworthy the consumer zeroes
- * the first word of every cell it consumed before handing the cells back
- * (so old payload bytes are never mistaken for a header); one cell
- * of slack keeps the producer from closing the ring exactly.  A record that would cross the end of
+ * the header word and the first word of every line of a record it consumed
+ * before handing the cells back, and a producer putting a one-cell record at
+ * a line start zeroes the second half's first word (so old payload bytes are
+ * never mistaken for a header; ring.c, clear_record); one cell of slack
+ * keeps the producer from closing the ring exactly.  A record that would cross the end of
  * the data area is placed at offset 0 and the tail of the area becomes a SKIP
  * record.
  *
