@@ -11,6 +11,7 @@
 #include "pt2pt/ofi_engine.h"
 #include "pt2pt/pt2pt.h"
 #include "util/log.h"
+#include "util/memcheck.h"
 #include "util/status.h"
 
 #define MSG_OF(entry) ((struct fm_message *)((char *)(entry) - offsetof(struct fm_message, me)))
@@ -103,6 +104,9 @@ static int split_worthwhile(int peer, uint64_t take)
     return fm_param.SHM_SPLIT_MIN && take >= fm_param.SHM_SPLIT_MIN && fm_peer_net[peer]->push;
 }
 
+/* Where a split copy's back part (the sender's) starts. */
+static uint64_t split_front(uint64_t take) { return (take / 2 + 4095) & ~(uint64_t)4095; }
+
 /* Both halves of a split copy are in: release the sender and complete. */
 static void split_finish(struct fm_request *r)
 {
@@ -141,7 +145,7 @@ void fm_recv_matched(struct fm_request *r, int peer, const fm_hdr_rndv *h, const
         if (split_worthwhile(peer, take)) {
             /* Both cores copy: the sender pushes the back part while we pull
              * the front; whoever finishes last completes (on_wdone). */
-            uint64_t front = (take / 2 + 4095) & ~(uint64_t)4095;
+            uint64_t front = split_front(take);
             char *dst = (char *)r->rbuf + r->dt->true_lb;
             r->peer_req = h->sreq;
             fm_hdr_rndv sp;
@@ -273,6 +277,9 @@ void fm_deliver(int peer, const void *msg, size_t len)
     case FM_PROTO_WDONE: {
         struct fm_request *r = (struct fm_request *)(uintptr_t)hr->rreq;
         r->acked = 1; /* the sender's part is in */
+        uint64_t take = r->msg_bytes < r->bytes ? r->msg_bytes : r->bytes;
+        uint64_t front = split_front(take);
+        FM_PEER_WROTE((char *)r->rbuf + r->dt->true_lb + front, take - front);
         if (r->sent)
             split_finish(r);
         return;
