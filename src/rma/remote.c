@@ -331,6 +331,13 @@ xop *fm_rma_xop_new(struct fm_win *w, int trank, int atomic, xgrp *g)
     return x;
 }
 
+void fm_rma_xop_drop(xop *x)
+{
+    if (x->g)
+        x->g->refs--;
+    free(x);
+}
+
 /* fi_write / fi_read of a contiguous target run, in pieces the provider
  * takes; -FI_EAGAIN is retried after progress (which drains the CQ). */
 static int fi_xfer(struct fm_win *w, int write, int trank, char *buf, size_t len, uint64_t off,
@@ -351,9 +358,7 @@ static int fi_xfer(struct fm_win *w, int write, int trank, char *buf, size_t len
             if (!fm_progress())
                 fm_progress_backoff(&spins);
         if (rc != FM_OK) {
-            if (g)
-                g->refs--;
-            free(x);
+            fm_rma_xop_drop(x);
             return rc;
         }
         w->rm->t[trank].inflight++;

@@ -216,9 +216,7 @@ static int hw_issue(struct fm_win *w, int trank, int kind, int rw, const void *b
         if (!fm_progress())
             fm_progress_backoff(&spins);
     if (rc != FM_OK) {
-        if (g)
-            g->refs--;
-        free(x);
+        fm_rma_xop_drop(x);
         return rc;
     }
     tgt *t = &w->rm->t[trank];

@@ -74,6 +74,8 @@ xgrp *fm_rma_grp_new(void *tmp, void *heap, void *obuf, MPI_Count ocount, MPI_Da
 void fm_rma_grp_put(xgrp *g, int status);
 /* An operation record counted against target trank when issued. */
 xop *fm_rma_xop_new(struct fm_win *w, int trank, int atomic, xgrp *g);
+/* Forget a record whose operation the provider refused (never issued). */
+void fm_rma_xop_drop(xop *x);
 #endif
 
 #endif
