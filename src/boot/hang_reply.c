@@ -5,7 +5,7 @@
  * packing and send(2); no locks, no allocation, no stdio. */
 #include "boot/hang_reply.h"
 #include "boot/wire.h"
-#include "core/hang.h"
+#include "boot/hang.h"
 
 #include <errno.h>
 #include <signal.h>

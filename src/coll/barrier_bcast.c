@@ -1,7 +1,7 @@
 /* barrier_bcast.c — barrier (dissemination) and broadcast (binomial tree). */
 #include "coll/coll.h"
 #include "coll/coll_util.h"
-#include "mpi/comm.h"
+#include "core/comm.h"
 #include "pt2pt/pt2pt.h"
 #include "util/status.h"
 

@@ -15,7 +15,7 @@
 /* MPI_REPLACE is not commutative (the target takes the origin's value);
  * every other predefined op is. */
 #define FM_DEFINE_OP(OPN)                                                           \
-    struct fm_op fm_op_##OPN = {                                                    \
+    struct fm_op fab_op_##OPN = {                                                    \
         .magic = FM_MAGIC_OP,                                                       \
         .predefined = FM_OPI_##OPN + 1,                                             \
         .commute = FM_OPI_##OPN != FM_OPI_MPI_REPLACE,                              \

@@ -7,7 +7,7 @@
 #include "coll/coll.h"
 #include "coll/coll_util.h"
 #include "coll/op.h"
-#include "mpi/comm.h"
+#include "core/comm.h"
 #include "pt2pt/pt2pt.h"
 #include "util/status.h"
 

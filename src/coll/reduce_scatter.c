@@ -7,7 +7,7 @@
 
 #include "coll/coll.h"
 #include "coll/coll_util.h"
-#include "mpi/comm.h"
+#include "core/comm.h"
 #include "util/status.h"
 
 /* MPI_IN_PLACE: the input is the full vector in rbuf.  rbuf's input is

@@ -5,18 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/comm.h"
+#include "core/vci.h"
 #include "dtype/dtype.h"
-#include "mpi/comm.h"
 
 #define FM_REQ_CHUNK 64
-
-static struct fm_request *free_list;
 
 struct fm_request fm_req_sent = {.magic = FM_MAGIC_REQ, .kind = FM_REQ_SEND, .done = 1};
 
 struct fm_request *fm_req_alloc(int kind)
 {
-    struct fm_request *r = free_list;
+    struct fm_request *r = fm_vci0.req_free;
     if (!r) {
         /* Chunks are never returned to the system: requests live as long as
          * the process and their addresses travel in headers as cookies. */
@@ -24,12 +23,12 @@ struct fm_request *fm_req_alloc(int kind)
         if (!chunk)
             return NULL;
         for (int i = FM_REQ_CHUNK - 1; i >= 0; i--) {
-            chunk[i].next = free_list;
-            free_list = &chunk[i];
+            chunk[i].next = fm_vci0.req_free;
+            fm_vci0.req_free = &chunk[i];
         }
-        r = free_list;
+        r = fm_vci0.req_free;
     }
-    free_list = r->next;
+    fm_vci0.req_free = r->next;
     memset(r, 0, sizeof *r);
     r->magic = FM_MAGIC_REQ;
     r->kind = (uint8_t)kind;
@@ -50,8 +49,8 @@ void fm_req_free(struct fm_request *r)
     r->comm = NULL;
     r->dt = NULL;
     r->tmp = NULL;
-    r->next = free_list;
-    free_list = r;
+    r->next = fm_vci0.req_free;
+    fm_vci0.req_free = r;
 }
 
 /* Copy a finished inner request's result into its persistent parent. */

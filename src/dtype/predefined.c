@@ -100,7 +100,7 @@ FM_PREDEFINED_DATATYPES(FM_CT_TYPEDEF)
         .nelem = 2,                                                                  \
     }
 
-#define FM_DT_DEFINE(n, ctype) struct fm_datatype fm_dt_##n = FM_DT_INFO_##n(fm_ct_##n, fm_dt_##n, #n);
+#define FM_DT_DEFINE(n, ctype) struct fm_datatype fab_dt_##n = FM_DT_INFO_##n(fm_ct_##n, fab_dt_##n, #n);
 FM_PREDEFINED_DATATYPES(FM_DT_DEFINE)
 #undef FM_DT_DEFINE
 

@@ -285,7 +285,7 @@ int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *
         case MPI_HOST: v = &host; break;
         case MPI_IO: v = &io; break;
         case MPI_WTIME_IS_GLOBAL: v = &wtime_global; break;
-        case MPI_UNIVERSE_SIZE: universe = fm_comm_world.size; v = &universe; break;
+        case MPI_UNIVERSE_SIZE: universe = fab_comm_world.size; v = &universe; break;
         case MPI_LASTUSEDCODE: v = &fm_attr_lastusedcode; break;
         case MPI_APPNUM: v = &appnum; break;
         }

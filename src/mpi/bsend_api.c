@@ -110,10 +110,7 @@ int MPI_Buffer_attach(void *buffer, int size)
 int MPI_Buffer_detach(void *buffer_addr, int *size)
 {
     FM_CHECK_INIT("MPI_Buffer_detach");
-    unsigned spins = 0;
-    for (reclaim(); nslots; reclaim())
-        if (!fm_progress())
-            fm_progress_backoff(&spins);
+    fm_wait_until((reclaim(), nslots == 0));
     *(void **)buffer_addr = attached;
     *size = (int)attached_size;
     attached = NULL;

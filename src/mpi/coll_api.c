@@ -7,7 +7,7 @@
 #include "coll/coll.h"
 #include "coll/op.h"
 #include "coll/rma/coll_rma.h"
-#include "core/hang.h"
+#include "boot/hang.h"
 #include "dtype/dtype.h"
 #include "mpi/api.h"
 

@@ -16,8 +16,6 @@
 #define FM_ERR_SLOTS 256
 #define FM_ERR_STRIDE 128
 
-struct fm_errhandler fm_errors_are_fatal = {FM_MAGIC_ERRH, 1, 1, FM_ERRH_FATAL, NULL};
-struct fm_errhandler fm_errors_return = {FM_MAGIC_ERRH, 1, 1, FM_ERRH_RETURN, NULL};
 
 static char err_text[FM_ERR_SLOTS][MPI_MAX_ERROR_STRING];
 static int err_code_of_slot[FM_ERR_SLOTS];
@@ -37,12 +35,12 @@ static int code_class(int code)
 
 int fm_call_errhandler(MPI_Comm comm, int code)
 {
-    struct fm_errhandler *eh = &fm_errors_are_fatal;
+    struct fm_errhandler *eh = &fab_errors_are_fatal;
     if (fm_mpi_state == 1) {
         if (fm_comm_valid(comm))
             eh = comm->errh;
         else
-            eh = fm_comm_world.errh;
+            eh = fab_comm_world.errh;
     }
     if (eh->kind == FM_ERRH_RETURN)
         return code;

@@ -8,7 +8,7 @@
 
 #include "boot/boot.h"
 #include "coll/coll.h"
-#include "core/hang.h"
+#include "boot/hang.h"
 #include "core/world.h"
 #include "dtype/dtype.h"
 #include "fm_config.h"

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "dtype/dtype.h"
-#include "core/hang.h"
+#include "boot/hang.h"
 #include "mpi/api.h"
 #include "mpi/request_api.h"
 #include "pt2pt/internal.h"
@@ -200,14 +200,13 @@ static int probe(int source, int tag, MPI_Comm comm, int blocking, int *flag,
             *message = MPI_MESSAGE_NO_PROC;
         return FM_OK;
     }
-    unsigned spins = 0;
-    for (;;) {
+    int rc;
+    if (!blocking) {
         fm_progress();
-        int rc = fm_iprobe(source, tag, comm, flag, status, message);
-        if (rc != FM_OK || *flag || !blocking)
-            return rc;
-        fm_progress_backoff(&spins);
+        return fm_iprobe(source, tag, comm, flag, status, message);
     }
+    fm_wait_until((rc = fm_iprobe(source, tag, comm, flag, status, message)) != FM_OK || *flag);
+    return rc;
 }
 
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)

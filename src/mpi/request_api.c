@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "dtype/dtype.h"
-#include "core/hang.h"
+#include "boot/hang.h"
 #include "mpi/api.h"
 #include "mpi/request_api.h"
 #include "pt2pt/pt2pt.h"
@@ -31,10 +31,7 @@ static int req_valid(MPI_Request r) { return r->magic == FM_MAGIC_REQ; }
 
 void fm_request_progress_until_done(struct fm_request *r)
 {
-    unsigned spins = 0;
-    while (!r->done)
-        if (!fm_progress())
-            fm_progress_backoff(&spins);
+    fm_wait_until(r->done);
 }
 
 /* Raise a completed request's error through its communicator, while the
@@ -215,21 +212,15 @@ int MPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
     FM_CHECK_INIT("MPI_Waitany");
     CHECK_REQ_ARRAY("MPI_Waitany", count, reqs);
     FM_HANG_SCOPE("MPI_Waitany", FM_HANG_NONE, FM_HANG_NONE, "", count);
-    unsigned spins = 0;
-    for (;;) {
-        int i = find_done(count, reqs);
-        if (i == -2) {
-            *index = MPI_UNDEFINED;
-            fm_empty_status(status);
-            return MPI_SUCCESS;
-        }
-        if (i >= 0) {
-            *index = i;
-            return fm_request_finish("MPI_Waitany", &reqs[i], status);
-        }
-        if (!fm_progress())
-            fm_progress_backoff(&spins);
+    int i;
+    fm_wait_until((i = find_done(count, reqs)) != -1);
+    if (i == -2) {
+        *index = MPI_UNDEFINED;
+        fm_empty_status(status);
+        return MPI_SUCCESS;
     }
+    *index = i;
+    return fm_request_finish("MPI_Waitany", &reqs[i], status);
 }
 
 int MPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
@@ -275,18 +266,13 @@ int MPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
     FM_CHECK_INIT("MPI_Waitsome");
     CHECK_REQ_ARRAY("MPI_Waitsome", incount, reqs);
     FM_HANG_SCOPE("MPI_Waitsome", FM_HANG_NONE, FM_HANG_NONE, "", incount);
-    unsigned spins = 0;
-    for (;;) {
-        int i = find_done(incount, reqs);
-        if (i == -2) {
-            *outcount = MPI_UNDEFINED;
-            return MPI_SUCCESS;
-        }
-        if (i >= 0)
-            return collect_done("MPI_Waitsome", incount, reqs, outcount, indices, statuses);
-        if (!fm_progress())
-            fm_progress_backoff(&spins);
+    int i;
+    fm_wait_until((i = find_done(incount, reqs)) != -1);
+    if (i == -2) {
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
     }
+    return collect_done("MPI_Waitsome", incount, reqs, outcount, indices, statuses);
 }
 
 int MPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[],

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtype/api_check.h"
+#include "mpi/type_check.h"
 #include "dtype/dtype.h"
 #include "mpi/api.h"
 

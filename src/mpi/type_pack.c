@@ -7,7 +7,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "dtype/api_check.h"
+#include "mpi/type_check.h"
 #include "dtype/dtype.h"
 #include "mpi/api.h"
 

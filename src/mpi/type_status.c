@@ -3,7 +3,7 @@
  * requests use.  status->fm_count is the received byte count. */
 #include <limits.h>
 
-#include "dtype/api_check.h"
+#include "mpi/type_check.h"
 #include "dtype/dtype.h"
 #include "mpi/api.h"
 

@@ -139,15 +139,20 @@ static int win_make(const char *call, int flavor, void *base, MPI_Aint size, int
     char why[FM_RMA_WHY];
     struct fm_win *w;
     unsigned order = acc_order_hint(info, FM_RMA_ORDER_ALL, call);
-    int rc = fm_win_setup(flavor, base, size, disp_unit, order, comm, &w, why);
+    MPI_Comm dup;
+    int rc = fm_comm_dup_private(comm, &dup);
+    if (rc != FM_OK)
+        snprintf(why, FM_RMA_WHY, "cannot duplicate the communicator: %s", fm_status_msg(rc));
+    else
+        rc = fm_win_setup(flavor, base, size, disp_unit, order, dup, &w, why);
     if (rc != FM_OK) {
         int cls = rc == FM_ERR_NOMEM ? MPI_ERR_NO_MEM
                   : flavor == MPI_WIN_FLAVOR_SHARED ? MPI_ERR_RMA_SHARED
                                                     : fm_status_to_mpi_class(rc);
         return fm_raise(comm, call, cls, "%s", why);
     }
-    fm_errors_are_fatal.refcount++;
-    w->errh = &fm_errors_are_fatal;
+    fab_errors_are_fatal.refcount++;
+    w->errh = &fab_errors_are_fatal;
     if (info != MPI_INFO_NULL)
         MPI_Info_dup(info, &w->info);
     *win = w;

@@ -29,12 +29,17 @@ enum fm_proto {
                            * message's (transports that deliver exact lengths) */
 };
 
+/* Context ids a message can carry: every communicator owns two (even: its
+ * point-to-point traffic, odd: its collectives), so FM_MAX_CONTEXTS / 2
+ * communicators live at most. */
+#define FM_MAX_CONTEXTS (1u << 18)
+
 /* Matching envelope: 24 bytes, first in every message. */
 typedef struct fm_hdr {
     uint8_t proto;
     uint8_t flags;
     uint16_t reserved;
-    uint32_t ctx;  /* communicator context id (collectives: ctx + 1) */
+    uint32_t ctx;  /* communicator context id (collectives: ctx + 1), < FM_MAX_CONTEXTS */
     int32_t src;   /* sender's rank in that communicator */
     int32_t tag;
     uint64_t len;  /* EAGER: payload bytes; RTS: whole message bytes */
@@ -78,13 +83,26 @@ typedef struct fm_hdr_rndv {
  * any transport, including the one polling. */
 typedef void fm_net_deliver_fn(int peer, const void *msg, size_t len);
 
-enum { FM_NET_CAP_PULL = 1 }; /* pull() works for this transport's peers */
+/* What a transport offers; layers above test these bits, never which
+ * transport it is. */
+enum {
+    FM_NET_CAP_PULL = 1,      /* pull() works for this transport's peers */
+    FM_NET_CAP_EXACT_LEN = 2, /* deliver() gets a message's exact length, so
+                               * FM_PROTO_EAGER_SHORT (no len) may be sent */
+    FM_NET_CAP_MAPPED = 4,    /* its peers' memory can be mapped (same node):
+                               * one-sided layers may use loads and stores */
+    FM_NET_CAP_REMOTE = 8,    /* its peers may be on other nodes: memory is
+                               * reached only by the network (OFI RMA) */
+};
 
 typedef struct fm_net_ops {
     const char *name;
     unsigned caps;
     /* Largest message (header included) send() accepts.  Set by init(). */
     size_t max_msg;
+    /* Largest payload point-to-point sends eagerly over it (its knob,
+     * bounded by max_msg).  Set by init(). */
+    size_t eager_limit;
     /* Set up after the bootstrap is up; may use fm_boot_put/fence/get
      * (every transport's init runs on every rank, so fences match).
      * Returns FM_OK, or an error after logging why. */

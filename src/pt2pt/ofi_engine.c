@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 
 #include "core/world.h"
+#include "net/ofi/quirks.h"
 #include "pt2pt/ofi_engine.h"
 #include "util/log.h"
 #include "util/param.h"
@@ -66,50 +67,27 @@ static int choose_layout(const struct fi_info *i)
      * rank, so receives need no ignore bit for it.  Besides saving a tag
      * bit's worth of matching work, this keeps named receives clear of a
      * libfabric 1.17 shm bug: unexpected messages are matched without the
-     * receive's ignore mask (see auto_avoids). */
+     * receive's ignore mask (net/ofi/quirks.c). */
     fm_ofi_eng.sync_in_data = cqd >= (fm_ofi_eng.full ? 8u : 4u);
     fm_ofi_eng.use_data = fm_ofi_eng.full || fm_ofi_eng.sync_in_data;
     return FM_OK;
 }
 
-/* Providers whose tagged matching, as shipped in libfabric 1.17, cannot
- * carry MPI's semantics, so `auto` keeps the software engine on them:
- *  - net keeps at most one unexpected message per connection and stalls
- *    the connection behind it (a later message on another tag never
- *    arrives until the first is received: Probe-then-other-message hangs).
- *    By design, not a bug of ours: the message stays in the socket (its
- *    header in the connection's receive state) until a receive or a claim
- *    takes it.  Under FABMPI_PT2PT=ofi the engine therefore also drains
- *    when idle (drain_idle: a wait that sees nothing for a while pulls the
- *    oldest unexpected messages into its software queue).  A receive too
- *    small for its message gets FI_ETRUNC and no data at all;
- *  - shm searches its unexpected queue with the posted-receive match
- *    function, i.e. with the queued entry's stale ignore mask instead of
- *    the new receive's: a receive or FI_PEEK with ignore bits never finds
- *    a message that arrived first (it takes a later one), and an exact
- *    receive may take another tag after a wildcard receive completed
- *    (tests/ofi/shm_unexp_match.c).
- * FABMPI_PT2PT=ofi still uses them (tests exercise what does work). */
+/* Providers whose tagged matching cannot carry MPI's semantics
+ * (FM_OFI_QUIRK_TAGGED_MATCH in net/ofi/quirks.c, each with its reason and
+ * reproducer): `auto` keeps the software engine on them; FABMPI_PT2PT=ofi
+ * still uses them, with a warning (tests exercise what does work). */
 static int auto_avoids(const char *prov)
 {
-    return !strcmp(prov, "net") || !strcmp(prov, "shm");
+    return (fm_ofi_quirks(prov) & FM_OFI_QUIRK_TAGGED_MATCH) != 0;
 }
 
 /* FABMPI_PT2PT=ofi forced on one of those: say what goes wrong, once. */
 static void warn_forced(const char *prov)
 {
-    if (fm_world_rank != 0)
-        return;
-    if (!strcmp(prov, "shm"))
-        fm_warn("ofi engine: FABMPI_PT2PT=ofi over provider shm: libfabric 1.17's shm matches "
-                "unexpected tagged messages with a stale ignore mask (wildcard receives can take "
-                "a later message, exact ones another tag; tests/ofi/shm_unexp_match.c); set "
-                "FABMPI_PT2PT=sw (or auto) to avoid it");
-    else if (!strcmp(prov, "net"))
-        fm_warn("ofi engine: FABMPI_PT2PT=ofi over provider net: libfabric 1.17's net stalls a "
-                "connection behind an unexpected message until it is received (fabmpi drains "
-                "such messages when idle, at the cost of a copy) and delivers no data to a "
-                "receive too small for its message; set FABMPI_PT2PT=sw (or auto) to avoid it");
+    if (fm_world_rank == 0)
+        fm_warn("ofi engine: FABMPI_PT2PT=ofi over provider %s: %s; set FABMPI_PT2PT=sw (or "
+                "auto) to avoid it", prov, fm_ofi_quirk_why(prov, FM_OFI_QUIRK_TAGGED_MATCH));
 }
 
 int fm_ofi_engine_init(int use_ofi)
@@ -131,16 +109,17 @@ int fm_ofi_engine_init(int use_ofi)
     }
     if (want == FM_PT2PT_AUTO && auto_avoids(i->fabric_attr->prov_name)) {
         fm_log(1, "ofi engine: FABMPI_PT2PT=auto keeps software matching over provider %s "
-                  "(its tagged matching loses MPI semantics; FABMPI_PT2PT=ofi forces it)",
-               i->fabric_attr->prov_name);
+                  "(its tagged matching loses MPI semantics: %s; FABMPI_PT2PT=ofi forces it)",
+               i->fabric_attr->prov_name,
+               fm_ofi_quirk_why(i->fabric_attr->prov_name, FM_OFI_QUIRK_TAGGED_MATCH));
         return FM_OK;
     }
     memset(&fm_ofi_eng, 0, sizeof fm_ofi_eng);
     if (auto_avoids(i->fabric_attr->prov_name))
         warn_forced(i->fabric_attr->prov_name);
-    fm_ofi_eng.drain_idle = !strcmp(i->fabric_attr->prov_name, "net");
-    if ((strstr(i->fabric_attr->prov_name, "tcp") || !strcmp(i->fabric_attr->prov_name, "net")) &&
-        i->rx_attr->iov_limit >= 2) {
+    unsigned quirks = fm_ofi_quirks(i->fabric_attr->prov_name);
+    fm_ofi_eng.drain_idle = (quirks & FM_OFI_QUIRK_UNEXPECTED_STALLS) != 0;
+    if ((quirks & FM_OFI_QUIRK_TRUNCATION_KILLS) && i->rx_attr->iov_limit >= 2) {
         /* 256 KiB covers rxm's eager and segmented sizes (16 KiB and
          * 128 KiB by default); pages nobody touches cost nothing. */
         fm_ofi_eng.spill_len = 256 * 1024;

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "dtype/dtype.h"
-#include "mpi/comm.h"
+#include "core/comm.h"
 #include "pt2pt/internal.h"
 #include "pt2pt/ofi_engine_int.h"
 #include "pt2pt/pt2pt.h"
@@ -188,12 +188,8 @@ void fm_ofi_drain_found(fm_ofi_op *op, const struct fi_cq_tagged_entry *e)
 static void drain_all(void)
 {
     unsigned want = fm_ofi_eng.drain_empty + (fm_ofi_eng.drain ? 2u : 1u);
-    for (;;) {
-        int done = (int)(fm_ofi_eng.drain_empty - want) >= 0;
-        if (fm_ofi_eng.parked[FM_OFI_Q_RECV] ? done : !fm_ofi_eng.drain)
-            return;
-        fm_progress();
-    }
+    fm_wait_until(fm_ofi_eng.parked[FM_OFI_Q_RECV] ? (int)(fm_ofi_eng.drain_empty - want) >= 0
+                                                   : !fm_ofi_eng.drain);
 }
 
 /* ---- probe ------------------------------------------------------------ */
@@ -280,8 +276,7 @@ int fm_ofi_iprobe(int src, int tag, MPI_Comm comm, int *found, MPI_Status *statu
     op->state = FM_OFI_S_POSTED;
     /* The provider answers a peek promptly (found, or FI_ENOMSG); this
      * waits for that local answer, not for a message to arrive. */
-    while (!op->peek_done)
-        fm_progress();
+    fm_wait_until(op->peek_done);
     if (!op->peek_found) {
         fm_ofi_op_put(op);
         return FM_OK;
@@ -304,7 +299,7 @@ int fm_ofi_imrecv(void *buf, MPI_Count count, MPI_Datatype dt, struct fm_message
     if (!r)
         return FM_ERR_NOMEM;
     *out = r;
-    if (u == &fm_message_no_proc) {
+    if (u == &fab_message_no_proc) {
         fm_set_recv_status(r, MPI_PROC_NULL, MPI_ANY_TAG, 0, MPI_SUCCESS);
         r->done = 1;
         return FM_OK;

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "dtype/dtype.h"
-#include "mpi/comm.h"
+#include "core/comm.h"
 #include "pt2pt/internal.h"
 #include "pt2pt/ofi_engine_int.h"
 #include "pt2pt/pt2pt.h"

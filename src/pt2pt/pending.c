@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/vci.h"
 #include "pt2pt/internal.h"
 #include "util/log.h"
 #include "util/status.h"
@@ -18,56 +19,54 @@ struct fm_pending {
     fm_hdr_rndv hdr;
 };
 
-static struct fm_pending **head, **tail; /* per world rank */
-static int *active;                      /* peers with parked messages */
-static int nactive;
-static struct fm_pending *free_entries;
+/* The queues live in the VCI (core/vci.h). */
+static struct fm_vci *const V = &fm_vci0;
 
 int fm_pending_setup(int world_size)
 {
-    head = calloc((size_t)world_size, sizeof *head);
-    tail = calloc((size_t)world_size, sizeof *tail);
-    active = calloc((size_t)world_size, sizeof *active);
-    return head && tail && active ? FM_OK : FM_ERR_NOMEM;
+    V->pend_head = calloc((size_t)world_size, sizeof *V->pend_head);
+    V->pend_tail = calloc((size_t)world_size, sizeof *V->pend_tail);
+    V->pend_active = calloc((size_t)world_size, sizeof *V->pend_active);
+    return V->pend_head && V->pend_tail && V->pend_active ? FM_OK : FM_ERR_NOMEM;
 }
 
 void fm_pending_teardown(void)
 {
-    while (free_entries) {
-        struct fm_pending *e = free_entries;
-        free_entries = e->next;
+    while (V->pend_free) {
+        struct fm_pending *e = V->pend_free;
+        V->pend_free = e->next;
         free(e);
     }
-    free(head);
-    free(tail);
-    free(active);
-    head = tail = NULL;
-    active = NULL;
-    nactive = 0;
+    free(V->pend_head);
+    free(V->pend_tail);
+    free(V->pend_active);
+    V->pend_head = V->pend_tail = NULL;
+    V->pend_active = NULL;
+    V->pend_nactive = 0;
 }
 
 static struct fm_pending *entry_new(int peer)
 {
-    struct fm_pending *e = free_entries;
+    struct fm_pending *e = V->pend_free;
     if (e)
-        free_entries = e->next;
+        V->pend_free = e->next;
     else if (!(e = malloc(sizeof *e)))
         return NULL;
     memset(e, 0, sizeof *e);
-    if (!head[peer])
-        active[nactive++] = peer;
-    if (tail[peer])
-        tail[peer]->next = e;
+    if (!V->pend_head[peer])
+        V->pend_active[V->pend_nactive++] = peer;
+    if (V->pend_tail[peer])
+        V->pend_tail[peer]->next = e;
     else
-        head[peer] = e;
-    tail[peer] = e;
+        V->pend_head[peer] = e;
+    V->pend_tail[peer] = e;
     return e;
 }
 
 int fm_send_or_park(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen,
                     struct fm_request *req)
 {
-    if (!head[peer]) {
+    if (!V->pend_head[peer]) {
         int rc = fm_peer_net[peer]->send(peer, hdr, hlen, payload, plen);
         if (rc == FM_OK) {
             if (req)
@@ -137,10 +136,10 @@ static int stream_push(int peer, struct fm_request *r)
 int fm_pending_drain(void)
 {
     int moved = 0;
-    for (int i = 0; i < nactive;) {
-        int peer = active[i];
+    for (int i = 0; i < V->pend_nactive;) {
+        int peer = V->pend_active[i];
         struct fm_pending *e;
-        while ((e = head[peer])) {
+        while ((e = V->pend_head[peer])) {
             if (e->stream) {
                 if (!stream_push(peer, e->req))
                     break;
@@ -156,20 +155,20 @@ int fm_pending_drain(void)
                     fm_on_sent(e->req, &e->hdr);
             }
             moved++;
-            head[peer] = e->next;
-            if (!head[peer])
-                tail[peer] = NULL;
-            e->next = free_entries;
-            free_entries = e;
+            V->pend_head[peer] = e->next;
+            if (!V->pend_head[peer])
+                V->pend_tail[peer] = NULL;
+            e->next = V->pend_free;
+            V->pend_free = e;
         }
-        if (!head[peer])
-            active[i] = active[--nactive];
+        if (!V->pend_head[peer])
+            V->pend_active[i] = V->pend_active[--V->pend_nactive];
         else
             i++;
     }
     return moved;
 }
 
-int fm_pending_any(void) { return nactive; }
+int fm_pending_any(void) { return V->pend_nactive; }
 
-int fm_pending_to(int peer) { return head[peer] != NULL; }
+int fm_pending_to(int peer) { return V->pend_head[peer] != NULL; }

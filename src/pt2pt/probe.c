@@ -3,13 +3,13 @@
 #include <stddef.h>
 
 #include "dtype/dtype.h"
-#include "mpi/comm.h"
+#include "core/comm.h"
 #include "pt2pt/internal.h"
 #include "pt2pt/ofi_engine.h"
 #include "pt2pt/pt2pt.h"
 #include "util/status.h"
 
-struct fm_message fm_message_no_proc;
+struct fm_message fab_message_no_proc;
 
 int fm_iprobe(int src, int tag, MPI_Comm comm, int *found, MPI_Status *status,
               struct fm_message **msg)
@@ -47,7 +47,7 @@ int fm_imrecv(void *buf, MPI_Count count, MPI_Datatype dt, struct fm_message *u,
     if (!r)
         return FM_ERR_NOMEM;
     *out = r;
-    if (u == &fm_message_no_proc) {
+    if (u == &fab_message_no_proc) {
         fm_set_recv_status(r, MPI_PROC_NULL, MPI_ANY_TAG, 0, MPI_SUCCESS);
         r->done = 1;
         return FM_OK;

@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 
+#include "core/progress.h"
 #include "core/request.h"
 
 enum { FM_SEND_STD = 0, FM_SEND_SYNC = 1, FM_SEND_READY = 2 };
@@ -45,11 +46,6 @@ int fm_imrecv(void *buf, MPI_Count count, MPI_Datatype dt, struct fm_message *ms
               struct fm_request **req);
 /* Cancel a posted receive (sends cannot be cancelled: returns FM_OK, no effect). */
 int fm_cancel(struct fm_request *r);
-
-/* Poll transports once and run deferred work; returns events handled. */
-int fm_progress(void);
-/* The blocking-wait back-off: call once per unsuccessful poll. */
-void fm_progress_backoff(unsigned *spins);
 
 /* Bring up / tear down transports (called from MPI_Init / MPI_Finalize). */
 int fm_pt2pt_init(int world_rank, int world_size);

@@ -6,7 +6,8 @@
 
 #include "boot/boot.h"
 #include "dtype/dtype.h"
-#include "mpi/comm.h"
+#include "core/comm.h"
+#include "core/vci.h"
 #include "pt2pt/internal.h"
 #include "pt2pt/ofi_engine.h"
 #include "pt2pt/pt2pt.h"
@@ -16,21 +17,20 @@
 
 #define MSG_OF(entry) ((struct fm_message *)((char *)(entry) - offsetof(struct fm_message, me)))
 
-static struct fm_message *msg_free_list;
 
 struct fm_message *fm_msg_alloc(size_t payload)
 {
-    struct fm_message *m = msg_free_list;
+    struct fm_message *m = fm_vci0.msg_free;
     if (m)
-        msg_free_list = m->next_free;
+        fm_vci0.msg_free = m->next_free;
     else if (!(m = malloc(sizeof *m)))
         return NULL;
     m->magic = FM_MAGIC_MSG;
     m->data = NULL;
     if (payload > FM_UNEXP_INLINE) {
         if (!(m->data = malloc(payload))) {
-            m->next_free = msg_free_list;
-            msg_free_list = m;
+            m->next_free = fm_vci0.msg_free;
+            fm_vci0.msg_free = m;
             return NULL;
         }
     } else if (payload) {
@@ -45,8 +45,8 @@ void fm_msg_free(struct fm_message *m)
         free(m->data);
     m->data = NULL;
     m->magic = 0;
-    m->next_free = msg_free_list;
-    msg_free_list = m;
+    m->next_free = fm_vci0.msg_free;
+    fm_vci0.msg_free = m;
 }
 
 /* Copy len bytes at packed offset `off` of the message into r's buffer. */
@@ -227,6 +227,19 @@ static void on_data(const fm_hdr_rndv *h, const void *payload)
         fm_req_complete(r);
 }
 
+/* A message whose context has no matching queue: an id beyond any this
+ * library hands out (a corrupt or foreign message: dropped, said), or no
+ * memory for a new queue. */
+static __attribute__((cold, noinline)) void no_queue(int peer, const fm_hdr *h)
+{
+    if (h->ctx >= FM_MAX_CONTEXTS) {
+        fm_error_msg("message with context id %u (beyond %u) from rank %d dropped",
+                     (unsigned)h->ctx, FM_MAX_CONTEXTS - 1, peer);
+        return;
+    }
+    fm_boot_abort(1, "fabmpi: out of memory creating the matching queue of a communicator");
+}
+
 void fm_deliver(int peer, const void *msg, size_t len)
 {
     const fm_hdr *h = msg;
@@ -306,6 +319,10 @@ match:
     /* Matched straight from the transport's buffer when a receive waits;
      * only an unexpected message gets a record (and a copy). */
     fm_match_queue *q = fm_ctx_queue_fast(h->ctx);
+    if (__builtin_expect(!q, 0)) {
+        no_queue(peer, h);
+        return;
+    }
     fm_match_entry *m = fm_match_take_posted(q, h->src, h->tag);
     if (m) {
         fm_recv_matched((struct fm_request *)m, peer, (const fm_hdr_rndv *)msg, payload);

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "dtype/dtype.h"
-#include "mpi/comm.h"
+#include "core/comm.h"
 #include "pt2pt/internal.h"
 #include "pt2pt/ofi_engine.h"
 #include "pt2pt/pt2pt.h"
@@ -128,14 +128,15 @@ int fm_send_eager_now(const void *buf, MPI_Count count, MPI_Datatype dt, int des
     if (!fm_dt_is_contig(dt) || bytes > fm_eager_limit(peer) || fm_pending_to(peer))
         return FM_ERR_AGAIN;
     const char *data = (const char *)buf + dt->true_lb;
-    if (bytes <= FM_HDR_SHORT_MAX && fm_peer_net[peer] == &fm_net_shm) {
+    fm_net_ops *net = fm_peer_net[peer];
+    if (bytes <= FM_HDR_SHORT_MAX && (net->caps & FM_NET_CAP_EXACT_LEN)) {
         fm_hdr_short hs = {.proto = FM_PROTO_EAGER_SHORT, .ctx = comm->ctx, .src = comm->rank,
                            .tag = tag};
-        return fm_net_shm.send(peer, &hs, sizeof hs, data, bytes);
+        return net->send(peer, &hs, sizeof hs, data, bytes);
     }
     fm_hdr h = {.proto = FM_PROTO_EAGER, .ctx = comm->ctx, .src = comm->rank, .tag = tag,
                 .len = bytes};
-    return fm_peer_net[peer]->send(peer, &h, sizeof h, data, bytes);
+    return net->send(peer, &h, sizeof h, data, bytes);
 }
 
 void fm_on_sent(struct fm_request *r, const void *hdr)

@@ -7,12 +7,14 @@
  * fi_write/fi_read not yet completed.  A flush of that target progresses
  * until both are empty; nothing else waits, so a flush of one target never
  * waits for another's operations. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/progress.h"
 #include "core/world.h"
 #include "dtype/dtype.h"
-#include "mpi/comm.h"
+#include "core/comm.h"
 #include "pt2pt/pt2pt.h"
 #include "rma/remote_int.h"
 #include "rma/rma.h"
@@ -25,15 +27,18 @@ static struct fm_win *served;  /* windows with OFI peers */
 static int in_hook;
 
 #ifdef FM_HAVE_OFI
-static void hook(void)
+/* Progress hook while a window has OFI peers: completions of our fi_*
+ * operations, and active-message requests to our windows. */
+static int hook(void)
 {
     if (in_hook)
-        return;
+        return 0;
     in_hook = 1;
-    fm_ofi_rma_poll();
+    int n = fm_ofi_rma_poll();
     for (struct fm_win *w = served; w; w = w->rm->next)
         fm_rma_am_serve(w);
     in_hook = 0;
+    return n;
 }
 #endif
 
@@ -97,9 +102,10 @@ int fm_rma_remote_setup(struct fm_win *w)
     w->rm->next = served;
     served = w;
 #ifdef FM_HAVE_OFI
-    fm_ofi_rma_hook = hook;
-#endif
+    return fm_progress_add(hook);
+#else
     return FM_OK;
+#endif
 }
 
 void fm_rma_remote_teardown(struct fm_win *w)
@@ -112,6 +118,10 @@ void fm_rma_remote_teardown(struct fm_win *w)
             *pp = rm->next;
             break;
         }
+#ifdef FM_HAVE_OFI
+    if (!served)
+        fm_progress_remove(hook);
+#endif
     if (rm->t) {
         fm_rma_flush(w, -1);
         for (int i = 0; i < w->size; i++)
@@ -338,8 +348,44 @@ void fm_rma_xop_drop(xop *x)
     free(x);
 }
 
+static int xop_try(xop *x)
+{
+    const fm_rma_peer *p = &x->w->peer[x->trank];
+    if (x->kind < XOP_ATOMIC)
+        return fm_ofi_rma_xfer(x->kind == XOP_WRITE, p->world, (void *)(uintptr_t)x->buf,
+                               x->count, x->raddr, p->key, &x->op);
+    return fm_ofi_rma_atomic(x->kind - XOP_ATOMIC, p->world, x->buf, x->count, x->cmp, x->res,
+                             x->raddr, p->key, x->fdt, x->fop, &x->op);
+}
+
+/* A parked operation's turn (from progress): refused again, it stays;
+ * failed, it completes with the error. */
+static int xop_retry(fm_deferred *d)
+{
+    xop *x = (xop *)(void *)((char *)d - offsetof(xop, parked));
+    int rc = xop_try(x);
+    if (rc == FM_ERR_AGAIN)
+        return rc;
+    x->w->rm->t[x->trank].parked--;
+    if (rc != FM_OK)
+        xop_done(&x->op, rc);
+    return rc;
+}
+
+int fm_rma_xop_post(xop *x)
+{
+    tgt *t = &x->w->rm->t[x->trank];
+    int rc = t->parked ? FM_ERR_AGAIN : xop_try(x);
+    if (rc != FM_ERR_AGAIN)
+        return rc;
+    t->parked++;
+    x->parked.retry = xop_retry;
+    fm_defer(&x->parked);
+    return FM_OK;
+}
+
 /* fi_write / fi_read of a contiguous target run, in pieces the provider
- * takes; -FI_EAGAIN is retried after progress (which drains the CQ). */
+ * takes; a piece it cannot take yet is parked (fm_rma_xop_post). */
 static int fi_xfer(struct fm_win *w, int write, int trank, char *buf, size_t len, uint64_t off,
                    struct xgrp *g)
 {
@@ -351,12 +397,11 @@ static int fi_xfer(struct fm_win *w, int write, int trank, char *buf, size_t len
         xop *x = fm_rma_xop_new(w, trank, 0, g);
         if (!x)
             return FM_ERR_NOMEM;
-        unsigned spins = 0;
-        int rc;
-        while ((rc = fm_ofi_rma_xfer(write, p->world, buf + done, n, p->raddr + off + done, p->key,
-                                     &x->op)) == FM_ERR_AGAIN)
-            if (!fm_progress())
-                fm_progress_backoff(&spins);
+        x->kind = write ? XOP_WRITE : XOP_READ;
+        x->buf = buf + done;
+        x->count = n;
+        x->raddr = p->raddr + off + done;
+        int rc = fm_rma_xop_post(x);
         if (rc != FM_OK) {
             fm_rma_xop_drop(x);
             return rc;

@@ -128,12 +128,25 @@ uint64_t fm_rma_hw_kinds(int *why)
         *why = FM_RMA_HW_KNOB;
         return 0;
     }
+    if (fm_ofi_rma_atomics_distrusted()) {
+        *why = FM_RMA_HW_QUIRK;
+        return 0;
+    }
     hw_probe();
     *why = hw_mask ? FM_RMA_HW_OK : FM_RMA_HW_PROVIDER;
     return hw_mask;
 #else
     *why = FM_RMA_HW_PROVIDER;
     return 0;
+#endif
+}
+
+const char *fm_rma_hw_distrust_why(void)
+{
+#ifdef FM_HAVE_OFI
+    return fm_ofi_rma_atomics_distrusted();
+#else
+    return NULL;
 #endif
 }
 
@@ -176,20 +189,14 @@ static void hw_order(struct fm_win *w, int trank, int rd, int wr)
     tgt *t = &w->rm->t[trank];
     if (fm_ofi_rma_atomic_ordered())
         return;
-    unsigned spins = 0;
-    while (hw_conflict(w, t, rd, wr))
-        if (!fm_progress())
-            fm_progress_backoff(&spins);
+    fm_wait_until(!hw_conflict(w, t, rd, wr));
 }
 
 /* Operations on ourselves complete before returning. */
 static void hw_drain(struct fm_win *w, int trank)
 {
     tgt *t = &w->rm->t[trank];
-    unsigned spins = 0;
-    while (t->inflight)
-        if (!fm_progress())
-            fm_progress_backoff(&spins);
+    fm_wait_until(!t->inflight);
 }
 
 static int hw_issue(struct fm_win *w, int trank, int kind, int rw, const void *buf, size_t count,
@@ -209,12 +216,15 @@ static int hw_issue(struct fm_win *w, int trank, int kind, int rw, const void *b
         if (!res) /* results nobody wants (see fm_rma_hw_acc) */
             res = x->inl[2];
     }
-    unsigned spins = 0;
-    int rc;
-    while ((rc = fm_ofi_rma_atomic(kind, p->world, buf, count, cmp, res, p->raddr + off, p->key,
-                                   fdt, fop, &x->op)) == FM_ERR_AGAIN)
-        if (!fm_progress())
-            fm_progress_backoff(&spins);
+    x->kind = XOP_ATOMIC + kind;
+    x->buf = buf;
+    x->cmp = cmp;
+    x->res = res;
+    x->count = count;
+    x->raddr = p->raddr + off;
+    x->fdt = fdt;
+    x->fop = fop;
+    int rc = fm_rma_xop_post(x);
     if (rc != FM_OK) {
         fm_rma_xop_drop(x);
         return rc;

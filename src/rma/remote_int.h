@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "core/progress.h"
 #include "rma/rma.h"
 #ifdef FM_HAVE_OFI
 #include "net/ofi/ofi.h"
@@ -24,6 +25,8 @@ typedef struct tgt {
     long reads;    /* of which atomics whose old values the caller wants */
     long writes;   /* of which atomics changing the target (ordering: hw_order) */
     int wrote;     /* fi_write since the last flush (fm_ofi_rma_flush_by_read) */
+    int parked;    /* of the in-flight ones, refused by the provider for now and
+                    * waiting in the deferred queue; later ones wait behind them */
     uint64_t last_off; /* where the last one wrote */
 } tgt;
 
@@ -60,12 +63,24 @@ typedef struct xop {
     int trank;
     int atomic;    /* XOP_READS | XOP_WRITES, 0 for fi_write / fi_read */
     xgrp *g;
+    /* The operation's arguments (fm_rma_xop_post), kept so that one the
+     * provider cannot take yet waits in the deferred queue and is posted
+     * again from progress. */
+    fm_deferred parked;
+    int kind;      /* XOP_WRITE, XOP_READ, or XOP_ATOMIC + FM_OFI_ATOMIC_* */
+    const void *buf, *cmp;
+    void *res;
+    size_t count;  /* bytes (write, read) or elements (atomics) */
+    uint64_t raddr;
+    enum fi_datatype fdt;
+    enum fi_op fop;
     /* Small atomic operands travel from here, so the caller's buffers are
      * free on return (providers may read them only when they run the op). */
     _Alignas(16) unsigned char inl[3][32];
 } xop;
 #define HW_INLINE 32
 enum { XOP_READS = 1, XOP_WRITES = 2 };
+enum { XOP_WRITE = 0, XOP_READ = 1, XOP_ATOMIC = 2 };
 
 /* A group owning tmp/heap (NULL when both are NULL); with odt, tmp is
  * unpacked into obuf when the last piece completes. */
@@ -76,6 +91,11 @@ void fm_rma_grp_put(xgrp *g, int status);
 xop *fm_rma_xop_new(struct fm_win *w, int trank, int atomic, xgrp *g);
 /* Forget a record whose operation the provider refused (never issued). */
 void fm_rma_xop_drop(xop *x);
+/* Post x (kind and arguments filled in) to its target: FM_OK when posted
+ * or, if the provider cannot take it yet or earlier ones to the target
+ * wait, parked behind them (completing later like any other); else the
+ * provider's error, x not issued. */
+int fm_rma_xop_post(xop *x);
 #endif
 
 #endif

@@ -137,14 +137,16 @@ int fm_rma_parse_order(const char *value, unsigned *out);
 static inline int fm_win_valid(MPI_Win w) { return w && w->magic == FM_MAGIC_WIN; }
 
 /* ---- creation (win_setup.c) --------------------------------------------- */
-/* Collective over comm.  base/size/disp_unit: create (user memory) and the
+/* Collective over dup, a private duplicate of the user's communicator
+ * (fm_comm_dup_private) that the window owns from here, failure included.
+ * base/size/disp_unit: create (user memory) and the
  * sizes of allocate / allocate_shared (base ignored); dynamic: all 0;
  * acc_order from the accumulate_ordering hint (FM_RMA_ORDER_*).  On
  * FM_OK *out is the window and w->base this rank's memory.  Names why in
  * `why` (FM_RMA_WHY bytes) on failure. */
 #define FM_RMA_WHY 256
 int fm_win_setup(int flavor, void *base, MPI_Aint size, int disp_unit, unsigned acc_order,
-                 MPI_Comm comm, struct fm_win **out, char *why);
+                 MPI_Comm dup, struct fm_win **out, char *why);
 /* Unmap and free everything (after the closing barrier). */
 void fm_win_teardown(struct fm_win *w);
 
@@ -220,7 +222,10 @@ int fm_rma_remote_cas(struct fm_win *w, const void *obuf, const void *cmp, void 
  * the setup exchange: our own endpoint, key and address, for accumulates
  * to ourselves (the window then sets w->hw_kinds to what all agreed).  acc/cas: the same contracts as
  * fm_rma_acc/fm_rma_cas, for a kind in w->hw_kinds. */
-enum { FM_RMA_HW_OK = 0, FM_RMA_HW_KNOB, FM_RMA_HW_PROVIDER, FM_RMA_HW_NODE, FM_RMA_HW_REG };
+/* With FM_RMA_HW_QUIRK: why the provider's atomics are not trusted. */
+const char *fm_rma_hw_distrust_why(void);
+enum { FM_RMA_HW_OK = 0, FM_RMA_HW_KNOB, FM_RMA_HW_PROVIDER, FM_RMA_HW_NODE, FM_RMA_HW_REG,
+       FM_RMA_HW_QUIRK };
 uint64_t fm_rma_hw_kinds(int *why);
 int fm_rma_hw_self(struct fm_win *w, uint64_t key, uint64_t raddr);
 int fm_rma_hw_acc(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_Datatype odt,

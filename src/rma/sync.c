@@ -83,11 +83,7 @@ void fm_rma_lock(struct fm_win *w, int exclusive, int rank)
         return;
     }
     fm_rma_ctl *c = w->peer[rank].ctl;
-    unsigned spins = 0;
-    while (!fm_rma_try_lock(c, exclusive)) {
-        fm_progress();
-        fm_progress_backoff(&spins);
-    }
+    fm_wait_until(fm_rma_try_lock(c, exclusive));
 }
 
 void fm_rma_unlock(struct fm_win *w, int exclusive, int rank)
@@ -117,11 +113,8 @@ void fm_rma_start(struct fm_win *w, const int *targets, int n)
     fm_rma_ctl *me = w->peer[w->rank].ctl;
     for (int i = 0; i < n; i++) {
         int t = targets[i];
-        unsigned spins = 0;
-        while (atomic_load_explicit(&me->posted[t], memory_order_acquire) == w->post_seen[t]) {
-            fm_progress();
-            fm_progress_backoff(&spins);
-        }
+        fm_wait_until(atomic_load_explicit(&me->posted[t], memory_order_acquire) !=
+                      w->post_seen[t]);
         w->post_seen[t]++;
     }
 }
@@ -156,9 +149,5 @@ int fm_rma_test(struct fm_win *w)
 
 void fm_rma_wait(struct fm_win *w)
 {
-    unsigned spins = 0;
-    while (!fm_rma_test(w)) {
-        fm_progress();
-        fm_progress_backoff(&spins);
-    }
+    fm_wait_until(fm_rma_test(w));
 }

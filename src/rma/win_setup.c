@@ -23,7 +23,7 @@
 
 #include "coll/coll.h"
 #include "core/world.h"
-#include "mpi/comm.h"
+#include "core/comm.h"
 #include "net/net.h"
 #include "util/log.h"
 #include "util/param.h"
@@ -125,25 +125,6 @@ static void *map_peer(const win_card *c, int rank, char *why)
     return m;
 }
 
-static int dup_comm(MPI_Comm comm, MPI_Comm *out)
-{
-    uint32_t ctx;
-    int rc = fm_ctx_alloc(comm, &ctx);
-    if (rc != FM_OK)
-        return rc;
-    rc = fm_comm_build(comm->group, ctx, NULL, out);
-    if (rc != FM_OK) {
-        fm_ctx_free(ctx);
-        return rc;
-    }
-    /* Errors inside the window's plumbing are reported through the
-     * window's handler, not the duplicate's. */
-    fm_errors_return.refcount++;
-    fm_comm_errh_release((*out)->errh);
-    (*out)->errh = &fm_errors_return;
-    return FM_OK;
-}
-
 static struct fm_win *win_alloc(int flavor, MPI_Comm dup)
 {
     struct fm_win *w = calloc(1, sizeof *w);
@@ -198,7 +179,7 @@ void fm_win_teardown(struct fm_win *w)
 static int reached_by_ofi(const struct fm_win *w, int i)
 {
     return w->flavor != MPI_WIN_FLAVOR_SHARED && fm_peer_net &&
-           fm_peer_net[w->comm->group->world[i]] == &fm_net_ofi;
+           (fm_peer_net[w->comm->group->world[i]]->caps & FM_NET_CAP_REMOTE);
 }
 
 /* Step 4 for everyone; fills w->peer.  Returns 1 when all mapped. */
@@ -304,6 +285,7 @@ static void agree_atomics(struct fm_win *w, const win_card *cards)
         [FM_RMA_HW_NODE] = "some ranks reach each other by shared memory",
         [FM_RMA_HW_REG] = "a rank has no registered window memory (dynamic window, size 0, or "
                           "registration failed)",
+        [FM_RMA_HW_QUIRK] = "the provider's atomics are not trusted",
     };
     uint64_t kinds = ~(uint64_t)0;
     int why = FM_RMA_HW_OK;
@@ -329,21 +311,18 @@ static void agree_atomics(struct fm_win *w, const win_card *cards)
                   "types (mask 0x%llx), active messages for the rest; accumulate_ordering=%s",
                w->size, n, (unsigned long long)kinds, order_name(w->acc_order, ord, sizeof ord));
     } else {
-        fm_log(1, "window (%d ranks): accumulates over OFI as active messages at the target: %s",
-               w->size, why > 0 && why <= FM_RMA_HW_REG ? whys[why] : "?");
+        const char *quirk = why == FM_RMA_HW_QUIRK ? fm_rma_hw_distrust_why() : NULL;
+        fm_log(1, "window (%d ranks): accumulates over OFI as active messages at the target: %s%s%s",
+               w->size, why > 0 && why <= FM_RMA_HW_QUIRK ? whys[why] : "?", quirk ? ": " : "",
+               quirk ? quirk : "");
     }
 }
 
 int fm_win_setup(int flavor, void *base, MPI_Aint size, int disp_unit, unsigned acc_order,
-                 MPI_Comm comm, struct fm_win **out, char *why)
+                 MPI_Comm dup, struct fm_win **out, char *why)
 {
     why[0] = 0;
-    MPI_Comm dup;
-    int rc = dup_comm(comm, &dup);
-    if (rc != FM_OK) {
-        snprintf(why, FM_RMA_WHY, "cannot duplicate the communicator: %s", fm_status_msg(rc));
-        return rc;
-    }
+    int rc;
     struct fm_win *w = win_alloc(flavor, dup);
     if (!w) {
         fm_comm_release(dup);

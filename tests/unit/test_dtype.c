@@ -17,13 +17,13 @@
 #include <cmocka.h>
 #include <mpi.h>
 
-#include "dtype/api_check.h"
+#include "mpi/type_check.h"
 #include "dtype/dtype.h"
 
 #ifdef FM_DTYPE_STANDALONE
 /* ---- stubs for the layers above (standalone build only) ---------------- */
 #include "mpi/comm.h"
-struct fm_comm fm_comm_world;
+struct fm_comm fab_comm_world;
 static int last_class;
 static char last_msg[512];
 int fm_raise(MPI_Comm comm, const char *call, int errclass, const char *fmt, ...)
@@ -290,7 +290,7 @@ static void test_predefined_sizes(void **state)
     (void)state;
 #define CHECK_SIZE(nm, ctype)                                                      \
     do {                                                                             \
-        MPI_Datatype t = &fm_dt_##nm;                                              \
+        MPI_Datatype t = &fab_dt_##nm;                                              \
         int sz;                                                                      \
         MPI_Aint lb, ext;                                                            \
         assert_true(fm_dt_valid(t) && fm_dt_usable(t));                              \

@@ -8,7 +8,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "mpi/comm.h"
+#include "core/comm.h"
 #include "util/status.h"
 
 /* A group of the given world ranks. */
@@ -42,13 +42,13 @@ static void test_new_and_rank(void **state)
     assert_int_equal(fm_group_rank_of(g, 9), MPI_UNDEFINED);
     struct fm_group *h = mk(2, (int[]){0, 1});
     assert_int_equal(h->rank, MPI_UNDEFINED);
-    assert_ptr_equal(fm_group_new(0, NULL), &fm_group_empty);
+    assert_ptr_equal(fm_group_new(0, NULL), &fab_group_empty);
     assert_true(fm_group_valid(g));
     assert_false(fm_group_valid(NULL));
     fm_group_release(g);
     fm_group_release(h);
-    fm_group_release(&fm_group_empty); /* predefined: ignored */
-    assert_true(fm_group_valid(&fm_group_empty));
+    fm_group_release(&fab_group_empty); /* predefined: ignored */
+    assert_true(fm_group_valid(&fab_group_empty));
 }
 
 static void test_incl_excl(void **state)
@@ -63,9 +63,9 @@ static void test_incl_excl(void **state)
     expect_world(r, 3, (int[]){11, 12, 14});
     fm_group_release(r);
     assert_int_equal(fm_group_incl(g, 0, NULL, &r, why), FM_OK);
-    assert_ptr_equal(r, &fm_group_empty);
+    assert_ptr_equal(r, &fab_group_empty);
     assert_int_equal(fm_group_excl(g, 5, (int[]){0, 1, 2, 3, 4}, &r, why), FM_OK);
-    assert_ptr_equal(r, &fm_group_empty);
+    assert_ptr_equal(r, &fab_group_empty);
 
     r = NULL;
     assert_int_equal(fm_group_incl(g, 2, (int[]){1, 5}, &r, why), FM_ERR_RANK);
@@ -106,7 +106,7 @@ static void test_ranges(void **state)
     /* first > last with a positive stride names nothing */
     int r3[][3] = {{5, 2, 1}};
     assert_int_equal(fm_group_range(g, 1, r3, 0, &r, why), FM_OK);
-    assert_ptr_equal(r, &fm_group_empty);
+    assert_ptr_equal(r, &fab_group_empty);
     assert_int_equal(fm_group_range(g, 1, r3, 1, &r, why), FM_OK);
     expect_world(r, 10, w);
     fm_group_release(r);
@@ -149,12 +149,12 @@ static void test_set_ops(void **state)
     expect_world(r, 2, (int[]){1, 3});
     fm_group_release(r);
     assert_int_equal(fm_group_difference(a, a, &r), FM_OK);
-    assert_ptr_equal(r, &fm_group_empty);
-    assert_int_equal(fm_group_union(&fm_group_empty, b, &r), FM_OK);
+    assert_ptr_equal(r, &fab_group_empty);
+    assert_int_equal(fm_group_union(&fab_group_empty, b, &r), FM_OK);
     expect_world(r, 4, (int[]){2, 7, 9, 5});
     fm_group_release(r);
-    assert_int_equal(fm_group_intersection(a, &fm_group_empty, &r), FM_OK);
-    assert_ptr_equal(r, &fm_group_empty);
+    assert_int_equal(fm_group_intersection(a, &fab_group_empty, &r), FM_OK);
+    assert_ptr_equal(r, &fab_group_empty);
     fm_group_release(a);
     fm_group_release(b);
 }
@@ -171,7 +171,7 @@ static void test_compare_translate(void **state)
     assert_int_equal(fm_group_compare(a, c), MPI_SIMILAR);
     assert_int_equal(fm_group_compare(a, d), MPI_UNEQUAL);
     assert_int_equal(fm_group_compare(a, e), MPI_UNEQUAL);
-    assert_int_equal(fm_group_compare(&fm_group_empty, &fm_group_empty), MPI_IDENT);
+    assert_int_equal(fm_group_compare(&fab_group_empty, &fab_group_empty), MPI_IDENT);
 
     int out[4];
     assert_int_equal(fm_group_translate(a, 4, (int[]){0, 1, MPI_PROC_NULL, 2}, d, out, why),
@@ -182,7 +182,7 @@ static void test_compare_translate(void **state)
     assert_int_equal(out[3], 1);
     assert_int_equal(fm_group_translate(a, 1, (int[]){3}, d, out, why), FM_ERR_RANK);
     assert_non_null(strstr(why, "ranks1[0]=3"));
-    assert_int_equal(fm_group_translate(a, 1, (int[]){0}, &fm_group_empty, out, why), FM_OK);
+    assert_int_equal(fm_group_translate(a, 1, (int[]){0}, &fab_group_empty, out, why), FM_OK);
     assert_int_equal(out[0], MPI_UNDEFINED);
     assert_int_equal(fm_group_translate(a, -2, NULL, d, out, why), FM_ERR_ARG);
     fm_group_release(a);

@@ -276,7 +276,7 @@ static void test_validity_table(void **state)
 #define OP_ENTRY(name) name,
     MPI_Op ops[] = {FM_PREDEFINED_OPS(OP_ENTRY)};
 #undef OP_ENTRY
-    struct fm_datatype fake = fm_dt_MPI_BYTE; /* a contiguous 1-byte type of any kind */
+    struct fm_datatype fake = fab_dt_MPI_BYTE; /* a contiguous 1-byte type of any kind */
     unsigned char in[64] = {0}, io[64], before[64];
     for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
         for (int k = 0; k < FM_BK_COUNT; k++) {

@@ -34,9 +34,8 @@
  *
  * Progress.  Readers poll their own flags in local memory; providers with
  * manual progress (shm) move incoming writes only while the target polls
- * its RMA completion queue, so every wait loop polls it (`progress`), and
- * the messaging poll does too through fm_ofi_rma_hook (installed here when
- * no window installed one), so a member blocked in a two-sided call still
+ * its RMA completion queue, so while a cache is attached a progress hook
+ * polls it, and a member blocked in any call (two-sided ones included)
  * lets a peer's read of its `done` word finish.
  *
  * Flow control needs a peer's `done` word: peek() is an fi_read of it,
@@ -44,14 +43,16 @@
  * FM_CRMA_FLAGSETS calls per peer). */
 #include "coll/rma/cache.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include "coll/coll.h"
+#include "core/progress.h"
 #include "core/world.h"
-#include "mpi/comm.h"
+#include "core/comm.h"
 #include "util/log.h"
 #include "util/param.h"
 #include "util/status.h"
@@ -90,6 +91,14 @@ typedef struct ofi_op {
     int peer;
     volatile int done;   /* peek: set on completion */
     uint64_t val;        /* flag value written, or `done` word read */
+    /* The transfer, kept so that one the provider refused for now
+     * (FM_ERR_AGAIN) waits in the deferred queue and is posted from
+     * progress; it counts as in flight meanwhile. */
+    fm_deferred parked;
+    int write, world;
+    void *buf;
+    size_t len;
+    uint64_t raddr, key;
 } ofi_op;
 
 typedef struct ofi_be {
@@ -104,23 +113,13 @@ typedef struct ofi_be {
 
 static ofi_be *BE(fm_crma *c) { return c->be_state; }
 
-static int rma_poll(void)
+/* Poll the RMA completion queue from every progress call while a cache
+ * uses this backend (the windows' hook may poll the same queue: harmless). */
+static int hook(void)
 {
     return fm_ofi_rma_poll();
 }
-
-/* Poll the RMA completion queue from the messaging poll too, unless the
- * window layer has a hook there already (its hook polls the same queue). */
-static void hook(void)
-{
-    fm_ofi_rma_poll();
-}
-
-static void ensure_hook(void)
-{
-    if (!fm_ofi_rma_hook)
-        fm_ofi_rma_hook = hook;
-}
+static int nattached;
 
 static void op_done(fm_ofi_rma_op *o, int status)
 {
@@ -163,43 +162,46 @@ static ofi_op *op_get(ofi_be *b)
     return op;
 }
 
-static int ofi_progress(fm_crma *c)
+static int post_now(ofi_op *op)
 {
-    (void)c;
-    return rma_poll();
+    return fm_ofi_rma_xfer(op->write, op->world, op->buf, op->len, op->raddr, op->key, &op->base);
 }
 
-/* Progress until cond() holds; returns the first failed completion. */
-#define WAIT_UNTIL(c, cond)                                                   \
-    do {                                                                      \
-        unsigned spins_ = 0;                                                  \
-        while (!(cond))                                                       \
-            if (!fm_crma_progress(c))                                         \
-                fm_progress_backoff(&spins_);                                 \
-    } while (0)
+/* A parked transfer's turn: refused again, it stays; failed, it completes
+ * with the error like any failed transfer. */
+static int retry_parked(fm_deferred *d)
+{
+    ofi_op *op = (ofi_op *)(void *)((char *)d - offsetof(ofi_op, parked));
+    int rc = post_now(op);
+    if (rc != FM_OK && rc != FM_ERR_AGAIN)
+        op_done(&op->base, rc);
+    return rc;
+}
 
-/* Post one transfer, progressing while the provider says "again". */
+/* Post one transfer; one the provider cannot take yet is parked. */
 static int post(fm_crma *c, int write, int peer, void *buf, size_t len, size_t off, ofi_op *op)
 {
     ofi_be *b = BE(c);
     const fm_crma_dirent *d = &c->dir[peer];
-    const int world = c->comm->world[peer];
-    unsigned spins = 0;
-    for (;;) {
-        int rc = fm_ofi_rma_xfer(write, world, buf, len, d->raddr + off, d->key, &op->base);
-        if (rc == FM_OK)
-            break;
-        if (rc != FM_ERR_AGAIN) {
-            op->next = b->free_ops;
-            b->free_ops = op;
-            return rc;
-        }
-        if (!fm_crma_progress(c))
-            fm_progress_backoff(&spins);
+    op->write = write;
+    op->world = c->comm->world[peer];
+    op->buf = buf;
+    op->len = len;
+    op->raddr = d->raddr + off;
+    op->key = d->key;
+    int rc = post_now(op);
+    if (rc != FM_OK && rc != FM_ERR_AGAIN) {
+        op->next = b->free_ops;
+        b->free_ops = op;
+        return rc;
     }
     b->total++;
     if (op->peer >= 0)
         b->inflight[peer]++;
+    if (rc == FM_ERR_AGAIN) {
+        op->parked.retry = retry_parked;
+        fm_defer(&op->parked);
+    }
     return FM_OK;
 }
 
@@ -226,7 +228,7 @@ static int ofi_put(fm_crma *c, int peer, size_t off, const void *src, size_t len
 static int ofi_sync(fm_crma *c, int peer)
 {
     ofi_be *b = BE(c);
-    WAIT_UNTIL(c, b->inflight[peer] == 0);
+    fm_wait_until(b->inflight[peer] == 0);
     return b->err;
 }
 
@@ -266,7 +268,7 @@ static uint64_t ofi_peek(fm_crma *c, int peer, size_t off)
             b->err = rc;
         return UINT64_MAX; /* stop waiting: the next flag() reports the failure */
     }
-    WAIT_UNTIL(c, op->done);
+    fm_wait_until(op->done);
     uint64_t v = b->err == FM_OK ? op->val : UINT64_MAX;
     op->next = b->free_ops;
     b->free_ops = op;
@@ -284,7 +286,7 @@ static void release(fm_crma *c)
     ofi_be *b = BE(c);
     if (b) {
         /* Our last flags may still be in flight: their ops live here. */
-        WAIT_UNTIL(c, b->total == 0);
+        fm_wait_until(b->total == 0);
         fm_ofi_rma_dereg(b->mr);
         for (int i = 0; i < b->nchunks; i++)
             free(b->chunks[i]);
@@ -376,8 +378,8 @@ static int ofi_attach(fm_crma *c, MPI_Comm comm, char *why)
     free(b);
     free(inflight);
     if (agreed) {
-        ensure_hook();
-        return FM_OK;
+        nattached++;
+        return fm_progress_add(hook);
     }
     release(c);
     return rc != FM_OK ? rc : FM_ERR_NET;
@@ -386,6 +388,8 @@ static int ofi_attach(fm_crma *c, MPI_Comm comm, char *why)
 static void ofi_detach(fm_crma *c)
 {
     release(c);
+    if (--nattached == 0)
+        fm_progress_remove(hook);
 }
 
 const fm_crma_backend fm_crma_ofi = {
@@ -397,7 +401,6 @@ const fm_crma_backend fm_crma_ofi = {
     .put = ofi_put,
     .flag = ofi_flag,
     .sync = ofi_sync,
-    .progress = ofi_progress,
 };
 
 #else /* built without libfabric */

@@ -28,7 +28,7 @@
 
 #include "coll/coll.h"
 #include "core/world.h"
-#include "mpi/comm.h"
+#include "core/comm.h"
 #include "util/param.h"
 #include "util/status.h"
 

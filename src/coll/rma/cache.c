@@ -8,7 +8,7 @@
 
 #include "core/world.h"
 #include "dtype/dtype.h"
-#include "mpi/comm.h"
+#include "core/comm.h"
 #include "net/net.h"
 #include "pt2pt/pt2pt.h"
 #include "util/log.h"
@@ -32,8 +32,7 @@ static void layout(fm_crma *c, int size)
 int fm_crma_all_shm(MPI_Comm comm)
 {
     for (int i = 0; i < comm->size; i++) {
-        fm_net_ops *n = fm_peer_net[comm->world[i]];
-        if (n != &fm_net_shm && n != &fm_net_self)
+        if (!(fm_peer_net[comm->world[i]]->caps & FM_NET_CAP_MAPPED))
             return 0;
     }
     return 1;
@@ -134,22 +133,15 @@ fm_crma_region fm_crma_take(fm_crma *c, uint64_t seq, size_t need, int inl)
 
 void fm_crma_wait_peer(fm_crma *c, int peer, uint64_t after)
 {
-    unsigned spins = 0;
-    while (c->known_done[peer] < after) {
-        c->known_done[peer] = c->be->peek(c, peer, FM_CRMA_OFF_DONE);
-        if (c->known_done[peer] < after && !fm_crma_progress(c))
-            fm_progress_backoff(&spins);
-    }
+    fm_wait_until(c->known_done[peer] >= after ||
+                  (c->known_done[peer] = c->be->peek(c, peer, FM_CRMA_OFF_DONE)) >= after);
 }
 
 void fm_crma_wait(fm_crma *c, size_t off, uint64_t seq)
 {
-    unsigned spins = 0;
     /* Two-sided traffic of other communicators (or a peer's parked sends to
      * us) may be what the writer is stuck behind, so keep progressing. */
-    while (!fm_crma_test(c, off, seq))
-        if (!fm_crma_progress(c))
-            fm_progress_backoff(&spins);
+    fm_wait_until(fm_crma_test(c, off, seq));
 }
 
 int fm_crma_write(fm_crma *c, int peer, size_t off, const void *buf, MPI_Count count,

@@ -126,10 +126,9 @@ typedef struct fm_crma_backend {
     /* Optional (NULL: nothing to do).  Wait until no earlier put() to peer
      * still reads its source buffer, so the caller may free it. */
     int (*sync)(struct fm_crma *c, int peer);
-    /* Optional.  Move this backend's own traffic (completions, and incoming
-     * writes on providers with manual progress); called by every wait loop
-     * besides fm_progress().  Returns the number of events seen. */
-    int (*progress)(struct fm_crma *c);
+    /* A backend with traffic of its own to move (completions, incoming
+     * writes on providers with manual progress) registers a progress hook
+     * (core/progress.h) while attached, so every wait moves it. */
 } fm_crma_backend;
 
 extern const fm_crma_backend fm_crma_shm;
@@ -204,14 +203,6 @@ fm_crma *fm_crma_get(MPI_Comm comm);
 void fm_crma_release(MPI_Comm comm);
 
 /* ---- moving data and flags (cache.c) ----------------------------------- */
-/* One round of progress: the two-sided engine, then the backend's own. */
-static inline int fm_crma_progress(fm_crma *c)
-{
-    int n = fm_progress();
-    if (c->be->progress)
-        n += c->be->progress(c);
-    return n;
-}
 /* Wait until our own flag word at off reaches seq (acquire), making
  * progress on the two-sided engine and backing off meanwhile. */
 void fm_crma_wait(fm_crma *c, size_t off, uint64_t seq);

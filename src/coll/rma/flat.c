@@ -48,14 +48,9 @@ static size_t publish_and_gather(fm_crma *c, uint64_t seq, const void *buf, MPI_
     atomic_store_explicit(&own->v, seq, memory_order_release);
 
     /* Wait for all the others, looking at each flag until it is up. */
-    unsigned spins = 0;
-    for (int p = 0; p < c->size; p++) {
-        if (p == c->rank)
-            continue;
-        while (c->be->peek(c, p, flag) < seq)
-            if (!fm_crma_progress(c))
-                fm_progress_backoff(&spins);
-    }
+    for (int p = 0; p < c->size; p++)
+        if (p != c->rank)
+            fm_wait_until(c->be->peek(c, p, flag) >= seq);
     return off;
 }
 

@@ -143,7 +143,7 @@ int fm_crma_reduce(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count, MP
         }
         if (!took && pending && rc == FM_OK) {
             /* Nothing arrived yet: keep the engine moving, then back off. */
-            if (!fm_crma_progress(c))
+            if (!fm_progress())
                 fm_progress_backoff(&spins);
         }
     }

@@ -39,7 +39,7 @@
 #include "coll/rma/cache.h"
 #include "core/world.h"
 #include "dtype/dtype.h"
-#include "mpi/comm.h"
+#include "core/comm.h"
 #include "util/log.h"
 #include "util/param.h"
 #include "util/status.h"

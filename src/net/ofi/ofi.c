@@ -6,13 +6,12 @@
 #include <unistd.h>
 
 #include "boot/boot.h"
-#include "core/world.h"
+#include "boot/world.h"
 #include "net/net.h"
 #include "net/ofi/fabric_load.h"
 #include "net/ofi/ofi.h"
 #include "net/ofi/ofi_info.h"
 #include "net/ofi/tag.h"
-#include "mpi/comm.h" /* FM_MAX_CONTEXTS: fabmpi's own communicator cap */
 #include "util/fabric_shm.h"
 #include "util/log.h"
 #include "util/param.h"
@@ -134,6 +133,8 @@ static int bring_up(void)
     if ((rc = fm_ofi_bufs_setup()) != FM_OK)
         return rc;
     fm_net_ofi.max_msg = s->buf_size - sizeof(fm_ofi_wire);
+    fm_net_ofi.eager_limit = fm_param.OFI_EAGER_LIMIT;
+    fm_net_ofi.caps |= FM_NET_CAP_REMOTE;
     return FM_OK;
 }
 

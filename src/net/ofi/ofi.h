@@ -110,9 +110,6 @@ typedef struct fm_ofi_rma_op {
     struct fi_context ctx;
     void (*done)(struct fm_ofi_rma_op *op, int status);
 } fm_ofi_rma_op;
-/* Run by fm_ofi_poll after its CQ (not re-entered by it): the window layer
- * polls fm_ofi_rma_poll and serves active messages there.  NULL: none. */
-extern void (*fm_ofi_rma_hook)(void);
 /* Open on first use (FM_OK), or FM_ERR_* when windows must use active
  * messages (no provider with FI_RMA under our MR modes, FABMPI_OFI_RMA=am). */
 int fm_ofi_rma_open(void);
@@ -127,6 +124,9 @@ size_t fm_ofi_rma_max(void); /* bytes one operation may move */
 /* FM_ERR_AGAIN: progress and retry. */
 int fm_ofi_rma_xfer(int write, int world, void *buf, size_t len, uint64_t raddr, uint64_t key,
                     fm_ofi_rma_op *op);
+/* Completions of this endpoint's operations (and, for manual-progress
+ * providers, incoming RMA): the window layer and the one-sided
+ * collectives call it from their progress hooks. */
 int fm_ofi_rma_poll(void);
 /* Atomics (fi_atomic / fi_fetch_atomic / fi_compare_atomic): the element
  * count the provider takes for (dt, op), 0 when not valid (check before
@@ -140,6 +140,9 @@ int fm_ofi_rma_atomic_ordered(void);
  * or not), but the provider orders a read after earlier writes: a flush
  * then ends with a small fi_read behind the writes. */
 int fm_ofi_rma_flush_by_read(void);
+/* Why the provider's atomics must not be used although it may validate
+ * them (net/ofi/quirks.c), or NULL. */
+const char *fm_ofi_rma_atomics_distrusted(void);
 /* One atomic of `kind`; cmp for compare, res for fetch and compare.
  * FM_ERR_AGAIN: progress and retry. */
 int fm_ofi_rma_atomic(int kind, int world, const void *buf, size_t count, const void *cmp,

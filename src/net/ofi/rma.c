@@ -12,22 +12,21 @@
  * bootstrap.
  *
  * Completions land in this endpoint's own CQ and name their fm_ofi_rma_op;
- * the messaging poll calls fm_ofi_rma_hook after its own CQ, which polls
- * this CQ (providers with manual progress, like shm, move incoming RMA only
- * then) and runs the window layer's active-message handler. */
+ * the users of this endpoint (windows, one-sided collectives) poll this CQ
+ * from their progress hooks (providers with manual progress, like shm, move
+ * incoming RMA only then). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/world.h"
+#include "boot/world.h"
 #include <rdma/fi_atomic.h>
 #include <rdma/fi_rma.h>
 
 #include "net/ofi/ofi.h"
+#include "net/ofi/quirks.h"
 #include "util/log.h"
 #include "util/param.h"
 #include "util/status.h"
-
-void (*fm_ofi_rma_hook)(void);
 
 static struct {
     struct fi_info *info;
@@ -252,8 +251,13 @@ int fm_ofi_rma_atomic_ordered(void)
 
 int fm_ofi_rma_flush_by_read(void)
 {
-    return R.up && !strcmp(R.info->fabric_attr->prov_name, "net") &&
+    return R.up && (fm_ofi_quirks(R.info->fabric_attr->prov_name) & FM_OFI_QUIRK_WRITE_LANDS_LATE) &&
            (R.info->tx_attr->msg_order & FI_ORDER_RAW);
+}
+
+const char *fm_ofi_rma_atomics_distrusted(void)
+{
+    return R.up ? fm_ofi_quirk_why(R.info->fabric_attr->prov_name, FM_OFI_QUIRK_ATOMICS) : NULL;
 }
 
 int fm_ofi_rma_atomic(int kind, int world, const void *buf, size_t count, const void *cmp,

@@ -32,7 +32,7 @@
 #include <string.h>
 
 #include "boot/boot.h"
-#include "core/world.h"
+#include "boot/world.h"
 #include "net/net.h"
 #include "net/ofi/ofi.h"
 #include "util/log.h"

@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "boot/boot.h"
-#include "core/world.h"
+#include "boot/world.h"
 #include "net/net.h"
 #include "net/ofi/ofi.h"
 #include "util/log.h"
@@ -272,10 +272,6 @@ int fm_ofi_poll(void (*cb)(int, const void *, size_t))
      * only when we drive the RMA endpoint (manual progress). */
     if (cb && fm_ofi_rndv.nout)
         fm_ofi_rma_poll();
-    /* One-sided windows: their endpoint's CQ and active messages.  Not
-     * from the finalize flush (cb NULL): windows are gone by then. */
-    if (cb && fm_ofi_rma_hook)
-        fm_ofi_rma_hook();
     return n;
 }
 

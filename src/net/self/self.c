@@ -5,8 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/world.h"
+#include "boot/world.h"
 #include "net/net.h"
+#include "util/param.h"
 #include "util/status.h"
 
 typedef struct self_msg {
@@ -26,6 +27,7 @@ static struct {
 static int self_init(void)
 {
     q.head = q.last = NULL;
+    fm_net_self.eager_limit = fm_param.EAGER_LIMIT;
     return FM_OK;
 }
 
@@ -94,7 +96,7 @@ static void self_finalize(void)
 
 fm_net_ops fm_net_self = {
     .name = "self",
-    .caps = FM_NET_CAP_PULL,
+    .caps = FM_NET_CAP_PULL | FM_NET_CAP_MAPPED,
     .max_msg = SELF_MAX_MSG,
     .init = self_init,
     .reaches = self_reaches,

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "boot/boot.h"
-#include "core/world.h"
+#include "boot/world.h"
 #include "util/log.h"
 #include "util/param.h"
 #include "util/status.h"

@@ -76,14 +76,14 @@ static int setup_doorbells(void)
 static int choose_copy(void)
 {
     int mode = fm_param.SHM_COPY;
-    fm_net_shm.caps = 0;
+    fm_net_shm.caps = FM_NET_CAP_EXACT_LEN | FM_NET_CAP_MAPPED;
     if (mode == FM_SHM_COPY_PIPELINE) {
         fm_log(1, "shm: rendezvous data is pipelined through the rings (FABMPI_SHM_COPY=pipeline)");
         return FM_OK;
     }
     char why[256] = "";
     if (fm_shm_cma_works(why, sizeof why)) {
-        fm_net_shm.caps = FM_NET_CAP_PULL;
+        fm_net_shm.caps |= FM_NET_CAP_PULL;
         fm_log(1, "shm: rendezvous data by CMA single copy (FABMPI_SHM_COPY=%s)", copy_mode_name(mode));
         return FM_OK;
     }
@@ -134,6 +134,7 @@ static int shm_init(void)
     }
     s->max_msg = max;
     fm_net_shm.max_msg = max;
+    fm_net_shm.eager_limit = fm_param.EAGER_LIMIT;
     fm_log(1, "shm: %d ranks on this node, rings of %zu bytes, max message %zu bytes, doorbells %s",
            s->nlocal, fm_ring_round_size(fm_param.SHM_RING_SIZE), max, s->doorbells ? "on" : "off");
     return FM_OK;

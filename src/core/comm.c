@@ -5,10 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll/rma/coll_rma.h"
-#include "mpi/api.h"
+#include "core/comm.h"
+#include "core/vci.h"
+#include "util/status.h"
 
-struct fm_comm fm_comm_world, fm_comm_self;
+struct fm_comm fab_comm_world, fab_comm_self;
+struct fm_errhandler fab_errors_are_fatal = {FM_MAGIC_ERRH, 1, 1, FM_ERRH_FATAL, NULL};
+struct fm_errhandler fab_errors_return = {FM_MAGIC_ERRH, 1, 1, FM_ERRH_RETURN, NULL};
 
 static void errh_retain(struct fm_errhandler *e)
 {
@@ -39,6 +42,7 @@ static int comm_setup(struct fm_comm *c, struct fm_group *group, uint32_t ctx,
     c->rank = group->rank;
     c->size = group->size;
     c->ctx = ctx;
+    c->vci = &fm_vci0;
     fm_group_retain(group);
     c->group = group;
     c->world = group->world;
@@ -64,12 +68,23 @@ int fm_comm_build(struct fm_group *group, uint32_t ctx, MPI_Comm parent, MPI_Com
     return FM_OK;
 }
 
+#define MAX_DESTROY_HOOKS 4
+static fm_comm_destroy_hook *destroy_hooks[MAX_DESTROY_HOOKS];
+static int ndestroy_hooks;
+
+void fm_comm_on_destroy(fm_comm_destroy_hook *hook)
+{
+    for (int i = 0; i < ndestroy_hooks; i++)
+        if (destroy_hooks[i] == hook)
+            return; /* MPI_Init after a failed one registers again */
+    if (ndestroy_hooks < MAX_DESTROY_HOOKS)
+        destroy_hooks[ndestroy_hooks++] = hook;
+}
+
 void fm_comm_destroy(MPI_Comm comm)
 {
-    /* Normally MPI_Comm_free already ran the delete callbacks; this catches
-     * a communicator released some other way.  Errors have no one to go to. */
-    fm_attr_delete_all(comm);
-    fm_coll_rma_free(comm);
+    for (int i = 0; i < ndestroy_hooks; i++)
+        destroy_hooks[i](comm);
     fm_ctx_free(comm->ctx);
     fm_group_release(comm->group);
     fm_comm_errh_release(comm->errh);
@@ -84,9 +99,9 @@ void fm_comm_destroy(MPI_Comm comm)
 #pragma GCC diagnostic pop
 }
 
-int fm_comm_init(int world_rank, int world_size)
+int fm_comm_predefined_init(int world_rank, int world_size, int usable_ids)
 {
-    fm_ctx_init();
+    fm_ctx_ids_init(usable_ids);
     fm_group_set_self(world_rank);
     int *ranks = malloc((size_t)world_size * sizeof(int));
     if (!ranks)
@@ -98,9 +113,9 @@ int fm_comm_init(int world_rank, int world_size)
     free(ranks);
     int rc = FM_ERR_NOMEM;
     if (gw && gs) {
-        rc = comm_setup(&fm_comm_world, gw, 0, MPI_ERRORS_ARE_FATAL);
+        rc = comm_setup(&fab_comm_world, gw, 0, MPI_ERRORS_ARE_FATAL);
         if (rc == FM_OK)
-            rc = comm_setup(&fm_comm_self, gs, 2, MPI_ERRORS_ARE_FATAL);
+            rc = comm_setup(&fab_comm_self, gs, 2, MPI_ERRORS_ARE_FATAL);
     }
     /* The communicators hold their own references now. */
     if (gw)
@@ -109,24 +124,8 @@ int fm_comm_init(int world_rank, int world_size)
         fm_group_release(gs);
     if (rc != FM_OK)
         return rc;
-    fm_comm_world.predefined = fm_comm_self.predefined = 1;
-    strcpy(fm_comm_world.name, "MPI_COMM_WORLD");
-    strcpy(fm_comm_self.name, "MPI_COMM_SELF");
+    fab_comm_world.predefined = fab_comm_self.predefined = 1;
+    strcpy(fab_comm_world.name, "MPI_COMM_WORLD");
+    strcpy(fab_comm_self.name, "MPI_COMM_SELF");
     return FM_OK;
-}
-
-void fm_comm_finalize(void)
-{
-    /* MPI-3.1 8.7.1: attributes of MPI_COMM_SELF go first, so libraries can
-     * hook MPI_Finalize through a delete callback while MPI still works. */
-    if (fm_comm_valid(MPI_COMM_SELF)) {
-        fm_attr_delete_all(MPI_COMM_SELF);
-        fm_comm_release(MPI_COMM_SELF);
-    }
-    if (fm_comm_valid(MPI_COMM_WORLD)) {
-        fm_attr_delete_all(MPI_COMM_WORLD);
-        fm_comm_release(MPI_COMM_WORLD);
-    }
-    fm_attr_finalize();
-    fm_ctx_finalize();
 }

@@ -1,5 +1,5 @@
 /* hang.c — the pool of per-thread blocking-call records (hang.h). */
-#include "core/hang.h"
+#include "boot/hang.h"
 
 #include <string.h>
 

@@ -2,7 +2,7 @@
  * operations of MPI-3.1 chapter 6.3 on them.
  *
  * A group is immutable once built, so operations always make a new one;
- * empty results are the predefined fm_group_empty (never freed).
+ * empty results are the predefined fab_group_empty (never freed).
  * Membership tests use a position table indexed by world rank, which keeps
  * every operation linear in the group sizes plus the largest world rank. */
 #include <stdarg.h>
@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi/comm.h"
+#include "core/comm.h"
 #include "util/status.h"
 
-struct fm_group fm_group_empty = {
+struct fm_group fab_group_empty = {
     .magic = FM_MAGIC_GROUP, .refcount = 1, .predefined = 1, .size = 0,
     .rank = MPI_UNDEFINED, .world = NULL,
 };
@@ -41,7 +41,7 @@ static struct fm_group *group_adopt(int size, int *world)
 {
     if (size == 0) {
         free(world);
-        return &fm_group_empty;
+        return &fab_group_empty;
     }
     struct fm_group *g = calloc(1, sizeof(*g));
     if (!g) {
@@ -59,7 +59,7 @@ static struct fm_group *group_adopt(int size, int *world)
 struct fm_group *fm_group_new(int size, const int *world)
 {
     if (size == 0)
-        return &fm_group_empty;
+        return &fab_group_empty;
     int *copy = malloc((size_t)size * sizeof(int));
     if (!copy)
         return NULL;

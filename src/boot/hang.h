@@ -9,8 +9,8 @@
  *
  * Records live in a fixed pool, never freed, so a handler never touches
  * memory of a thread that has exited. */
-#ifndef FM_CORE_HANG_H
-#define FM_CORE_HANG_H
+#ifndef FM_BOOT_HANG_H
+#define FM_BOOT_HANG_H
 
 #include <limits.h>
 #include <stdatomic.h>

@@ -1,7 +1,7 @@
-/* api_check.h — argument checks shared by the datatype entry points
+/* type_check.h — argument checks shared by the datatype entry points
  * (src/mpi/type_*.c). */
-#ifndef FM_DTYPE_API_CHECK_H
-#define FM_DTYPE_API_CHECK_H
+#ifndef FM_MPI_TYPE_CHECK_H
+#define FM_MPI_TYPE_CHECK_H
 
 #include <mpi.h>
 

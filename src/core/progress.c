@@ -1,0 +1,127 @@
+/* progress.c — poll hooks, deferred operations and the back-off of
+ * blocking waits (progress.h). */
+#include <sched.h>
+#include <time.h>
+
+#include "boot/world.h"
+#include "core/progress.h"
+#include "core/vci.h"
+#include "util/param.h"
+#include "util/status.h"
+
+/* Transports, parked sends, the OFI engine, one-sided completions and the
+ * collectives' RMA endpoint: a handful per VCI. */
+struct fm_vci fm_vci0 = {.dtail = &fm_vci0.dhead, .lock = PTHREAD_MUTEX_INITIALIZER};
+
+static struct fm_vci *const V = &fm_vci0;
+
+int fm_progress_add(fm_progress_hook *hook)
+{
+    for (int i = 0; i < V->nhooks; i++)
+        if (V->hooks[i] == hook)
+            return FM_OK;
+    if (V->nhooks == FM_VCI_MAX_HOOKS)
+        return FM_ERR_NOMEM;
+    V->hooks[V->nhooks++] = hook;
+    return FM_OK;
+}
+
+void fm_progress_remove(fm_progress_hook *hook)
+{
+    for (int i = 0; i < V->nhooks; i++)
+        if (V->hooks[i] == hook) {
+            for (int j = i + 1; j < V->nhooks; j++)
+                V->hooks[j - 1] = V->hooks[j];
+            V->hooks[--V->nhooks] = NULL;
+            return;
+        }
+}
+
+void fm_defer(fm_deferred *d)
+{
+    d->next = NULL;
+    *V->dtail = d;
+    V->dtail = &d->next;
+    V->ndeferred++;
+}
+
+int fm_deferred_count(void) { return V->ndeferred; }
+
+/* Retry parked operations in order until one is refused again. */
+static __attribute__((noinline)) int run_deferred(struct fm_vci *v)
+{
+    int n = 0;
+    while (v->dhead) {
+        fm_deferred *d = v->dhead;
+        /* Unlink first: retry() may park other operations, or free d. */
+        v->dhead = d->next;
+        if (!v->dhead)
+            v->dtail = &v->dhead;
+        v->ndeferred--;
+        if (d->retry(d) == FM_ERR_AGAIN) {
+            /* Back at the head, ahead of anything retry() parked. */
+            d->next = v->dhead;
+            v->dhead = d;
+            if (!d->next)
+                v->dtail = &d->next;
+            v->ndeferred++;
+            break;
+        }
+        n++;
+    }
+    return n;
+}
+
+/* The message path's poll: each transport, then parked sends when there
+ * are any, then the hooks (none in a plain two-sided program). */
+int fm_progress(void)
+{
+    struct fm_vci *v = V;
+    int n = 0;
+    for (int i = 0; i < v->nnets; i++)
+        n += v->nets[i]->poll(v->deliver);
+    if (v->pend_nactive)
+        n += v->pend_drain();
+    for (int i = 0; i < v->nhooks; i++)
+        n += v->hooks[i]();
+    if (v->dhead)
+        n += run_deferred(v);
+    return n;
+}
+
+/* Between empty polls of a spinning waiter: a pause keeps it from pulling
+ * the ring line the sender is writing back and forth (each poll of a line
+ * under write costs the sender a coherence round trip). */
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield" ::: "memory");
+#endif
+}
+
+/* Empty polls after which a waiter that is yielding starts to nap: a rank
+ * idle this long (a few milliseconds of yields) is waiting for something
+ * slow, and its yields cost the ranks doing work on the same core. */
+#define FM_NAP_AFTER 5000
+
+void fm_progress_backoff(unsigned *spins)
+{
+    if (fm_param.YIELD == FM_YIELD_NEVER) {
+        cpu_relax();
+        return;
+    }
+    unsigned n = ++*spins;
+    if (!fm_oversubscribed && n <= (unsigned)fm_param.SPIN_COUNT) {
+        cpu_relax();
+        return;
+    }
+    if (n > (unsigned)fm_param.SPIN_COUNT + FM_NAP_AFTER) {
+        struct timespec nap = {0, 50 * 1000}; /* 50 us: wake-up cost stays small */
+        nanosleep(&nap, NULL);
+        *spins = (unsigned)fm_param.SPIN_COUNT + FM_NAP_AFTER; /* no wrap-around */
+    } else {
+        sched_yield();
+    }
+}

@@ -1,0 +1,59 @@
+/* progress.h — the one owner of progress and of waiting.
+ *
+ * fm_progress() polls the VCI's transports (core/vci.h), drains parked
+ * sends when there are any, runs every registered poll hook once (the
+ * provider-matching engine, one-sided completions and active messages),
+ * then the deferred operations: work a transport refused with FM_ERR_AGAIN,
+ * parked here instead of being retried in a loop inside an MPI call.  Every blocking wait is fm_wait_until(cond):
+ * poll, and on an empty poll back off (spin with a pause, then yield, then
+ * nap, as the node's load asks).
+ *
+ * This is where later waiting strategies plug in: a blocked task's
+ * crt_wait/crt_signal, a futex sleep, a progress thread calling
+ * fm_progress(), and collective schedules as hooks or deferred work. */
+#ifndef FM_CORE_PROGRESS_H
+#define FM_CORE_PROGRESS_H
+
+/* A poll hook: handles what has arrived or completed; returns how many
+ * events it handled (0: nothing to do).  A hook may call fm_progress()
+ * only if it guards itself against being re-entered. */
+typedef int fm_progress_hook(void);
+
+/* Add a hook (idempotent); hooks run in the order added.  FM_OK, or
+ * FM_ERR_NOMEM when the table is full. */
+int fm_progress_add(fm_progress_hook *hook);
+/* Remove a hook (no-op if absent). */
+void fm_progress_remove(fm_progress_hook *hook);
+
+/* An operation a transport could not take yet.  retry() posts it again:
+ * FM_ERR_AGAIN keeps it parked (and everything parked after it, so
+ * operations leave in the order they were parked); any other status ends
+ * its stay and the operation owns the outcome. */
+typedef struct fm_deferred {
+    struct fm_deferred *next;
+    int (*retry)(struct fm_deferred *d);
+} fm_deferred;
+
+/* Park d at the tail of the deferred queue; fm_progress() retries it. */
+void fm_defer(fm_deferred *d);
+/* Operations parked and not yet taken (for waits that need them gone). */
+int fm_deferred_count(void);
+
+/* Run every hook once, then retry parked operations; returns the events
+ * handled (0: an empty poll). */
+int fm_progress(void);
+
+/* The blocking-wait back-off: call once per empty poll; *spins starts at 0. */
+void fm_progress_backoff(unsigned *spins);
+
+/* Progress until cond holds: the only blocking loop.  cond is evaluated
+ * before every poll. */
+#define fm_wait_until(cond)                                                  \
+    do {                                                                     \
+        unsigned fm_spins_ = 0;                                              \
+        while (!(cond))                                                      \
+            if (!fm_progress())                                              \
+                fm_progress_backoff(&fm_spins_);                             \
+    } while (0)
+
+#endif

@@ -1,0 +1,123 @@
+/* transports.c — transport bring-up, the per-peer choice, and their poll
+ * hook (transports.h). */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "boot/boot.h"
+#include "core/progress.h"
+#include "core/vci.h"
+#include "core/transports.h"
+#include "core/world.h"
+#include "util/log.h"
+#include "util/param.h"
+#include "util/status.h"
+
+/* The transports live in the VCI, which fm_progress() polls. */
+static struct fm_vci *const V = &fm_vci0;
+static int ofi_up;
+
+/* A cgroup v2 CPU quota, in whole CPUs (0 when unlimited). */
+static int cgroup_cpus(void)
+{
+    int n = 0;
+    FILE *f = fopen("/sys/fs/cgroup/cpu.max", "r");
+    if (f) {
+        char quota[32];
+        long period;
+        if (fscanf(f, "%31s %ld", quota, &period) == 2 && strcmp(quota, "max") != 0 && period > 0)
+            n = (int)((atol(quota) + period - 1) / period);
+        fclose(f);
+    }
+    return n;
+}
+
+/* CPUs the ranks of this node may use together: the union of their affinity
+ * masks (ranks bound one per core each see one CPU, yet do not share it),
+ * reduced by a cgroup quota.  Masks are published before the transports'
+ * init (whose fences make them visible), read after. */
+static int node_cpus(int world_size)
+{
+    cpu_set_t all, set;
+    CPU_ZERO(&all);
+    for (int p = 0; p < world_size; p++) {
+        size_t len = sizeof set;
+        if (p != fm_world_rank && !fm_net_shm.reaches(p))
+            continue;
+        if (fm_boot_get(p, "fm.cpus", &set, &len) == FM_OK && len == sizeof set)
+            CPU_OR(&all, &all, &set);
+    }
+    int n = CPU_COUNT(&all);
+    if (n <= 0)
+        n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    int q = cgroup_cpus();
+    if (q > 0 && q < n)
+        n = q;
+    return n > 0 ? n : 1;
+}
+
+int fm_transports_init(int world_rank, int world_size, fm_net_deliver_fn *deliver)
+{
+    int rc;
+    V->deliver = deliver;
+    fm_peer_net = calloc((size_t)world_size, sizeof *fm_peer_net);
+    if (!fm_peer_net)
+        return FM_ERR_NOMEM;
+    V->nnets = 0;
+    cpu_set_t mine;
+    if (sched_getaffinity(0, sizeof mine, &mine) != 0)
+        CPU_ZERO(&mine);
+    fm_boot_put("fm.cpus", &mine, sizeof mine);
+    if ((rc = fm_net_self.init()) != FM_OK)
+        return rc;
+    V->nets[V->nnets++] = &fm_net_self;
+    /* Every rank runs the shm setup (it fences), even alone on its node. */
+    if ((rc = fm_net_shm.init()) != FM_OK)
+        return rc;
+    V->nets[V->nnets++] = &fm_net_shm;
+    /* OFI only when asked for or when some rank is off this node; either is
+     * the same on every rank, so its init (which fences) runs on all or none. */
+    int use_ofi = fm_param.NET == FM_NET_OFI;
+    for (int p = 0; p < world_size; p++)
+        if (fm_param.NET == FM_NET_AUTO && p != world_rank && !fm_net_shm.reaches(p))
+            use_ofi = 1;
+    if (use_ofi) {
+        if ((rc = fm_net_ofi.init()) != FM_OK)
+            return rc;
+        V->nets[V->nnets++] = &fm_net_ofi;
+    }
+    ofi_up = use_ofi;
+    for (int p = 0; p < world_size; p++) {
+        if (p == world_rank)
+            fm_peer_net[p] = &fm_net_self;
+        else if (fm_param.NET != FM_NET_OFI && fm_net_shm.reaches(p))
+            fm_peer_net[p] = &fm_net_shm;
+        else if (use_ofi && fm_net_ofi.reaches(p))
+            fm_peer_net[p] = &fm_net_ofi;
+        else {
+            fm_error_msg("no transport reaches rank %d: it is on another node and FABMPI_NET=shm "
+                         "allows only shared memory (set FABMPI_NET=auto or ofi)", p);
+            return FM_ERR_NET;
+        }
+    }
+    int cpus = node_cpus(world_size);
+    fm_oversubscribed = fm_param.YIELD == FM_YIELD_ALWAYS ||
+                        (fm_param.YIELD == FM_YIELD_AUTO && fm_local_size > cpus);
+    fm_log(1, "%d ranks on this node, %d usable CPUs: blocking waits %s", fm_local_size, cpus,
+           fm_oversubscribed ? "yield at once" : "spin, then yield");
+    return FM_OK;
+}
+
+int fm_transports_ofi_up(void) { return ofi_up; }
+
+void fm_transports_finalize(void)
+{
+    for (int i = V->nnets - 1; i >= 0; i--)
+        V->nets[i]->finalize();
+    V->nnets = 0;
+    ofi_up = 0;
+    free(fm_peer_net);
+    fm_peer_net = NULL;
+}

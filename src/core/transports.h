@@ -1,0 +1,19 @@
+/* transports.h — bringing the transports up and down, choosing the one
+ * that reaches each world rank (fm_peer_net, core/world.h), and polling
+ * them from fm_progress().  Also decides whether this node is
+ * oversubscribed (fm_oversubscribed), from the ranks' CPU masks. */
+#ifndef FM_CORE_TRANSPORTS_H
+#define FM_CORE_TRANSPORTS_H
+
+#include "net/net.h"
+
+/* Bring up self and shm, and OFI when asked for or when a rank is off
+ * this node; every arriving message goes to deliver.  The VCI polls them
+ * (core/vci.h).  Collective over the job (the transports fence). */
+int fm_transports_init(int world_rank, int world_size, fm_net_deliver_fn *deliver);
+/* 1 when OFI was brought up. */
+int fm_transports_ofi_up(void);
+/* Tear every transport down, last brought up first. */
+void fm_transports_finalize(void);
+
+#endif

@@ -1,0 +1,33 @@
+/* quirks.h — what each libfabric provider can be trusted with: the one
+ * table of provider bugs and design limits fabmpi works around (libfabric
+ * 1.17 as Debian 12 ships it), each with its reason and its reproducer.
+ * Code asks for a quirk by flag; no other file compares provider names. */
+#ifndef FM_NET_OFI_QUIRKS_H
+#define FM_NET_OFI_QUIRKS_H
+
+enum {
+    /* Its tagged matching loses MPI semantics: FABMPI_PT2PT=auto keeps
+     * fabmpi's own matching over it (=ofi forces it, with a warning). */
+    FM_OFI_QUIRK_TAGGED_MATCH = 1u << 0,
+    /* A connection stalls behind an unexpected tagged message until that
+     * is received: the provider engine drains unexpected messages when idle. */
+    FM_OFI_QUIRK_UNEXPECTED_STALLS = 1u << 1,
+    /* An eager message meeting a receive too small for it kills the
+     * connection: tagged receives get a spill buffer. */
+    FM_OFI_QUIRK_TRUNCATION_KILLS = 1u << 2,
+    /* A completed fi_write may not have landed, but a later fi_read is
+     * ordered behind it: a flush after writes ends with a 1-byte read. */
+    FM_OFI_QUIRK_WRITE_LANDS_LATE = 1u << 3,
+    /* Its atomics cannot be used (even where fi_atomicvalid says yes):
+     * windows do accumulates by active messages. */
+    FM_OFI_QUIRK_ATOMICS = 1u << 4,
+};
+
+/* The quirks of a provider named as fi_info's fabric_attr->prov_name
+ * ("shm", "tcp;ofi_rxm", ...): the union over its ';'-separated parts. */
+unsigned fm_ofi_quirks(const char *prov_name);
+/* Why prov_name has quirk (one sentence, naming the reproducer), or NULL
+ * when it does not have it. */
+const char *fm_ofi_quirk_why(const char *prov_name, unsigned quirk);
+
+#endif

@@ -1,0 +1,57 @@
+/* init.c — point-to-point bring-up: the transports (src/core/transports.c)
+ * with fm_deliver as their delivery callback, the eager limit toward each
+ * peer, parked sends and the provider-matching engine as progress hooks. */
+#include <stdlib.h>
+
+#include "core/progress.h"
+#include "core/transports.h"
+#include "core/vci.h"
+#include "core/world.h"
+#include "pt2pt/internal.h"
+#include "pt2pt/ofi_engine.h"
+#include "pt2pt/pt2pt.h"
+#include "util/param.h"
+#include "util/status.h"
+
+int fm_pending_setup(int world_size);
+void fm_pending_teardown(void);
+int fm_pending_any(void);
+
+static size_t *eager_lim; /* per world rank */
+
+size_t fm_eager_limit(int peer) { return eager_lim[peer]; }
+
+
+int fm_pt2pt_init(int world_rank, int world_size)
+{
+    int rc;
+    eager_lim = calloc((size_t)world_size, sizeof *eager_lim);
+    if (!eager_lim || fm_pending_setup(world_size) != FM_OK)
+        return FM_ERR_NOMEM;
+    if ((rc = fm_transports_init(world_rank, world_size, fm_deliver)) != FM_OK)
+        return rc;
+    for (int p = 0; p < world_size; p++) {
+        size_t lim = fm_peer_net[p]->eager_limit;
+        size_t room = fm_peer_net[p]->max_msg - sizeof(fm_hdr_rndv);
+        eager_lim[p] = lim < room ? lim : room;
+    }
+    fm_vci0.pend_drain = fm_pending_drain;
+    if ((rc = fm_ofi_engine_init(fm_transports_ofi_up())) != FM_OK)
+        return rc;
+    if (fm_pt2pt_engine_ofi && (rc = fm_progress_add(fm_ofi_engine_progress)) != FM_OK)
+        return rc;
+    return FM_OK;
+}
+
+void fm_pt2pt_finalize(void)
+{
+    /* Let parked control messages (FIN, ACK) reach their peers first. */
+    for (int i = 0; i < 100000 && fm_pending_any(); i++)
+        fm_progress();
+    fm_progress_remove(fm_ofi_engine_progress);
+    fm_ofi_engine_finalize();
+    fm_transports_finalize();
+    fm_pending_teardown();
+    free(eager_lim);
+    eager_lim = NULL;
+}

@@ -1,0 +1,68 @@
+/* test_ofi_quirks.c — the provider quirk table (src/net/ofi/quirks.c):
+ * which provider gets which workaround, matched by whole name parts. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "net/ofi/quirks.h"
+
+enum {
+    TAGGED = FM_OFI_QUIRK_TAGGED_MATCH,
+    STALLS = FM_OFI_QUIRK_UNEXPECTED_STALLS,
+    TRUNC = FM_OFI_QUIRK_TRUNCATION_KILLS,
+    LATE = FM_OFI_QUIRK_WRITE_LANDS_LATE,
+    ATOMICS = FM_OFI_QUIRK_ATOMICS,
+};
+
+static void each_provider_gets_its_workarounds(void **state)
+{
+    (void)state;
+    assert_int_equal(fm_ofi_quirks("shm"), TAGGED);
+    assert_int_equal(fm_ofi_quirks("net"), TAGGED | STALLS | TRUNC | LATE);
+    assert_int_equal(fm_ofi_quirks("tcp;ofi_rxm"), TRUNC);
+    assert_int_equal(fm_ofi_quirks("sockets"), TAGGED);
+    assert_int_equal(fm_ofi_quirks("udp;ofi_rxd"), ATOMICS);
+    assert_int_equal(fm_ofi_quirks("net;ofi_rxm"), TAGGED | STALLS | TRUNC | LATE);
+}
+
+static void names_match_by_whole_parts(void **state)
+{
+    (void)state;
+    assert_int_equal(fm_ofi_quirks("verbs;ofi_rxm"), 0);
+    assert_int_equal(fm_ofi_quirks("tcpx"), 0);
+    assert_int_equal(fm_ofi_quirks("shmem"), 0);
+    assert_int_equal(fm_ofi_quirks("ofi_rxd"), ATOMICS);
+    assert_int_equal(fm_ofi_quirks(""), 0);
+    assert_int_equal(fm_ofi_quirks(NULL), 0);
+}
+
+static void every_quirk_says_why(void **state)
+{
+    (void)state;
+    const char *provs[] = {"shm", "net", "tcp;ofi_rxm", "sockets", "udp;ofi_rxd", "verbs"};
+    const unsigned all[] = {TAGGED, STALLS, TRUNC, LATE, ATOMICS};
+    for (size_t p = 0; p < sizeof provs / sizeof provs[0]; p++)
+        for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
+            const char *why = fm_ofi_quirk_why(provs[p], all[k]);
+            if (fm_ofi_quirks(provs[p]) & all[k])
+                assert_non_null(why);
+            else
+                assert_null(why);
+        }
+    assert_non_null(strstr(fm_ofi_quirk_why("sockets", TAGGED), "tests/mpi/p2p_order"));
+    assert_non_null(strstr(fm_ofi_quirk_why("udp;ofi_rxd", ATOMICS), "tests/ofi/"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(each_provider_gets_its_workarounds),
+        cmocka_unit_test(names_match_by_whole_parts),
+        cmocka_unit_test(every_quirk_says_why),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
