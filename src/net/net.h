@@ -27,6 +27,11 @@ enum fm_proto {
     FM_PROTO_WDONE,      /* fm_hdr_rndv: sender pushed its share for rreq */
     FM_PROTO_EAGER_SHORT, /* fm_hdr_short + payload: EAGER whose length is the
                            * message's (transports that deliver exact lengths) */
+    /* Protocols from here on are delivered to handlers registered at run
+     * time (fm_deliver_register: active messages); below it, fm_deliver
+     * matches (EAGER*, RTS) or dispatches to its own handlers. */
+    FM_PROTO_HANDLER_FIRST = 16,
+    FM_PROTO_MAX = 32,
 };
 
 /* Context ids a message can carry: every communicator owns two (even: its

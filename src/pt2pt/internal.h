@@ -65,6 +65,11 @@ int fm_recv_request_new(void *buf, MPI_Count count, MPI_Datatype dt, int src, in
 
 /* Transport callback for every arriving message. */
 void fm_deliver(int peer, const void *msg, size_t len);
+/* Deliver messages of protocol `proto` (FM_PROTO_HANDLER_FIRST <= proto <
+ * FM_PROTO_MAX) to handler, called from progress with the whole message
+ * (valid during the call).  FM_ERR_ARG when proto is out of that range or
+ * has another handler. */
+int fm_deliver_register(unsigned proto, fm_net_deliver_fn *handler);
 
 /* Largest eager payload to `peer`. */
 size_t fm_eager_limit(int peer);

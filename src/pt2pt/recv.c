@@ -227,6 +227,95 @@ static void on_data(const fm_hdr_rndv *h, const void *payload)
         fm_req_complete(r);
 }
 
+/* ---- control messages: one handler per protocol ------------------------ */
+
+static void on_cts(int peer, const void *msg, size_t len)
+{
+    (void)peer, (void)len;
+    const fm_hdr_rndv *hr = msg;
+    struct fm_request *s = (struct fm_request *)(uintptr_t)hr->sreq;
+    s->peer_req = hr->rreq;
+    s->limit = hr->h.len;
+    s->offset = 0;
+    fm_stream_start(s);
+}
+
+static void on_data_msg(int peer, const void *msg, size_t len)
+{
+    (void)peer, (void)len;
+    on_data(msg, (const char *)msg + sizeof(fm_hdr_rndv));
+}
+
+/* Receiver asks us (the sender) to push the back part ourselves. */
+static void on_split(int peer, const void *msg, size_t len)
+{
+    (void)len;
+    const fm_hdr_rndv *hr = msg;
+    struct fm_request *s = (struct fm_request *)(uintptr_t)hr->sreq;
+    int rc = fm_peer_net[peer]->push(peer, hr->addr, (const char *)s->sbuf + hr->offset,
+                                     hr->h.len);
+    if (rc != FM_OK)
+        fm_boot_abort(1, "fabmpi: copying the second half of a large message failed");
+    send_ctrl(peer, FM_PROTO_WDONE, 0, hr->rreq, 0);
+}
+
+static void on_wdone(int peer, const void *msg, size_t len)
+{
+    (void)peer, (void)len;
+    const fm_hdr_rndv *hr = msg;
+    struct fm_request *r = (struct fm_request *)(uintptr_t)hr->rreq;
+    r->acked = 1; /* the sender's part is in */
+    uint64_t take = r->msg_bytes < r->bytes ? r->msg_bytes : r->bytes;
+    uint64_t front = split_front(take);
+    FM_PEER_WROTE((char *)r->rbuf + r->dt->true_lb + front, take - front);
+    if (r->sent)
+        split_finish(r);
+}
+
+static void on_fin(int peer, const void *msg, size_t len)
+{
+    (void)peer, (void)len;
+    struct fm_request *s = (struct fm_request *)(uintptr_t)((const fm_hdr_rndv *)msg)->sreq;
+    s->sent = 1;
+    fm_req_complete(s);
+}
+
+static void on_ack(int peer, const void *msg, size_t len)
+{
+    (void)peer, (void)len;
+    struct fm_request *s = (struct fm_request *)(uintptr_t)((const fm_hdr_rndv *)msg)->sreq;
+    s->acked = 1;
+    if (s->sent)
+        fm_req_complete(s);
+}
+
+/* Every protocol that is not matched: the rendezvous and control messages
+ * above, and those registered later (fm_deliver_register). */
+static fm_net_deliver_fn *handlers[FM_PROTO_MAX] = {
+    [FM_PROTO_CTS] = on_cts,     [FM_PROTO_DATA] = on_data_msg, [FM_PROTO_SPLIT] = on_split,
+    [FM_PROTO_WDONE] = on_wdone, [FM_PROTO_FIN] = on_fin,       [FM_PROTO_ACK] = on_ack,
+};
+
+int fm_deliver_register(unsigned proto, fm_net_deliver_fn *handler)
+{
+    if (proto < FM_PROTO_HANDLER_FIRST || proto >= FM_PROTO_MAX)
+        return FM_ERR_ARG;
+    if (handlers[proto] && handlers[proto] != handler)
+        return FM_ERR_ARG; /* taken */
+    handlers[proto] = handler;
+    return FM_OK;
+}
+
+static void dispatch(int peer, const void *msg, size_t len)
+{
+    unsigned proto = ((const fm_hdr *)msg)->proto;
+    fm_net_deliver_fn *fn = proto < FM_PROTO_MAX ? handlers[proto] : NULL;
+    if (fn)
+        fn(peer, msg, len);
+    else
+        fm_error_msg("message with unknown protocol %u from rank %d dropped", proto, peer);
+}
+
 /* A message whose context has no matching queue: an id beyond any this
  * library hands out (a corrupt or foreign message: dropped, said), or no
  * memory for a new queue. */
@@ -243,7 +332,6 @@ static __attribute__((cold, noinline)) void no_queue(int peer, const fm_hdr *h)
 void fm_deliver(int peer, const void *msg, size_t len)
 {
     const fm_hdr *h = msg;
-    const fm_hdr_rndv *hr = msg;
     const void *payload;
     size_t hlen;
     fm_hdr full;
@@ -266,52 +354,8 @@ void fm_deliver(int peer, const void *msg, size_t len)
     case FM_PROTO_RTS:
         hlen = sizeof(fm_hdr_rndv);
         break;
-    case FM_PROTO_CTS: {
-        struct fm_request *s = (struct fm_request *)(uintptr_t)hr->sreq;
-        s->peer_req = hr->rreq;
-        s->limit = hr->h.len;
-        s->offset = 0;
-        fm_stream_start(s);
-        return;
-    }
-    case FM_PROTO_DATA:
-        on_data(hr, (const char *)msg + sizeof(fm_hdr_rndv));
-        return;
-    case FM_PROTO_SPLIT: {
-        /* Receiver asks us (the sender) to push the back part ourselves. */
-        struct fm_request *s = (struct fm_request *)(uintptr_t)hr->sreq;
-        int rc = fm_peer_net[peer]->push(peer, hr->addr, (const char *)s->sbuf + hr->offset,
-                                         hr->h.len);
-        if (rc != FM_OK)
-            fm_boot_abort(1, "fabmpi: copying the second half of a large message failed");
-        send_ctrl(peer, FM_PROTO_WDONE, 0, hr->rreq, 0);
-        return;
-    }
-    case FM_PROTO_WDONE: {
-        struct fm_request *r = (struct fm_request *)(uintptr_t)hr->rreq;
-        r->acked = 1; /* the sender's part is in */
-        uint64_t take = r->msg_bytes < r->bytes ? r->msg_bytes : r->bytes;
-        uint64_t front = split_front(take);
-        FM_PEER_WROTE((char *)r->rbuf + r->dt->true_lb + front, take - front);
-        if (r->sent)
-            split_finish(r);
-        return;
-    }
-    case FM_PROTO_FIN: {
-        struct fm_request *s = (struct fm_request *)(uintptr_t)hr->sreq;
-        s->sent = 1;
-        fm_req_complete(s);
-        return;
-    }
-    case FM_PROTO_ACK: {
-        struct fm_request *s = (struct fm_request *)(uintptr_t)hr->sreq;
-        s->acked = 1;
-        if (s->sent)
-            fm_req_complete(s);
-        return;
-    }
     default:
-        fm_error_msg("message with unknown protocol %u from rank %d dropped", h->proto, peer);
+        dispatch(peer, msg, len);
         return;
     }
     payload = (const char *)msg + hlen;

@@ -27,6 +27,7 @@
 #include "net/net.h"
 #include "util/log.h"
 #include "util/param.h"
+#include "util/shm_segment.h"
 #include "util/status.h"
 
 #define PAGE 4096u
@@ -60,17 +61,9 @@ static size_t ctl_len(int size)
 
 static int make_name(char *out, size_t len)
 {
-    char safe[64];
-    const char *job = fm_param.JOBID && fm_param.JOBID[0] ? fm_param.JOBID : NULL;
-    if (job)
-        snprintf(safe, sizeof safe, "%s", job);
-    else
-        snprintf(safe, sizeof safe, "s%ld", (long)getpid()); /* singleton: no job id */
-    for (char *p = safe; *p; p++)
-        if (*p == '/')
-            *p = '_';
-    int n = snprintf(out, len, "/fabmpi-%s-w%u-%d", safe, next_win_id++, fm_world_rank);
-    return n > 0 && (size_t)n < len;
+    char what[16];
+    snprintf(what, sizeof what, "w%u-", next_win_id++);
+    return fm_shm_seg_name(out, len, what, fm_world_rank);
 }
 
 /* Step 3: our segment, zero-filled by ftruncate. */
@@ -80,24 +73,17 @@ static void *create_own(win_card *c, size_t len, char *why)
         snprintf(why, FM_RMA_WHY, "window segment name too long (FABMPI_JOBID=%s)", fm_param.JOBID);
         return NULL;
     }
-    int fd = shm_open(c->name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        snprintf(why, FM_RMA_WHY, "cannot create /dev/shm%s: %s", c->name, strerror(errno));
-        return NULL;
-    }
-    void *m = MAP_FAILED;
-    if (ftruncate(fd, (off_t)len) == 0)
-        m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    else
-        snprintf(why, FM_RMA_WHY, "cannot size /dev/shm%s to %zu bytes: %s; free space in /dev/shm",
-                 c->name, len, strerror(errno));
-    int e = errno;
-    close(fd);
-    if (m == MAP_FAILED) {
-        if (!why[0])
+    const char *failed;
+    void *m = fm_shm_seg_create(c->name, len, &failed);
+    if (!m) {
+        if (failed[0] == 'c')
+            snprintf(why, FM_RMA_WHY, "cannot create /dev/shm%s: %s", c->name, strerror(errno));
+        else if (failed[0] == 's')
+            snprintf(why, FM_RMA_WHY, "cannot size /dev/shm%s to %zu bytes: %s; free space in /dev/shm",
+                     c->name, len, strerror(errno));
+        else
             snprintf(why, FM_RMA_WHY, "cannot map /dev/shm%s (%zu bytes): %s", c->name, len,
-                     strerror(e));
-        shm_unlink(c->name);
+                     strerror(errno));
         return NULL;
     }
     c->seg_len = len;
@@ -106,22 +92,17 @@ static void *create_own(win_card *c, size_t len, char *why)
 
 static void *map_peer(const win_card *c, int rank, char *why)
 {
-    int fd = shm_open(c->name, O_RDWR | O_CLOEXEC, 0);
-    if (fd < 0) {
+    const char *failed;
+    size_t len = c->seg_len;
+    void *m = fm_shm_seg_map(c->name, &len, &failed);
+    if (!m && failed[0] == 'o')
         snprintf(why, FM_RMA_WHY,
                  "window rank %d is not reachable through shared memory (/dev/shm%s: %s); "
                  "windows across nodes are not supported yet",
                  rank, c->name, strerror(errno));
-        return NULL;
-    }
-    void *m = mmap(NULL, c->seg_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    int e = errno;
-    close(fd);
-    if (m == MAP_FAILED) {
+    else if (!m)
         snprintf(why, FM_RMA_WHY, "cannot map window rank %d's /dev/shm%s: %s", rank, c->name,
-                 strerror(e));
-        return NULL;
-    }
+                 strerror(errno));
     return m;
 }
 

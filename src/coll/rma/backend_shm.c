@@ -30,6 +30,7 @@
 #include "core/world.h"
 #include "core/comm.h"
 #include "util/param.h"
+#include "util/shm_segment.h"
 #include "util/status.h"
 
 #define WHY 256
@@ -41,57 +42,38 @@ typedef struct shm_card {
 
 static int make_name(char *out, size_t len, uint32_t ctx)
 {
-    char job[64];
-    if (fm_param.JOBID && fm_param.JOBID[0])
-        snprintf(job, sizeof job, "%s", fm_param.JOBID);
-    else
-        snprintf(job, sizeof job, "s%ld", (long)getpid()); /* singleton: no job id */
-    for (char *p = job; *p; p++)
-        if (*p == '/')
-            *p = '_';
-    int n = snprintf(out, len, "/fabmpi-%s-c%u-%d", job, ctx, fm_world_rank);
-    return n > 0 && (size_t)n < len;
+    char what[16];
+    snprintf(what, sizeof what, "c%u-", ctx);
+    return fm_shm_seg_name(out, len, what, fm_world_rank);
 }
 
 /* Step 1.  Returns our mapping or NULL (why written). */
 static void *create_own(fm_crma *c, const char *name, char *why)
 {
-    int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
-    if (fd < 0) {
+    const char *failed;
+    void *m = fm_shm_seg_create(name, c->seg_len, &failed);
+    if (!m && failed[0] == 'c')
         snprintf(why, WHY, "cannot create /dev/shm%s: %s", name, strerror(errno));
-        return NULL;
-    }
-    void *m = MAP_FAILED;
-    if (ftruncate(fd, (off_t)c->seg_len) != 0)
+    else if (!m && failed[0] == 's')
         snprintf(why, WHY, "cannot size /dev/shm%s to %zu bytes: %s (free space in /dev/shm, "
                  "or lower FABMPI_COLL_CACHE_PAGES)", name, c->seg_len, strerror(errno));
-    else if ((m = mmap(NULL, c->seg_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
+    else if (!m)
         snprintf(why, WHY, "cannot map /dev/shm%s (%zu bytes): %s", name, c->seg_len,
                  strerror(errno));
-    close(fd);
-    if (m == MAP_FAILED) {
-        shm_unlink(name);
-        return NULL;
-    }
     return m;
 }
 
 static void *map_peer(const shm_card *card, int rank, char *why)
 {
-    int fd = shm_open(card->name, O_RDWR | O_CLOEXEC, 0);
-    if (fd < 0) {
+    const char *failed;
+    size_t len = (size_t)card->len;
+    void *m = fm_shm_seg_map(card->name, &len, &failed);
+    if (!m && failed[0] == 'o')
         snprintf(why, WHY, "member %d's cache /dev/shm%s is not reachable (%s): is it on "
                  "another node?", rank, card->name, strerror(errno));
-        return NULL;
-    }
-    void *m = mmap(NULL, card->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    int e = errno;
-    close(fd);
-    if (m == MAP_FAILED) {
+    else if (!m)
         snprintf(why, WHY, "cannot map member %d's cache /dev/shm%s: %s", rank, card->name,
-                 strerror(e));
-        return NULL;
-    }
+                 strerror(errno));
     return m;
 }
 

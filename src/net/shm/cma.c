@@ -12,18 +12,15 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include "util/cma.h"
 #include "util/log.h"
 #include "util/status.h"
 
-/* Large enough that the syscall cost vanishes, small enough that a partial
- * read (the kernel may stop early) is retried promptly. */
-#define CMA_PIECE ((size_t)1 << 30)
-
-static ssize_t read_from(int pid, void *local, uint64_t remote, size_t len)
+static int read_from(int pid, void *local, uint64_t remote, size_t len, fm_cma_fail *f)
 {
     struct iovec l = {local, len};
     struct iovec r = {(void *)(uintptr_t)remote, len};
-    return process_vm_readv(pid, &l, 1, &r, 1, 0);
+    return fm_cma_copy(pid, 0, &l, 1, &r, 1, f);
 }
 
 int fm_shm_cma_works(char *why, size_t whylen)
@@ -34,17 +31,18 @@ int fm_shm_cma_works(char *why, size_t whylen)
         if (i == s->me || !p->mapped)
             continue;
         uint64_t v = 0;
-        ssize_t n = read_from(p->pid, &v, p->probe_addr, sizeof v);
-        if (n != (ssize_t)sizeof v || v != p->probe_val) {
+        fm_cma_fail f;
+        int failed = read_from(p->pid, &v, p->probe_addr, sizeof v, &f);
+        if (failed || v != p->probe_val) {
             snprintf(why, whylen, "process_vm_readv from rank %d (pid %d) %s", p->rank, p->pid,
-                     n < 0 ? strerror(errno) : "read the wrong word (another pid namespace?)");
+                     failed ? strerror(f.err) : "read the wrong word (another pid namespace?)");
             return 0;
         }
     }
     return 1;
 }
 
-/* Copy len bytes between `local` and the peer's remote_addr in pieces:
+/* Copy len bytes between `local` and the peer's remote_addr:
  * process_vm_readv when pulling, process_vm_writev when pushing. */
 static int cma_copy(int peer, void *local, uint64_t remote_addr, size_t len, int push)
 {
@@ -53,28 +51,15 @@ static int cma_copy(int peer, void *local, uint64_t remote_addr, size_t len, int
     if (i < 0)
         return FM_ERR_ARG;
     int pid = s->local[i].pid;
-    uint8_t *mine = local;
-    while (len) {
-        size_t piece = len < CMA_PIECE ? len : CMA_PIECE;
-        struct iovec l = {mine, piece};
-        struct iovec r = {(void *)(uintptr_t)remote_addr, piece};
-        ssize_t n = push ? process_vm_writev(pid, &l, 1, &r, 1, 0)
-                         : process_vm_readv(pid, &l, 1, &r, 1, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            int e = n < 0 ? errno : EIO;
-            fm_error_msg("shm: %s of %zu bytes at 0x%llx %s rank %d (pid %d): %s",
-                         push ? "process_vm_writev" : "process_vm_readv", piece,
-                         (unsigned long long)remote_addr, push ? "to" : "from", peer, pid,
-                         strerror(e));
-            return e == ESRCH ? FM_ERR_PEER_DEAD : FM_ERR_NET;
-        }
-        mine += n;
-        remote_addr += (uint64_t)n;
-        len -= (size_t)n;
-    }
-    return FM_OK;
+    struct iovec l = {local, len};
+    struct iovec r = {(void *)(uintptr_t)remote_addr, len};
+    fm_cma_fail f;
+    if (fm_cma_copy(pid, push, &l, 1, &r, 1, &f) == 0)
+        return FM_OK;
+    fm_error_msg("shm: %s of %zu bytes at 0x%llx %s rank %d (pid %d): %s",
+                 push ? "process_vm_writev" : "process_vm_readv", f.bytes,
+                 (unsigned long long)f.remote, push ? "to" : "from", peer, pid, strerror(f.err));
+    return f.err == ESRCH ? FM_ERR_PEER_DEAD : FM_ERR_NET;
 }
 
 int fm_shm_cma_pull(int peer, void *local, uint64_t remote_addr, size_t len)

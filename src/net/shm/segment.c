@@ -23,6 +23,7 @@
 #include "boot/boot.h"
 #include "boot/world.h"
 #include "util/log.h"
+#include "util/shm_segment.h"
 #include "util/param.h"
 #include "util/status.h"
 
@@ -71,39 +72,32 @@ static size_t ring_stride(size_t ring_size)
 }
 
 /* Step 2: our segment with one formatted ring per local rank. */
-static int create_own(const char *jobid, size_t ring_size)
+static int create_own(size_t ring_size)
 {
     fm_shm_state *s = &fm_shm;
-    char safe[64];
-    snprintf(safe, sizeof safe, "%s", jobid);
-    for (char *p = safe; *p; p++)
-        if (*p == '/')
-            *p = '_';
-    snprintf(s->own_name, sizeof s->own_name, "/fabmpi-%s-%d", safe, s->rank);
+    fm_shm_seg_name(s->own_name, sizeof s->own_name, "", s->rank);
     size_t stride = ring_stride(ring_size);
     size_t size = FM_SHM_RINGS_OFF + (size_t)s->nlocal * stride;
 
-    int fd = shm_open(s->own_name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
-    if (fd < 0) {
+    const char *failed;
+    void *base = fm_shm_seg_create(s->own_name, size, &failed);
+    if (!base && failed[0] == 'c') {
         fm_error_msg("shm: cannot create /dev/shm%s: %s%s", s->own_name, strerror(errno),
                      errno == EEXIST ? " (left over from a job with the same FABMPI_JOBID? remove it)"
                                      : "");
         return FM_ERR_NET;
     }
-    s->own_linked = 1;
-    if (ftruncate(fd, (off_t)size) != 0) {
+    if (!base && failed[0] == 's') {
         fm_error_msg("shm: cannot size /dev/shm%s to %zu bytes (%d rings of FABMPI_SHM_RING_SIZE=%zu): %s; "
                      "free space in /dev/shm or lower FABMPI_SHM_RING_SIZE",
                      s->own_name, size, s->nlocal, ring_size, strerror(errno));
-        close(fd);
         return FM_ERR_NET;
     }
-    void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (base == MAP_FAILED) {
+    if (!base) {
         fm_error_msg("shm: cannot map /dev/shm%s (%zu bytes): %s", s->own_name, size, strerror(errno));
         return FM_ERR_NET;
     }
+    s->own_linked = 1;
     s->own = base;
     s->own_size = size;
     /* ftruncate gave zeroed pages; only the control blocks need writing */
@@ -137,8 +131,10 @@ static int map_peer(int i)
     if (fm_boot_get(p->rank, "fm.shm.seg", &sc, &len) != FM_OK || len != sizeof sc || !sc.ok)
         return FM_ERR_NET; /* that rank failed and said why */
     sc.name[sizeof sc.name - 1] = 0;
-    int fd = shm_open(sc.name, O_RDWR | O_CLOEXEC, 0);
-    if (fd < 0) {
+    const char *failed;
+    size_t seg_len = (size_t)sc.size;
+    void *base = sc.size > FM_SHM_RINGS_OFF ? fm_shm_seg_map(sc.name, &seg_len, &failed) : NULL;
+    if (!base && sc.size > FM_SHM_RINGS_OFF && failed[0] == 'o') {
         /* Same host name and boot id but another /dev/shm (containers):
          * that peer is not reachable through shared memory. */
         fm_warn("shm: rank %d looks local (same host) but /dev/shm%s is not visible here: %s; "
@@ -146,12 +142,7 @@ static int map_peer(int i)
                 p->rank, sc.name, strerror(errno));
         return FM_OK;
     }
-    struct stat st;
-    void *base = MAP_FAILED;
-    if (fstat(fd, &st) == 0 && (uint64_t)st.st_size == sc.size && sc.size > FM_SHM_RINGS_OFF)
-        base = mmap(NULL, sc.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (base == MAP_FAILED) {
+    if (!base) {
         fm_error_msg("shm: cannot map rank %d's /dev/shm%s (%llu bytes): %s", p->rank, sc.name,
                      (unsigned long long)sc.size, strerror(errno));
         return FM_ERR_NET;
@@ -257,13 +248,7 @@ int fm_shm_segments_setup(void)
     shm_seg_card sc;
     memset(&sc, 0, sizeof sc);
     if (rc == FM_OK && (s->nlocal > 1 || fm_param.NET == FM_NET_SHM)) {
-        const char *jobid = fm_param.JOBID;
-        char own_id[32];
-        if (!jobid || !jobid[0]) {
-            snprintf(own_id, sizeof own_id, "s%d", (int)getpid());
-            jobid = own_id;
-        }
-        rc = create_own(jobid, ring_size);
+        rc = create_own(ring_size);
         if (rc == FM_OK) {
             memcpy(sc.name, s->own_name, sizeof sc.name);
             sc.size = s->own_size;

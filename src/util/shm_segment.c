@@ -1,0 +1,71 @@
+/* shm_segment.c — named POSIX shared-memory segments (shm_segment.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/param.h"
+#include "util/shm_segment.h"
+
+int fm_shm_seg_name(char *out, size_t len, const char *what, int rank)
+{
+    char job[64];
+    if (fm_param.JOBID && fm_param.JOBID[0])
+        snprintf(job, sizeof job, "%s", fm_param.JOBID);
+    else
+        snprintf(job, sizeof job, "s%ld", (long)getpid()); /* singleton: no job id */
+    for (char *p = job; *p; p++)
+        if (*p == '/')
+            *p = '_';
+    int n = snprintf(out, len, "/fabmpi-%s-%s%d", job, what, rank);
+    return n > 0 && (size_t)n < len;
+}
+
+void *fm_shm_seg_create(const char *name, size_t len, const char **failed)
+{
+    int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        *failed = "create";
+        return NULL;
+    }
+    void *m = MAP_FAILED;
+    if (ftruncate(fd, (off_t)len) != 0)
+        *failed = "size";
+    else if ((m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
+        *failed = "map";
+    int e = errno;
+    close(fd);
+    if (m == MAP_FAILED) {
+        shm_unlink(name);
+        errno = e;
+        return NULL;
+    }
+    return m;
+}
+
+void *fm_shm_seg_map(const char *name, size_t *len, const char **failed)
+{
+    int fd = shm_open(name, O_RDWR | O_CLOEXEC, 0);
+    if (fd < 0) {
+        *failed = "open";
+        return NULL;
+    }
+    struct stat st;
+    void *m = MAP_FAILED;
+    int sized = fstat(fd, &st) == 0;
+    if (sized && !*len)
+        *len = (size_t)st.st_size;
+    if (!sized || !*len || (size_t)st.st_size != *len) {
+        if (sized)
+            errno = EINVAL;
+        *failed = "size";
+    } else if ((m = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
+        *failed = "map";
+    }
+    int e = errno;
+    close(fd);
+    errno = e;
+    return m == MAP_FAILED ? NULL : m;
+}

@@ -1,0 +1,27 @@
+/* shm_segment.h — named POSIX shared-memory segments, the one place fabmpi
+ * creates, maps and names them (the shm transport's rings, shared windows,
+ * the one-sided collectives' caches).
+ *
+ * Names are /fabmpi-<job>-<what><rank> so that mpiexec's sweep of
+ * /dev/shm/fabmpi-<job>-* finds whatever a killed job left. */
+#ifndef FM_UTIL_SHM_SEGMENT_H
+#define FM_UTIL_SHM_SEGMENT_H
+
+#include <stddef.h>
+
+/* Write /fabmpi-<job>-<what><rank> into out (len bytes): job is
+ * FABMPI_JOBID (with '/' made '_'), or s<pid> for a singleton; what is ""
+ * or a tag ending in '-' ("w3-").  0 if it does not fit. */
+int fm_shm_seg_name(char *out, size_t len, const char *what, int rank);
+
+/* Create segment `name` (exclusive, mode 0600), size it to len zeroed
+ * bytes and map it.  NULL on failure with errno set and *failed naming the
+ * step ("create", "size" or "map"); the name is gone again then. */
+void *fm_shm_seg_create(const char *name, size_t len, const char **failed);
+
+/* Map an existing segment.  *len: its size as expected (0: whatever it
+ * is), set to the size mapped.  NULL on failure with errno set and *failed
+ * naming the step ("open", "size": not the expected size, or "map"). */
+void *fm_shm_seg_map(const char *name, size_t *len, const char **failed);
+
+#endif
