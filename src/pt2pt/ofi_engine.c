@@ -101,7 +101,7 @@ int fm_ofi_engine_init(int use_ofi)
     if (!all_ofi)
         return refuse("the provider must reach every rank, node-local ones too "
                       "(set FABMPI_NET=ofi)");
-    const struct fi_info *i = fm_ofi.info;
+    const struct fi_info *i = fm_ofi_provider();
     if (!(i->caps & FI_TAGGED)) {
         if (want == FM_PT2PT_AUTO)
             return FM_OK;
@@ -146,10 +146,9 @@ int fm_ofi_engine_init(int use_ofi)
     /* Every peer's address up front: a directed receive (full mode) can
      * only name a source the address vector already holds. */
     for (int p = 0; p < fm_world_size; p++)
-        if (fm_ofi.addr[p] == FI_ADDR_NOTAVAIL && (rc = fm_ofi_connect(p)) != FM_OK)
+        if (fm_ofi_peer_addr(p) == FI_ADDR_NOTAVAIL && (rc = fm_ofi_connect(p)) != FM_OK)
             return rc;
-    fm_ofi.tagged_event = fm_ofi_tagged_event;
-    fm_ofi.tagged_error = fm_ofi_tagged_error;
+    fm_ofi_set_tagged_handlers(fm_ofi_tagged_event, fm_ofi_tagged_error);
     const fm_ofi_tag_layout *l = &fm_ofi_eng.lay;
     fm_pt2pt_tag_ub_value = fm_ofi_tag_ub(l);
     uint64_t ids = fm_ofi_tag_contexts(l) / 2;

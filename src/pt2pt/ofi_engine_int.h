@@ -8,7 +8,7 @@
 
 #include <rdma/fi_tagged.h>
 
-#include "net/ofi/ofi.h"
+#include "net/ofi/tagged.h"
 #include "net/ofi/tag.h"
 #include "pt2pt/ofi_engine.h"
 
@@ -28,7 +28,7 @@ enum fm_ofi_op_state { FM_OFI_S_IDLE, FM_OFI_S_PARKED, FM_OFI_S_POSTED };
 /* One libfabric operation.  `base` comes first and has kind
  * FM_OFI_OP_TAGGED: the transport's CQ reader (net/ofi/xfer.c) tells our
  * completions from its own buffers by that and hands them to the engine's
- * callbacks (fm_ofi.tagged_event / tagged_error). */
+ * callbacks (fm_ofi_set_tagged_handlers). */
 typedef struct fm_ofi_op {
     fm_ofi_buf base;
     int type, state;
@@ -155,7 +155,7 @@ int fm_ofi_unexp_take(fm_ofi_op *op);
 void fm_ofi_unexp_arrived(fm_ofi_op *e, size_t len, int err, uint64_t msg_len);
 
 /* Completions whose context is one of ours; installed as the transport's
- * fm_ofi.tagged_event / tagged_error callbacks. */
+ * tagged callbacks (fm_ofi_set_tagged_handlers). */
 void fm_ofi_tagged_event(const struct fi_cq_tagged_entry *e);
 void fm_ofi_tagged_error(const struct fi_cq_err_entry *e);
 

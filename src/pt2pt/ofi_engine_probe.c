@@ -259,12 +259,12 @@ int fm_ofi_iprobe(int src, int tag, MPI_Comm comm, int *found, MPI_Status *statu
     op->peer_world = any_src ? -1 : comm->world[src];
     op->tag = ptag;
     op->ignore = pignore;
-    op->addr = fm_ofi_eng.full && !any_src ? fm_ofi.addr[op->peer_world] : FI_ADDR_UNSPEC;
+    op->addr = fm_ofi_eng.full && !any_src ? fm_ofi_peer_addr(op->peer_world) : FI_ADDR_UNSPEC;
     op->flags = FI_PEEK | (msg ? FI_CLAIM : 0);
-    ssize_t rc = fi_trecvmsg(fm_ofi.ep,
-                             &(struct fi_msg_tagged){.addr = op->addr, .tag = op->tag,
-                                                     .ignore = op->ignore, .context = &op->base.ctx},
-                             op->flags);
+    ssize_t rc = fm_ofi_trecvmsg(&(struct fi_msg_tagged){.addr = op->addr, .tag = op->tag,
+                                                         .ignore = op->ignore,
+                                                         .context = &op->base.ctx},
+                                 op->flags);
     if (rc == -FI_EAGAIN) {
         fm_ofi_op_put(op);
         return FM_OK;
@@ -349,6 +349,6 @@ int fm_ofi_cancel(struct fm_request *r)
     /* The outcome comes as a completion: FI_ECANCELED (cancelled) or the
      * message, if the provider had matched it already. */
     op->cancelling = 1;
-    fi_cancel(&fm_ofi.ep->fid, &op->base.ctx);
+    fm_ofi_tcancel(&op->base.ctx);
     return FM_OK;
 }

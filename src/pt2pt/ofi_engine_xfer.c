@@ -75,29 +75,28 @@ ssize_t fm_ofi_issue(fm_ofi_op *op)
 
 static ssize_t issue_op(fm_ofi_op *op)
 {
-    struct fid_ep *ep = fm_ofi.ep;
     void *ctx = &op->base.ctx;
     switch (op->type) {
     case FM_OFI_T_SEND:
         if (op->flags & FM_OFI_F_INJECT)
             return fm_ofi_eng.use_data
-                       ? fi_tinjectdata(ep, op->buf, op->len, op->data, op->addr, op->tag)
-                       : fi_tinject(ep, op->buf, op->len, op->addr, op->tag);
+                       ? fm_ofi_tinjectdata(op->buf, op->len, op->data, op->addr, op->tag)
+                       : fm_ofi_tinject(op->buf, op->len, op->addr, op->tag);
         return fm_ofi_eng.use_data
-                   ? fi_tsenddata(ep, op->buf, op->len, NULL, op->data, op->addr, op->tag, ctx)
-                   : fi_tsend(ep, op->buf, op->len, NULL, op->addr, op->tag, ctx);
+                   ? fm_ofi_tsenddata(op->buf, op->len, op->data, op->addr, op->tag, ctx)
+                   : fm_ofi_tsend(op->buf, op->len, op->addr, op->tag, ctx);
     case FM_OFI_T_ACK_SEND:
     {
         /* One byte, matching the sender's one-byte ack receive: every
          * provider handles that, without relying on zero-length buffers. */
         static const char ack_byte;
-        return fi_tinject(ep, &ack_byte, 1, op->addr, op->tag);
+        return fm_ofi_tinject(&ack_byte, 1, op->addr, op->tag);
     }
     case FM_OFI_T_RECV:
     case FM_OFI_T_ACK_RECV:
     case FM_OFI_T_UNEXP:
         if (!(op->flags & FI_CLAIM) && !(op->type == FM_OFI_T_RECV && fm_ofi_eng.spill))
-            return fi_trecv(ep, op->buf, op->len, NULL, op->addr, op->tag, op->ignore, ctx);
+            return fm_ofi_trecv(op->buf, op->len, op->addr, op->tag, op->ignore, ctx);
         __attribute__((fallthrough)); /* claimed or spilling: fi_trecvmsg */
     case FM_OFI_T_PEEK:
     case FM_OFI_T_DRAIN: {
@@ -113,7 +112,7 @@ static ssize_t issue_op(fm_ofi_op *op)
         struct fi_msg_tagged m = {.msg_iov = iov, .desc = desc, .iov_count = n,
                                   .addr = op->addr, .tag = op->tag, .ignore = op->ignore,
                                   .context = ctx, .data = 0};
-        return fi_trecvmsg(ep, &m, op->flags & (FI_PEEK | FI_CLAIM));
+        return fm_ofi_trecvmsg(&m, op->flags & (FI_PEEK | FI_CLAIM));
     }
     }
     return -FI_EINVAL;
@@ -123,7 +122,7 @@ static ssize_t issue_op(fm_ofi_op *op)
 static void issued(fm_ofi_op *op)
 {
     if (op->type == FM_OFI_T_SEND || op->type == FM_OFI_T_ACK_SEND)
-        fm_ofi.sent[op->peer_world] = 1; /* finalize flushes behind it */
+        fm_ofi_mark_sent(op->peer_world); /* finalize flushes behind it */
     if (op->type == FM_OFI_T_ACK_SEND) {
         fm_ofi_op_put(op);
         return;
@@ -316,7 +315,7 @@ int fm_ofi_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, in
     r->peer_world = peer;
     if (bytes > fm_ofi_eng.max_msg) {
         fm_error_msg("ofi engine: a message of %llu bytes exceeds provider %s's largest (%zu)",
-                     (unsigned long long)bytes, fm_ofi.info->fabric_attr->prov_name,
+                     (unsigned long long)bytes, fm_ofi_provider()->fabric_attr->prov_name,
                      fm_ofi_eng.max_msg);
         return FM_ERR_ARG;
     }
@@ -340,7 +339,7 @@ int fm_ofi_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, in
         ack->len = 1;
         ack->tag = fm_ofi_tag_make(&fm_ofi_eng.lay, ctx, dest, tag, FM_OFI_PROTO_ACK);
         if (fm_ofi_eng.full)
-            ack->addr = fm_ofi.addr[peer];
+            ack->addr = fm_ofi_peer_addr(peer);
         int rc = fm_ofi_post(ack);
         if (rc != FM_OK)
             return rc;
@@ -352,7 +351,7 @@ int fm_ofi_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, in
     op->peer_world = peer;
     op->buf = (void *)data;
     op->len = bytes;
-    op->addr = fm_ofi.addr[peer];
+    op->addr = fm_ofi_peer_addr(peer);
     op->data = (uint32_t)comm->rank;
     if (mode == FM_SEND_SYNC && fm_ofi_eng.sync_in_data)
         op->data |= FM_OFI_DATA_SYNC;
@@ -374,11 +373,11 @@ int fm_ofi_send_now(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
     uint64_t t = fm_ofi_tag_make(&fm_ofi_eng.lay, comm->ctx, comm->rank, tag, FM_OFI_PROTO_DATA);
     const char *p = (const char *)buf + dt->true_lb;
     ssize_t rc = fm_ofi_eng.use_data
-                     ? fi_tinjectdata(fm_ofi.ep, p, bytes, (uint32_t)comm->rank, fm_ofi.addr[peer], t)
-                     : fi_tinject(fm_ofi.ep, p, bytes, fm_ofi.addr[peer], t);
+                     ? fm_ofi_tinjectdata(p, bytes, (uint32_t)comm->rank, fm_ofi_peer_addr(peer), t)
+                     : fm_ofi_tinject(p, bytes, fm_ofi_peer_addr(peer), t);
     if (rc != 0)
         return FM_ERR_AGAIN; /* the general path parks it or reports the error */
-    fm_ofi.sent[peer] = 1;
+    fm_ofi_mark_sent(peer);
     return FM_OK;
 }
 
@@ -400,7 +399,7 @@ int fm_ofi_post_recv(fm_ofi_op *op, struct fm_request *r, uint32_t ctx, int src,
         op->tag = fm_ofi_tag_make(&fm_ofi_eng.lay, ctx, any_src ? 0 : src, any_tag ? 0 : tag,
                                   FM_OFI_PROTO_DATA);
         op->ignore = fm_ofi_recv_ignore(any_src, any_tag);
-        op->addr = fm_ofi_eng.full && !any_src ? fm_ofi.addr[op->peer_world] : FI_ADDR_UNSPEC;
+        op->addr = fm_ofi_eng.full && !any_src ? fm_ofi_peer_addr(op->peer_world) : FI_ADDR_UNSPEC;
         /* Messages drained while receives were held came first. */
         if (fm_ofi_eng.unexp && op->type == FM_OFI_T_RECV && !(op->flags & FM_OFI_F_COLL) &&
             fm_ofi_unexp_take(op))
@@ -436,7 +435,7 @@ static void send_ack(struct fm_request *r, uint64_t tag, int src)
         abort();
     }
     op->peer_world = r->comm->world[src];
-    op->addr = fm_ofi.addr[op->peer_world];
+    op->addr = fm_ofi_peer_addr(op->peer_world);
     op->tag = (tag & ~(l->proto_mask | l->src_mask)) |
               ((uint64_t)FM_OFI_PROTO_ACK << l->proto_shift) |
               (((uint64_t)(uint32_t)r->comm->rank << l->src_shift) & l->src_mask);
@@ -528,21 +527,21 @@ void fm_ofi_tagged_error(const struct fi_cq_err_entry *e)
         return;
     }
     if (op->type == FM_OFI_T_DRAIN) {
-        if (err != FI_ENOMSG && fm_ofi.up)
+        if (err != FI_ENOMSG && fm_ofi_is_up())
             fm_error_msg("ofi engine: peek for unexpected messages failed: %s",
                          fi_strerror(err));
         fm_ofi_drain_none(op);
         return;
     }
     if (op->type == FM_OFI_T_UNEXP) {
-        if (!fm_ofi.up) {
+        if (!fm_ofi_is_up()) {
             op->state = FM_OFI_S_IDLE; /* finalize: the entry stays queued */
             return;
         }
         if (err != FI_ETRUNC)
             fm_error_msg("ofi engine: receiving a drained message failed: %s (provider: %s)",
                          fi_strerror(err),
-                         fi_cq_strerror(fm_ofi.cq, e->prov_errno, e->err_data, NULL, 0));
+                         fm_ofi_cq_errstr(e));
         fm_ofi_unexp_arrived(op, e->len, err == FI_ETRUNC ? MPI_ERR_TRUNCATE : MPI_ERR_OTHER,
                              e->len + e->olen);
         return;
@@ -560,7 +559,7 @@ void fm_ofi_tagged_error(const struct fi_cq_err_entry *e)
         fm_ofi_recv_done(op, e->tag, e->len, e->data, MPI_ERR_TRUNCATE, e->len + e->olen);
         return;
     }
-    if (err == FI_ECANCELED || !fm_ofi.up) {
+    if (err == FI_ECANCELED || !fm_ofi_is_up()) {
         if (op->type == FM_OFI_T_RECV)
             shadow_del(op);
         fm_ofi_op_put(op); /* finalize: the endpoint is going away */
@@ -568,7 +567,7 @@ void fm_ofi_tagged_error(const struct fi_cq_err_entry *e)
     }
     fm_error_msg("ofi engine: tagged %s failed: %s (provider: %s)",
                  op->type == FM_OFI_T_SEND ? "send" : "receive", fi_strerror(err),
-                 fi_cq_strerror(fm_ofi.cq, e->prov_errno, e->err_data, NULL, 0));
+                 fm_ofi_cq_errstr(e));
     if (op->type == FM_OFI_T_RECV)
         shadow_del(op);
     fm_ofi_op_put(op);
