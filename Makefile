@@ -77,7 +77,8 @@ test-cluster: test-deps build
 	python3 tests/run-cluster-tests $(BUILD)
 
 # The whole MPI suite over libfabric: providers shm, net, tcp;ofi_rxm x engines
-# sw, ofi x 2, 3, 4 ranks (about 500 cases; too long for `make test`).
+# sw, ofi x 2, 3, 4 ranks, and sockets, udp;ofi_rxd, net;ofi_rxm with the
+# engine auto picks (about 800 cases; too long for `make test`).
 test-ofi: test-deps build
 	python3 tests/run-ofi-matrix $(BUILD)
 
