@@ -79,7 +79,7 @@ int fm_progress(void)
     struct fm_vci *v = V;
     int n = 0;
     for (int i = 0; i < v->nnets; i++)
-        n += v->nets[i]->poll(v->deliver);
+        n += fm_net_poll(v->nets[i], v->deliver);
     if (v->pend_nactive)
         n += v->pend_drain();
     for (int i = 0; i < v->nhooks; i++)

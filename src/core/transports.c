@@ -44,7 +44,7 @@ static int node_cpus(int world_size)
     CPU_ZERO(&all);
     for (int p = 0; p < world_size; p++) {
         size_t len = sizeof set;
-        if (p != fm_world_rank && !fm_net_shm.reaches(p))
+        if (p != fm_world_rank && !fm_net_reaches(&fm_net_shm, p))
             continue;
         if (fm_boot_get(p, "fm.cpus", &set, &len) == FM_OK && len == sizeof set)
             CPU_OR(&all, &all, &set);
@@ -70,21 +70,21 @@ int fm_transports_init(int world_rank, int world_size, fm_net_deliver_fn *delive
     if (sched_getaffinity(0, sizeof mine, &mine) != 0)
         CPU_ZERO(&mine);
     fm_boot_put("fm.cpus", &mine, sizeof mine);
-    if ((rc = fm_net_self.init()) != FM_OK)
+    if ((rc = fm_net_init(&fm_net_self)) != FM_OK)
         return rc;
     V->nets[V->nnets++] = &fm_net_self;
     /* Every rank runs the shm setup (it fences), even alone on its node. */
-    if ((rc = fm_net_shm.init()) != FM_OK)
+    if ((rc = fm_net_init(&fm_net_shm)) != FM_OK)
         return rc;
     V->nets[V->nnets++] = &fm_net_shm;
     /* OFI only when asked for or when some rank is off this node; either is
      * the same on every rank, so its init (which fences) runs on all or none. */
     int use_ofi = fm_param.NET == FM_NET_OFI;
     for (int p = 0; p < world_size; p++)
-        if (fm_param.NET == FM_NET_AUTO && p != world_rank && !fm_net_shm.reaches(p))
+        if (fm_param.NET == FM_NET_AUTO && p != world_rank && !fm_net_reaches(&fm_net_shm, p))
             use_ofi = 1;
     if (use_ofi) {
-        if ((rc = fm_net_ofi.init()) != FM_OK)
+        if ((rc = fm_net_init(&fm_net_ofi)) != FM_OK)
             return rc;
         V->nets[V->nnets++] = &fm_net_ofi;
     }
@@ -92,9 +92,9 @@ int fm_transports_init(int world_rank, int world_size, fm_net_deliver_fn *delive
     for (int p = 0; p < world_size; p++) {
         if (p == world_rank)
             fm_peer_net[p] = &fm_net_self;
-        else if (fm_param.NET != FM_NET_OFI && fm_net_shm.reaches(p))
+        else if (fm_param.NET != FM_NET_OFI && fm_net_reaches(&fm_net_shm, p))
             fm_peer_net[p] = &fm_net_shm;
-        else if (use_ofi && fm_net_ofi.reaches(p))
+        else if (use_ofi && fm_net_reaches(&fm_net_ofi, p))
             fm_peer_net[p] = &fm_net_ofi;
         else {
             fm_error_msg("no transport reaches rank %d: it is on another node and FABMPI_NET=shm "
@@ -115,7 +115,7 @@ int fm_transports_ofi_up(void) { return ofi_up; }
 void fm_transports_finalize(void)
 {
     for (int i = V->nnets - 1; i >= 0; i--)
-        V->nets[i]->finalize();
+        fm_net_finalize(V->nets[i]);
     V->nnets = 0;
     ofi_up = 0;
     free(fm_peer_net);

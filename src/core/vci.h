@@ -25,7 +25,7 @@ struct fm_pending;
 struct fm_vci {
     /* core/transports.c: the transports this VCI polls, and where their
      * messages go (fm_deliver).  Polled first by every fm_progress(). */
-    fm_net_ops *nets[4];
+    fm_net *nets[4];
     int nnets;
     fm_net_deliver_fn *deliver;
     /* pt2pt/pending.c: drains parked sends; fm_progress() calls it while

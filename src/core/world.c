@@ -1,4 +1,4 @@
 /* world.c — storage for the per-peer transport table of world.h. */
 #include "core/world.h"
 
-fm_net_ops **fm_peer_net;
+fm_net **fm_peer_net;

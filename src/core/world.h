@@ -7,6 +7,6 @@
 #include "net/net.h"
 
 /* Transport that reaches each world rank (fm_world_size entries). */
-extern fm_net_ops **fm_peer_net;
+extern fm_net **fm_peer_net;
 
 #endif

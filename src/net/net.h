@@ -100,45 +100,87 @@ enum {
                                * reached only by the network (OFI RMA) */
 };
 
+typedef struct fm_net fm_net;
+
+/* What a transport does: one const table per transport, shared by its
+ * instances.  Every operation gets the instance it acts for as its last
+ * argument, so the others arrive in the registers a transport passes on
+ * (first, the shm send would shuffle five of them: 6 instructions a
+ * message). */
 typedef struct fm_net_ops {
     const char *name;
-    unsigned caps;
-    /* Largest message (header included) send() accepts.  Set by init(). */
-    size_t max_msg;
-    /* Largest payload point-to-point sends eagerly over it (its knob,
-     * bounded by max_msg).  Set by init(). */
-    size_t eager_limit;
     /* Set up after the bootstrap is up; may use fm_boot_put/fence/get
-     * (every transport's init runs on every rank, so fences match).
-     * Returns FM_OK, or an error after logging why. */
-    int (*init)(void);
+     * (every transport's init runs on every rank, so fences match).  Sets
+     * the instance's caps, max_msg and eager_limit.  Returns FM_OK, or an
+     * error after logging why. */
+    int (*init)(fm_net *n);
     /* 1 if this transport can reach world rank `peer`. */
-    int (*reaches)(int peer);
+    int (*reaches)(int peer, const fm_net *n);
     /* Send one message: `hdr` (hlen bytes) followed by `payload` (plen
      * bytes; may be NULL when plen is 0).  Never blocks.  FM_OK: sent, both
      * buffers reusable.  FM_ERR_AGAIN: nothing sent (no room); the caller
      * parks the message and retries from progress. */
-    int (*send)(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen);
+    int (*send)(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen,
+                fm_net *n);
     /* Optional (NULL if absent): like send(), but the payload is written in
      * place by fill(arg, dst, plen), so non-contiguous data is packed
      * straight into the transport's buffer instead of a staging copy. */
-    int (*send_fill)(int peer, const void *hdr, size_t hlen, void (*fill)(void *arg, void *dst,
-                     size_t len), void *arg, size_t plen);
+    int (*send_fill)(int peer, const void *hdr, size_t hlen,
+                     void (*fill)(void *arg, void *dst, size_t len), void *arg, size_t plen,
+                     fm_net *n);
     /* Optional (NULL if absent), with FM_NET_CAP_PULL: the reverse of
      * pull(), writing len bytes of local into peer's memory at remote_addr. */
-    int (*push)(int peer, uint64_t remote_addr, const void *local, size_t len);
+    int (*push)(int peer, uint64_t remote_addr, const void *local, size_t len, fm_net *n);
     /* Copy len bytes at remote_addr in peer's address space into local.
      * Blocks until done.  Only with FM_NET_CAP_PULL. */
-    int (*pull)(int peer, void *local, uint64_t remote_addr, size_t len);
+    int (*pull)(int peer, void *local, uint64_t remote_addr, size_t len, fm_net *n);
     /* Deliver arrived messages through cb; returns how many. */
-    int (*poll)(fm_net_deliver_fn *cb);
+    int (*poll)(fm_net_deliver_fn *cb, fm_net *n);
     /* Tear down; no message is sent or delivered afterwards.  Leaves no
      * file behind. */
-    void (*finalize)(void);
+    void (*finalize)(fm_net *n);
 } fm_net_ops;
 
-extern fm_net_ops fm_net_self; /* this process */
-extern fm_net_ops fm_net_shm;  /* other processes on this node */
-extern fm_net_ops fm_net_ofi;  /* libfabric: other nodes (and this one with FABMPI_NET=ofi) */
+/* An instance of a transport: its operations and what its init found.
+ * Today each transport has one, process-wide; the threads work gives each
+ * VCI its own endpoints. */
+struct fm_net {
+    const fm_net_ops *ops;
+    unsigned caps;      /* FM_NET_CAP_* */
+    size_t max_msg;     /* largest message (header included) send() takes */
+    size_t eager_limit; /* largest payload point-to-point sends eagerly (its
+                         * knob, bounded by max_msg) */
+};
+
+extern fm_net fm_net_self; /* this process */
+extern fm_net fm_net_shm;  /* other processes on this node */
+extern fm_net fm_net_ofi;  /* libfabric: other nodes (and this one with FABMPI_NET=ofi) */
+
+static inline int fm_net_init(fm_net *n) { return n->ops->init(n); }
+static inline int fm_net_reaches(const fm_net *n, int peer) { return n->ops->reaches(peer, n); }
+static inline int fm_net_send(fm_net *n, int peer, const void *hdr, size_t hlen,
+                              const void *payload, size_t plen)
+{
+    return n->ops->send(peer, hdr, hlen, payload, plen, n);
+}
+static inline int fm_net_can_fill(const fm_net *n) { return n->ops->send_fill != NULL; }
+static inline int fm_net_send_fill(fm_net *n, int peer, const void *hdr, size_t hlen,
+                                   void (*fill)(void *arg, void *dst, size_t len), void *arg,
+                                   size_t plen)
+{
+    return n->ops->send_fill(peer, hdr, hlen, fill, arg, plen, n);
+}
+static inline int fm_net_can_push(const fm_net *n) { return n->ops->push != NULL; }
+static inline int fm_net_push(fm_net *n, int peer, uint64_t remote_addr, const void *local,
+                              size_t len)
+{
+    return n->ops->push(peer, remote_addr, local, len, n);
+}
+static inline int fm_net_pull(fm_net *n, int peer, void *local, uint64_t remote_addr, size_t len)
+{
+    return n->ops->pull(peer, local, remote_addr, len, n);
+}
+static inline int fm_net_poll(fm_net *n, fm_net_deliver_fn *cb) { return n->ops->poll(cb, n); }
+static inline void fm_net_finalize(fm_net *n) { n->ops->finalize(n); }
 
 #endif

@@ -26,7 +26,7 @@ struct fm_message {
 };
 
 /* Bytes [offset, offset + len) of a non-contiguous message, packed
- * straight into a transport's buffer (fm_net_ops.send_fill). */
+ * straight into a transport's buffer (fm_net_send_fill). */
 struct fm_pack_src {
     const void *buf;
     MPI_Count count;

@@ -67,7 +67,7 @@ int fm_send_or_park(int peer, const void *hdr, size_t hlen, const void *payload,
                     struct fm_request *req)
 {
     if (!V->pend_head[peer]) {
-        int rc = fm_peer_net[peer]->send(peer, hdr, hlen, payload, plen);
+        int rc = fm_net_send(fm_peer_net[peer], peer, hdr, hlen, payload, plen);
         if (rc == FM_OK) {
             if (req)
                 fm_on_sent(req, hdr);
@@ -101,7 +101,7 @@ void fm_stream_start(struct fm_request *sreq)
 /* Push DATA chunks of a pipelined send; 1 when the whole message has gone. */
 static int stream_push(int peer, struct fm_request *r)
 {
-    fm_net_ops *net = fm_peer_net[peer];
+    fm_net *net = fm_peer_net[peer];
     size_t chunk = fm_param.SHM_PIPELINE_CHUNK;
     if (chunk > net->max_msg - sizeof(fm_hdr_rndv))
         chunk = net->max_msg - sizeof(fm_hdr_rndv);
@@ -116,9 +116,9 @@ static int stream_push(int peer, struct fm_request *r)
         int rc;
         if (r->flags & FM_REQF_PACK) {
             struct fm_pack_src src = {r->sbuf, r->count, r->dt, r->offset};
-            rc = net->send_fill(peer, &h, sizeof h, fm_pack_fill, &src, n);
+            rc = fm_net_send_fill(net, peer, &h, sizeof h, fm_pack_fill, &src, n);
         } else {
-            rc = net->send(peer, &h, sizeof h, (const char *)r->sbuf + r->offset, n);
+            rc = fm_net_send(net, peer, &h, sizeof h, (const char *)r->sbuf + r->offset, n);
         }
         if (rc == FM_ERR_AGAIN)
             return 0;
@@ -144,7 +144,7 @@ int fm_pending_drain(void)
                 if (!stream_push(peer, e->req))
                     break;
             } else {
-                int rc = fm_peer_net[peer]->send(peer, &e->hdr, e->hlen, e->payload, e->plen);
+                int rc = fm_net_send(fm_peer_net[peer], peer, &e->hdr, e->hlen, e->payload, e->plen);
                 if (rc == FM_ERR_AGAIN)
                     break;
                 if (rc != FM_OK) {

@@ -77,7 +77,7 @@ static void send_ctrl(int peer, int proto, uint64_t sreq, uint64_t rreq, uint64_
  * user buffer. */
 static void pull_into(struct fm_request *r, int peer, uint64_t addr, size_t n)
 {
-    int rc = fm_peer_net[peer]->pull(peer, (char *)r->rbuf + r->dt->true_lb, addr, n);
+    int rc = fm_net_pull(fm_peer_net[peer], peer, (char *)r->rbuf + r->dt->true_lb, addr, n);
     if (rc != FM_OK) {
         char why[160];
         snprintf(why, sizeof why, "fabmpi: copying %zu bytes from rank %d failed: %s", n, peer,
@@ -101,7 +101,7 @@ static int pull_worthwhile(const struct fm_request *r, int peer, const fm_hdr_rn
 /* Split copies pay off only for large messages, and need push. */
 static int split_worthwhile(int peer, uint64_t take)
 {
-    return fm_param.SHM_SPLIT_MIN && take >= fm_param.SHM_SPLIT_MIN && fm_peer_net[peer]->push;
+    return fm_param.SHM_SPLIT_MIN && take >= fm_param.SHM_SPLIT_MIN && fm_net_can_push(fm_peer_net[peer]);
 }
 
 /* Where a split copy's back part (the sender's) starts. */
@@ -252,7 +252,7 @@ static void on_split(int peer, const void *msg, size_t len)
     (void)len;
     const fm_hdr_rndv *hr = msg;
     struct fm_request *s = (struct fm_request *)(uintptr_t)hr->sreq;
-    int rc = fm_peer_net[peer]->push(peer, hr->addr, (const char *)s->sbuf + hr->offset,
+    int rc = fm_net_push(fm_peer_net[peer], peer, hr->addr, (const char *)s->sbuf + hr->offset,
                                      hr->h.len);
     if (rc != FM_OK)
         fm_boot_abort(1, "fabmpi: copying the second half of a large message failed");

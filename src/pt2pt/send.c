@@ -57,13 +57,13 @@ int fm_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int ta
     r->peer_world = peer;
     if (mode == FM_SEND_SYNC)
         r->flags |= FM_REQF_SYNC;
-    fm_net_ops *net = fm_peer_net[peer];
+    fm_net *net = fm_peer_net[peer];
     if (!fm_dt_is_contig(dt) && bytes && bytes <= fm_eager_limit(peer) && mode != FM_SEND_SYNC &&
-        net->send_fill && !fm_pending_to(peer)) {
+        fm_net_can_fill(net) && !fm_pending_to(peer)) {
         fm_hdr h = {.proto = FM_PROTO_EAGER, .ctx = comm->ctx + (uint32_t)coll, .src = comm->rank,
                     .tag = tag, .len = bytes};
         struct fm_pack_src src = {buf, count, dt, 0};
-        int rc = net->send_fill(peer, &h, sizeof h, fm_pack_fill, &src, bytes);
+        int rc = fm_net_send_fill(net, peer, &h, sizeof h, fm_pack_fill, &src, bytes);
         if (rc == FM_OK) {
             fm_on_sent(r, &h);
             return FM_OK;
@@ -72,7 +72,7 @@ int fm_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int ta
             return rc;
         /* No room now: stage a packed copy and park it like any send. */
     }
-    if (!fm_dt_is_contig(dt) && bytes > fm_eager_limit(peer) && net->send_fill) {
+    if (!fm_dt_is_contig(dt) && bytes > fm_eager_limit(peer) && fm_net_can_fill(net)) {
         /* Rendezvous without staging: the receiver answers CTS and each
          * DATA chunk is packed straight into the transport (stream_push). */
         r->flags |= FM_REQF_PACK;
@@ -128,15 +128,15 @@ int fm_send_eager_now(const void *buf, MPI_Count count, MPI_Datatype dt, int des
     if (!fm_dt_is_contig(dt) || bytes > fm_eager_limit(peer) || fm_pending_to(peer))
         return FM_ERR_AGAIN;
     const char *data = (const char *)buf + dt->true_lb;
-    fm_net_ops *net = fm_peer_net[peer];
+    fm_net *net = fm_peer_net[peer];
     if (bytes <= FM_HDR_SHORT_MAX && (net->caps & FM_NET_CAP_EXACT_LEN)) {
         fm_hdr_short hs = {.proto = FM_PROTO_EAGER_SHORT, .ctx = comm->ctx, .src = comm->rank,
                            .tag = tag};
-        return net->send(peer, &hs, sizeof hs, data, bytes);
+        return fm_net_send(net, peer, &hs, sizeof hs, data, bytes);
     }
     fm_hdr h = {.proto = FM_PROTO_EAGER, .ctx = comm->ctx, .src = comm->rank, .tag = tag,
                 .len = bytes};
-    return net->send(peer, &h, sizeof h, data, bytes);
+    return fm_net_send(net, peer, &h, sizeof h, data, bytes);
 }
 
 void fm_on_sent(struct fm_request *r, const void *hdr)

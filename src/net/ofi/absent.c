@@ -6,44 +6,44 @@
 #include "util/log.h"
 #include "util/status.h"
 
-static int absent_init(void)
+static int absent_init(fm_net *n)
 {
+    (void)n;
     fm_error_msg("ofi: this fabmpi was built without libfabric, so it cannot reach ranks through "
                  "OFI; install libfabric-dev (Debian) and rebuild, or use FABMPI_NET=shm with "
                  "every rank on one node");
     return FM_ERR_UNSUPPORTED;
 }
 
-static int absent_reaches(int peer)
+static int absent_reaches(int peer, const fm_net *n)
 {
-    (void)peer;
+    (void)n, (void)peer;
     return 0;
 }
 
-static int absent_send(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen)
+static int absent_send(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen,
+                       fm_net *n)
 {
-    (void)peer, (void)hdr, (void)hlen, (void)payload, (void)plen;
+    (void)n, (void)peer, (void)hdr, (void)hlen, (void)payload, (void)plen;
     return FM_ERR_UNSUPPORTED;
 }
 
-static int absent_pull(int peer, void *local, uint64_t remote_addr, size_t len)
+static int absent_pull(int peer, void *local, uint64_t remote_addr, size_t len, fm_net *n)
 {
-    (void)peer, (void)local, (void)remote_addr, (void)len;
+    (void)n, (void)peer, (void)local, (void)remote_addr, (void)len;
     return FM_ERR_UNSUPPORTED;
 }
 
-static int absent_poll(fm_net_deliver_fn *cb)
+static int absent_poll(fm_net_deliver_fn *cb, fm_net *n)
 {
-    (void)cb;
+    (void)n, (void)cb;
     return 0;
 }
 
-static void absent_finalize(void) {}
+static void absent_finalize(fm_net *n) { (void)n; }
 
-fm_net_ops fm_net_ofi = {
+static const fm_net_ops absent_ops = {
     .name = "ofi",
-    .caps = 0,
-    .max_msg = 0,
     .init = absent_init,
     .reaches = absent_reaches,
     .send = absent_send,
@@ -51,6 +51,8 @@ fm_net_ops fm_net_ofi = {
     .poll = absent_poll,
     .finalize = absent_finalize,
 };
+
+fm_net fm_net_ofi = {.ops = &absent_ops};
 
 void fm_ofi_print_info(FILE *out)
 {

@@ -138,8 +138,9 @@ static int bring_up(void)
     return FM_OK;
 }
 
-static int ofi_init(void)
+static int ofi_init(fm_net *n)
 {
+    (void)n; /* the one instance: fm_net_ofi */
     fm_ofi_state *s = &fm_ofi;
     int rc = bring_up();
     char name[512];
@@ -189,21 +190,35 @@ static int ofi_init(void)
     return FM_OK;
 }
 
-static int ofi_reaches(int peer)
+static int ofi_reaches(int peer, const fm_net *n)
 {
+    (void)n;
     return fm_ofi.up && peer >= 0 && peer < fm_world_size;
 }
 
-/* remote_addr is the handle fm_ofi_rndv_arrived put into the RTS. */
-static int ofi_pull(int peer, void *local, uint64_t remote_addr, size_t len)
+static int ofi_send(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen,
+                    fm_net *n)
 {
+    (void)n;
+    return fm_ofi_send(peer, hdr, hlen, payload, plen);
+}
+
+/* remote_addr is the handle fm_ofi_rndv_arrived put into the RTS. */
+static int ofi_pull(int peer, void *local, uint64_t remote_addr, size_t len, fm_net *n)
+{
+    (void)n;
     return fm_ofi_rndv_pull(peer, local, remote_addr, len);
 }
 
-static int ofi_poll(fm_net_deliver_fn *cb) { return fm_ofi_poll(cb); }
-
-static void ofi_finalize(void)
+static int ofi_poll(fm_net_deliver_fn *cb, fm_net *n)
 {
+    (void)n;
+    return fm_ofi_poll(cb);
+}
+
+static void ofi_finalize(fm_net *n)
+{
+    (void)n;
     if (!fm_ofi.info)
         return;
     /* Every rank flushes, then all fence before any endpoint closes: a
@@ -216,17 +231,17 @@ static void ofi_finalize(void)
     close_all();
 }
 
-fm_net_ops fm_net_ofi = {
+static const fm_net_ops ofi_ops = {
     .name = "ofi",
-    .caps = 0,
-    .max_msg = 0,
     .init = ofi_init,
     .reaches = ofi_reaches,
-    .send = fm_ofi_send,
+    .send = ofi_send,
     .pull = ofi_pull,
     .poll = ofi_poll,
     .finalize = ofi_finalize,
 };
+
+fm_net fm_net_ofi = {.ops = &ofi_ops}; /* caps and limits: set by init() */
 
 void fm_ofi_print_info(FILE *out)
 {

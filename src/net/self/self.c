@@ -24,17 +24,25 @@ static struct {
  * layer uses rendezvous above it (pull is a memcpy). */
 #define SELF_MAX_MSG ((size_t)1 << 20)
 
-static int self_init(void)
+static int self_init(fm_net *n)
 {
     q.head = q.last = NULL;
-    fm_net_self.eager_limit = fm_param.EAGER_LIMIT;
+    n->caps = FM_NET_CAP_PULL | FM_NET_CAP_MAPPED;
+    n->max_msg = SELF_MAX_MSG;
+    n->eager_limit = fm_param.EAGER_LIMIT;
     return FM_OK;
 }
 
-static int self_reaches(int peer) { return peer == fm_world_rank; }
-
-static int self_send(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen)
+static int self_reaches(int peer, const fm_net *n)
 {
+    (void)n;
+    return peer == fm_world_rank;
+}
+
+static int self_send(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen,
+                     fm_net *n)
+{
+    (void)n;
     if (peer != fm_world_rank || hlen + plen > SELF_MAX_MSG)
         return FM_ERR_ARG;
     self_msg *m = malloc(sizeof *m + hlen + plen);
@@ -54,8 +62,9 @@ static int self_send(int peer, const void *hdr, size_t hlen, const void *payload
     return FM_OK;
 }
 
-static int self_pull(int peer, void *local, uint64_t remote_addr, size_t len)
+static int self_pull(int peer, void *local, uint64_t remote_addr, size_t len, fm_net *n)
 {
+    (void)n;
     if (peer != fm_world_rank)
         return FM_ERR_ARG;
     if (len)
@@ -63,8 +72,9 @@ static int self_pull(int peer, void *local, uint64_t remote_addr, size_t len)
     return FM_OK;
 }
 
-static int self_poll(fm_net_deliver_fn *cb)
+static int self_poll(fm_net_deliver_fn *cb, fm_net *net)
 {
+    (void)net;
     if (!q.head)
         return 0;
     /* Deliver only what was queued before this call: a callback that sends
@@ -84,8 +94,9 @@ static int self_poll(fm_net_deliver_fn *cb)
     return n;
 }
 
-static void self_finalize(void)
+static void self_finalize(fm_net *n)
 {
+    (void)n;
     while (q.head) {
         self_msg *m = q.head;
         q.head = m->next;
@@ -94,10 +105,8 @@ static void self_finalize(void)
     q.last = NULL;
 }
 
-fm_net_ops fm_net_self = {
+static const fm_net_ops self_ops = {
     .name = "self",
-    .caps = FM_NET_CAP_PULL | FM_NET_CAP_MAPPED,
-    .max_msg = SELF_MAX_MSG,
     .init = self_init,
     .reaches = self_reaches,
     .send = self_send,
@@ -105,3 +114,5 @@ fm_net_ops fm_net_self = {
     .poll = self_poll,
     .finalize = self_finalize,
 };
+
+fm_net fm_net_self = {.ops = &self_ops};

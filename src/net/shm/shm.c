@@ -98,8 +98,9 @@ static int choose_copy(void)
     return FM_OK;
 }
 
-static int shm_init(void)
+static int shm_init(fm_net *n)
 {
+    (void)n; /* the one instance: fm_net_shm */
     char err[256];
     if (fm_param_load(err, sizeof err) != FM_OK) {
         fm_error_msg("%s", err);
@@ -140,14 +141,22 @@ static int shm_init(void)
     return FM_OK;
 }
 
-static int shm_reaches(int peer)
+static int reaches(int peer)
 {
     return fm_shm.tx && peer >= 0 && peer < fm_shm.size && fm_shm.tx[peer] != NULL;
 }
 
-static int shm_send(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen)
+static int shm_reaches(int peer, const fm_net *n)
 {
-    if (!shm_reaches(peer))
+    (void)n;
+    return reaches(peer);
+}
+
+static int shm_send(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen,
+                    fm_net *n)
+{
+    (void)n;
+    if (!reaches(peer))
         return FM_ERR_ARG;
     int rc = fm_ring_send(fm_shm.tx[peer], hdr, hlen, payload, plen);
     if (rc == FM_OK && fm_shm.doorbells)
@@ -156,9 +165,11 @@ static int shm_send(int peer, const void *hdr, size_t hlen, const void *payload,
 }
 
 static int shm_send_fill(int peer, const void *hdr, size_t hlen,
-                         void (*fill)(void *arg, void *dst, size_t len), void *arg, size_t plen)
+                         void (*fill)(void *arg, void *dst, size_t len), void *arg, size_t plen,
+                         fm_net *n)
 {
-    if (!shm_reaches(peer))
+    (void)n;
+    if (!reaches(peer))
         return FM_ERR_ARG;
     int rc = fm_ring_send_fill(fm_shm.tx[peer], hdr, hlen, fill, arg, plen);
     if (rc == FM_OK && fm_shm.doorbells)
@@ -166,16 +177,16 @@ static int shm_send_fill(int peer, const void *hdr, size_t hlen,
     return rc;
 }
 
-static int shm_push(int peer, uint64_t remote_addr, const void *local, size_t len)
+static int shm_push(int peer, uint64_t remote_addr, const void *local, size_t len, fm_net *n)
 {
-    if (!(fm_net_shm.caps & FM_NET_CAP_PULL))
+    if (!(n->caps & FM_NET_CAP_PULL))
         return FM_ERR_UNSUPPORTED;
     return fm_shm_cma_push(peer, remote_addr, local, len);
 }
 
-static int shm_pull(int peer, void *local, uint64_t remote_addr, size_t len)
+static int shm_pull(int peer, void *local, uint64_t remote_addr, size_t len, fm_net *n)
 {
-    if (!(fm_net_shm.caps & FM_NET_CAP_PULL))
+    if (!(n->caps & FM_NET_CAP_PULL))
         return FM_ERR_UNSUPPORTED;
     return fm_shm_cma_pull(peer, local, remote_addr, len);
 }
@@ -193,8 +204,9 @@ static int visit_ring(void *arg, int sender, int *more)
     return n;
 }
 
-static int shm_poll(fm_net_deliver_fn *cb)
+static int shm_poll(fm_net_deliver_fn *cb, fm_net *net)
 {
+    (void)net;
     fm_shm_state *s = &fm_shm;
     if (polling)
         return 0;
@@ -216,12 +228,14 @@ static int shm_poll(fm_net_deliver_fn *cb)
     return n;
 }
 
-static void shm_finalize(void) { fm_shm_segments_teardown(); }
+static void shm_finalize(fm_net *n)
+{
+    (void)n;
+    fm_shm_segments_teardown();
+}
 
-fm_net_ops fm_net_shm = {
+static const fm_net_ops shm_ops = {
     .name = "shm",
-    .caps = 0, /* decided by init() */
-    .max_msg = 0,
     .init = shm_init,
     .reaches = shm_reaches,
     .send = shm_send,
@@ -231,3 +245,5 @@ fm_net_ops fm_net_shm = {
     .poll = shm_poll,
     .finalize = shm_finalize,
 };
+
+fm_net fm_net_shm = {.ops = &shm_ops}; /* caps and limits: set by init() */
