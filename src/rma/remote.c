@@ -176,39 +176,44 @@ static int fi_xfer(struct fm_win *w, int write, int trank, char *buf, size_t len
                    struct xgrp *g);
 #endif
 
+/* One look at target i during a flush: reap finished requests (the first
+ * failure goes to *rc); 1 once nothing is outstanding and, where writes
+ * complete before they land, a read ordered behind them has completed too. */
+static int flush_done(struct fm_win *w, int i, int *rc, int *read_behind)
+{
+    int e = reap(w, i);
+    if (*rc == FM_OK)
+        *rc = e;
+    if (w->rm->t[i].n || w->rm->t[i].inflight)
+        return 0;
+#ifdef FM_HAVE_OFI
+    /* Writes whose completion does not mean "landed": a read of a byte
+     * they wrote, ordered behind them, does. */
+    if (!*read_behind && w->rm->t[i].wrote && fm_ofi_rma_flush_by_read()) {
+        static char sink;
+        *read_behind = 1;
+        e = fi_xfer(w, 0, i, &sink, 1, w->rm->t[i].last_off, NULL);
+        if (e == FM_OK)
+            return 0;
+        if (*rc == FM_OK)
+            *rc = e;
+    }
+#else
+    (void)read_behind;
+#endif
+    w->rm->t[i].wrote = 0;
+    return 1;
+}
+
 int fm_rma_flush(struct fm_win *w, int rank)
 {
     if (!w->rm || !w->rm->t)
         return FM_OK;
     int lo = rank < 0 ? 0 : rank, hi = rank < 0 ? w->size : rank + 1, rc = FM_OK;
     for (int i = lo; i < hi; i++) {
-        if (!w->peer[i].ofi)
-            continue;
-        unsigned spins = 0;
-        for (int read_behind = 0;;) {
-            int e = reap(w, i);
-            if (rc == FM_OK)
-                rc = e;
-            if (!w->rm->t[i].n && !w->rm->t[i].inflight) {
-#ifdef FM_HAVE_OFI
-                /* Writes whose completion does not mean "landed": a read
-                 * of a byte they wrote, ordered behind them, does. */
-                if (!read_behind && w->rm->t[i].wrote && fm_ofi_rma_flush_by_read()) {
-                    static char sink;
-                    read_behind = 1;
-                    e = fi_xfer(w, 0, i, &sink, 1, w->rm->t[i].last_off, NULL);
-                    if (e == FM_OK)
-                        continue;
-                    if (rc == FM_OK)
-                        rc = e;
-                }
-#endif
-                w->rm->t[i].wrote = 0;
-                break;
-            }
-            if (!fm_progress())
-                fm_progress_backoff(&spins);
-        }
+        int read_behind = 0;
+        if (w->peer[i].ofi)
+            fm_wait_until(flush_done(w, i, &rc, &read_behind));
     }
     if (rc == FM_OK && w->rm->err)
         rc = w->rm->err;

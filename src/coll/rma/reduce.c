@@ -82,6 +82,20 @@ static void *slot_view(fm_crma *c, const fm_crma_region *r, int j, MPI_Count cou
     return v;
 }
 
+/* The pending child (bit j of `pending`) whose partial result has
+ * arrived and may be folded in now, or -1.  Non-commutative: the right
+ * child first (mine op right can be computed into its slot), then left. */
+static int next_child(const fm_crma *c, int lane, int pending, int commute, uint64_t seq)
+{
+    for (int j = 0; j < 2; j++) {
+        if (!(pending & (1 << j)) || (!commute && j == 0 && (pending & 2)))
+            continue;
+        if (fm_crma_test(c, FM_CRMA_OFF_SLOT(lane, j), seq))
+            return j;
+    }
+    return -1;
+}
+
 int fm_crma_reduce(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
                    MPI_Op op, int root)
 {
@@ -106,46 +120,32 @@ int fm_crma_reduce(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count, MP
     const void *cur = mine; /* partial result so far */
     void *curw = NULL;      /* the same, once it lives in writable memory */
     void *raw[3] = {NULL, NULL, NULL};
-    unsigned spins = 0;
     while (pending && rc == FM_OK) {
-        int took = 0;
-        for (int j = 0; j < 2 && rc == FM_OK; j++) {
-            /* Non-commutative: the right child first (mine op right can be
-             * computed into its slot), then left op (mine op right). */
-            if (!(pending & (1 << j)) || (!op->commute && j == 0 && (pending & 2)))
-                continue;
-            if (!fm_crma_test(c, FM_CRMA_OFF_SLOT(r.lane, j), seq))
-                continue;
-            pending &= ~(1 << j);
-            took = 1;
-            void *v = slot_view(c, &r, j, count, dt, bytes, &raw[j]);
-            if (!v) {
-                rc = FM_ERR_NOMEM;
-                break;
-            }
-            if (!curw && (op->commute || j == 1)) {
-                rc = fm_op_apply(op, cur, v, count, dt); /* v = mine op child */
-                curw = v;
-            } else {
-                if (!curw) { /* left op mine, mine read-only: copy it first */
-                    curw = t.parent < 0 ? rbuf : fm_coll_tmp_alloc(count, dt, &raw[2]);
-                    if (!curw) {
-                        rc = FM_ERR_NOMEM;
-                        break;
-                    }
-                    if (curw != mine)
-                        rc = fm_dt_copy(mine, count, dt, curw, count, dt);
+        int j;
+        fm_wait_until((j = next_child(c, r.lane, pending, op->commute, seq)) >= 0);
+        pending &= ~(1 << j);
+        void *v = slot_view(c, &r, j, count, dt, bytes, &raw[j]);
+        if (!v) {
+            rc = FM_ERR_NOMEM;
+            break;
+        }
+        if (!curw && (op->commute || j == 1)) {
+            rc = fm_op_apply(op, cur, v, count, dt); /* v = mine op child */
+            curw = v;
+        } else {
+            if (!curw) { /* left op mine, mine read-only: copy it first */
+                curw = t.parent < 0 ? rbuf : fm_coll_tmp_alloc(count, dt, &raw[2]);
+                if (!curw) {
+                    rc = FM_ERR_NOMEM;
+                    break;
                 }
-                if (rc == FM_OK)
-                    rc = fm_op_apply(op, v, curw, count, dt); /* child op partial */
+                if (curw != mine)
+                    rc = fm_dt_copy(mine, count, dt, curw, count, dt);
             }
-            cur = curw;
+            if (rc == FM_OK)
+                rc = fm_op_apply(op, v, curw, count, dt); /* child op partial */
         }
-        if (!took && pending && rc == FM_OK) {
-            /* Nothing arrived yet: keep the engine moving, then back off. */
-            if (!fm_progress())
-                fm_progress_backoff(&spins);
-        }
+        cur = curw;
     }
 
     if (rc == FM_OK && t.parent < 0) {
