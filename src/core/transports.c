@@ -112,6 +112,14 @@ int fm_transports_init(int world_rank, int world_size, fm_net_deliver_fn *delive
 
 int fm_transports_ofi_up(void) { return ofi_up; }
 
+fm_net *fm_transports_onesided(void)
+{
+    for (int i = 0; i < V->nnets; i++)
+        if ((V->nets[i]->caps & FM_NET_CAP_REMOTE) && V->nets[i]->ops->rma)
+            return V->nets[i];
+    return NULL;
+}
+
 void fm_transports_finalize(void)
 {
     for (int i = V->nnets - 1; i >= 0; i--)

@@ -13,6 +13,11 @@
 int fm_transports_init(int world_rank, int world_size, fm_net_deliver_fn *deliver);
 /* 1 when OFI was brought up. */
 int fm_transports_ofi_up(void);
+/* The transport one-sided layers (windows, one-sided collectives) reach
+ * peers whose memory cannot be mapped through: the first brought up that
+ * reaches remote peers and has one-sided operations (net/net_rma.h), or
+ * NULL.  Not yet opened: fm_net_rma_open() it before use. */
+fm_net *fm_transports_onesided(void);
 /* Tear every transport down, last brought up first. */
 void fm_transports_finalize(void);
 

@@ -72,7 +72,7 @@ static int done_request(MPI_Win win, int trank, const char *call, MPI_Request *r
 {
     if (!request)
         return fm_win_raise(win, call, MPI_ERR_ARG, "request=NULL");
-    if (trank >= 0 && trank < win->size && win->peer[trank].ofi) {
+    if (trank >= 0 && trank < win->size && win->peer[trank].remote) {
         int rc = fm_rma_flush(win, trank);
         if (rc != FM_OK)
             return fm_win_raise_status(win, call, rc);

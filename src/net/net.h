@@ -12,6 +12,9 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "net/net_rma.h"
+#include "util/status.h"
+
 /* Protocol of a message (fm_hdr.proto). */
 enum fm_proto {
     FM_PROTO_EAGER = 1,  /* fm_hdr + payload of hdr.len bytes */
@@ -100,8 +103,6 @@ enum {
                                * reached only by the network (OFI RMA) */
 };
 
-typedef struct fm_net fm_net;
-
 /* What a transport does: one const table per transport, shared by its
  * instances.  Every operation gets the instance it acts for as its last
  * argument, so the others arrive in the registers a transport passes on
@@ -139,6 +140,8 @@ typedef struct fm_net_ops {
     /* Tear down; no message is sent or delivered afterwards.  Leaves no
      * file behind. */
     void (*finalize)(fm_net *n);
+    /* One-sided operations (net_rma.h), or NULL when it has none. */
+    const fm_net_rma_ops *rma;
 } fm_net_ops;
 
 /* An instance of a transport: its operations and what its init found.
@@ -150,6 +153,11 @@ struct fm_net {
     size_t max_msg;     /* largest message (header included) send() takes */
     size_t eager_limit; /* largest payload point-to-point sends eagerly (its
                          * knob, bounded by max_msg) */
+    /* Set by ops->rma->open(). */
+    unsigned rma_caps;  /* FM_NET_RMA_* */
+    size_t rma_max;     /* bytes one xfer() may move */
+    const char *rma_distrust; /* why its atomics must not be used although it
+                               * validates them (a provider quirk), or NULL */
 };
 
 extern fm_net fm_net_self; /* this process */
@@ -182,5 +190,42 @@ static inline int fm_net_pull(fm_net *n, int peer, void *local, uint64_t remote_
 }
 static inline int fm_net_poll(fm_net *n, fm_net_deliver_fn *cb) { return n->ops->poll(cb, n); }
 static inline void fm_net_finalize(fm_net *n) { n->ops->finalize(n); }
+
+/* One-sided half: fm_net_rma_open() first (FM_ERR_UNSUPPORTED when the
+ * transport has none), the others only after it succeeded. */
+static inline int fm_net_rma_open(fm_net *n)
+{
+    return n->ops->rma ? n->ops->rma->open(n) : FM_ERR_UNSUPPORTED;
+}
+static inline size_t fm_net_rma_name(fm_net *n, void *buf, size_t len)
+{
+    return n->ops->rma->name(buf, len, n);
+}
+static inline int fm_net_rma_insert(fm_net *n, int peer, const void *name, size_t len)
+{
+    return n->ops->rma->insert(peer, name, len, n);
+}
+static inline int fm_net_rma_reg(fm_net *n, void *base, size_t len, fm_net_mr **mr,
+                                 uint64_t *key, uint64_t *raddr)
+{
+    return n->ops->rma->reg(base, len, mr, key, raddr, n);
+}
+static inline void fm_net_rma_dereg(fm_net *n, fm_net_mr *mr) { n->ops->rma->dereg(mr, n); }
+static inline int fm_net_rma_xfer(fm_net *n, int write, int peer, void *buf, size_t len,
+                                  uint64_t raddr, uint64_t key, fm_net_rma_op *op)
+{
+    return n->ops->rma->xfer(write, peer, buf, len, raddr, key, op, n);
+}
+static inline size_t fm_net_rma_atomic_count(fm_net *n, int form, int type, int aop)
+{
+    return n->ops->rma->atomic_count(form, type, aop, n);
+}
+static inline int fm_net_rma_atomic(fm_net *n, int form, int peer, const void *buf, size_t count,
+                                    const void *cmp, void *res, uint64_t raddr, uint64_t key,
+                                    int type, int aop, fm_net_rma_op *op)
+{
+    return n->ops->rma->atomic(form, peer, buf, count, cmp, res, raddr, key, type, aop, op, n);
+}
+static inline int fm_net_rma_poll(fm_net *n) { return n->ops->rma->poll(n); }
 
 #endif

@@ -158,7 +158,7 @@ int fm_rma_acc(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_Datatyp
     fm_rma_peer *p = &w->peer[trank];
     if (w->hw_kinds >> tdt->basic & 1)
         return fm_rma_hw_acc(w, obuf, ocount, odt, res, rcount, rdt, trank, tdisp, tcount, tdt, op);
-    if (p->ofi)
+    if (p->remote)
         return fm_rma_remote_acc(w, obuf, ocount, odt, res, rcount, rdt, trank, tdisp, tcount, tdt,
                                  op);
     uintptr_t t = fm_rma_target(w, trank, tdisp);
@@ -222,7 +222,7 @@ int fm_rma_cas(struct fm_win *w, const void *obuf, const void *cmp, void *res, M
     fm_rma_peer *p = &w->peer[trank];
     if (w->hw_kinds >> dt->basic & 1)
         return fm_rma_hw_cas(w, obuf, cmp, res, dt, trank, tdisp);
-    if (p->ofi)
+    if (p->remote)
         return fm_rma_remote_cas(w, obuf, cmp, res, dt, trank, tdisp);
     uintptr_t t = fm_rma_target(w, trank, tdisp) + (uintptr_t)dt->true_lb;
     size_t n = (size_t)dt->size;

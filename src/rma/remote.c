@@ -1,10 +1,11 @@
-/* remote.c — window operations on peers reached over OFI, origin side:
- * registration at setup, fi_write/fi_read, active-message requests, and
- * per-target completion counting for flushes.
+/* remote.c — window operations on peers reached over the network, origin
+ * side: registration at setup, one-sided writes and reads through the
+ * transport's one-sided contract (net/net_rma.h), active-message requests,
+ * and per-target completion counting for flushes.
  *
- * Each OFI target has a list of point-to-point requests still in flight
- * (request sends and the receives of their answers) and a count of
- * fi_write/fi_read not yet completed.  A flush of that target progresses
+ * Each network target has a list of point-to-point requests still in
+ * flight (request sends and the receives of their answers) and a count of
+ * one-sided operations not yet completed.  A flush of that target progresses
  * until both are empty; nothing else waits, so a flush of one target never
  * waits for another's operations. */
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "core/progress.h"
+#include "core/transports.h"
 #include "core/world.h"
 #include "dtype/dtype.h"
 #include "core/comm.h"
@@ -19,78 +21,74 @@
 #include "rma/remote_int.h"
 #include "rma/rma.h"
 #include "util/status.h"
-#ifdef FM_HAVE_OFI
-#include "net/ofi/ofi.h"
-#endif
 
-static struct fm_win *served;  /* windows with OFI peers */
+static struct fm_win *served;  /* windows with network peers */
+static fm_net *polled;         /* their transport's one-sided half, once opened */
 static int in_hook;
 
-#ifdef FM_HAVE_OFI
-/* Progress hook while a window has OFI peers: completions of our fi_*
- * operations, and active-message requests to our windows. */
+fm_net *fm_rma_onesided(void)
+{
+    fm_net *n = fm_transports_onesided();
+    return n && fm_net_rma_open(n) == FM_OK ? n : NULL;
+}
+
+/* Progress hook while a window has network peers: completions of our
+ * one-sided operations, and active-message requests to our windows. */
 static int hook(void)
 {
     if (in_hook)
         return 0;
     in_hook = 1;
-    int n = fm_ofi_rma_poll();
+    int n = polled ? fm_net_rma_poll(polled) : 0;
     for (struct fm_win *w = served; w; w = w->rm->next)
         fm_rma_am_serve(w);
     in_hook = 0;
     return n;
 }
-#endif
 
 void fm_rma_remote_prepare(struct fm_win *w, void *base, size_t len, uint64_t *key,
                            uint64_t *raddr, char *ep, int32_t *eplen, int32_t *ok)
 {
     *ok = 0;
     *eplen = 0;
-#ifdef FM_HAVE_OFI
-    if (fm_ofi_rma_open() != FM_OK)
+    fm_net *n = fm_rma_onesided();
+    if (!n)
         return;
-    *eplen = (int32_t)fm_ofi_rma_name(ep, FM_RMA_EP_NAME);
+    *eplen = (int32_t)fm_net_rma_name(n, ep, FM_RMA_EP_NAME);
     if (!*eplen || !len || w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
         return; /* dynamic windows: active messages (no key per attach to publish) */
-    struct fid_mr *mr;
-    if (fm_ofi_rma_reg(base, len, &mr, key, raddr) != FM_OK)
+    fm_net_mr *mr;
+    if (fm_net_rma_reg(n, base, len, &mr, key, raddr) != FM_OK)
         return;
     w->rm = calloc(1, sizeof *w->rm);
     if (!w->rm) {
-        fm_ofi_rma_dereg(mr);
+        fm_net_rma_dereg(n, mr);
         return;
     }
+    w->rm->net = n;
     w->rm->mr = mr;
     *ok = 1;
-#else
-    (void)w, (void)base, (void)len, (void)key, (void)raddr, (void)ep;
-#endif
 }
 
 void fm_rma_remote_peer(struct fm_win *w, int i, int ok, uint64_t key, uint64_t raddr,
                         const char *ep, int eplen)
 {
     fm_rma_peer *p = &w->peer[i];
-    p->ofi = 1;
+    p->remote = 1;
     p->direct = 0;
     p->base = 0;
     p->world = w->comm->group->world[i];
     p->key = key;
     p->raddr = raddr;
-    p->rma = 0;
-#ifdef FM_HAVE_OFI
-    p->rma = ok && eplen > 0 && fm_ofi_rma_insert(p->world, ep, (size_t)eplen) == FM_OK;
-#else
-    (void)ok, (void)ep, (void)eplen;
-#endif
+    fm_net *n = ok && eplen > 0 ? fm_rma_onesided() : NULL;
+    p->rma = n && fm_net_rma_insert(n, p->world, ep, (size_t)eplen) == FM_OK;
 }
 
 int fm_rma_remote_setup(struct fm_win *w)
 {
     int any = 0;
     for (int i = 0; i < w->size; i++)
-        any |= w->peer[i].ofi;
+        any |= w->peer[i].remote;
     if (!any)
         return FM_OK;
     if (!w->rm && !(w->rm = calloc(1, sizeof *w->rm)))
@@ -99,13 +97,13 @@ int fm_rma_remote_setup(struct fm_win *w)
     if (!w->rm->t)
         return FM_ERR_NOMEM;
     w->rm->next_tag = 2;
+    if (!w->rm->net)
+        w->rm->net = fm_rma_onesided();
+    if (w->rm->net)
+        polled = w->rm->net;
     w->rm->next = served;
     served = w;
-#ifdef FM_HAVE_OFI
     return fm_progress_add(hook);
-#else
-    return FM_OK;
-#endif
 }
 
 void fm_rma_remote_teardown(struct fm_win *w)
@@ -118,10 +116,10 @@ void fm_rma_remote_teardown(struct fm_win *w)
             *pp = rm->next;
             break;
         }
-#ifdef FM_HAVE_OFI
-    if (!served)
+    if (!served) {
         fm_progress_remove(hook);
-#endif
+        polled = NULL;
+    }
     if (rm->t) {
         fm_rma_flush(w, -1);
         for (int i = 0; i < w->size; i++)
@@ -129,9 +127,8 @@ void fm_rma_remote_teardown(struct fm_win *w)
         free(rm->t);
     }
     fm_rma_am_serve(NULL); /* NULL: release w's answers still in flight */
-#ifdef FM_HAVE_OFI
-    fm_ofi_rma_dereg(rm->mr);
-#endif
+    if (rm->mr)
+        fm_net_rma_dereg(rm->net, rm->mr);
     free(rm);
     w->rm = NULL;
 }
@@ -170,11 +167,8 @@ static int reap(struct fm_win *w, int trank)
     return rc;
 }
 
-#ifdef FM_HAVE_OFI
-struct xgrp;
-static int fi_xfer(struct fm_win *w, int write, int trank, char *buf, size_t len, uint64_t off,
-                   struct xgrp *g);
-#endif
+static int net_xfer(struct fm_win *w, int write, int trank, char *buf, size_t len, uint64_t off,
+                    xgrp *g);
 
 /* One look at target i during a flush: reap finished requests (the first
  * failure goes to *rc); 1 once nothing is outstanding and, where writes
@@ -186,21 +180,17 @@ static int flush_done(struct fm_win *w, int i, int *rc, int *read_behind)
         *rc = e;
     if (w->rm->t[i].n || w->rm->t[i].inflight)
         return 0;
-#ifdef FM_HAVE_OFI
     /* Writes whose completion does not mean "landed": a read of a byte
      * they wrote, ordered behind them, does. */
-    if (!*read_behind && w->rm->t[i].wrote && fm_ofi_rma_flush_by_read()) {
+    if (!*read_behind && w->rm->t[i].wrote && (w->rm->net->rma_caps & FM_NET_RMA_FLUSH_BY_READ)) {
         static char sink;
         *read_behind = 1;
-        e = fi_xfer(w, 0, i, &sink, 1, w->rm->t[i].last_off, NULL);
+        e = net_xfer(w, 0, i, &sink, 1, w->rm->t[i].last_off, NULL);
         if (e == FM_OK)
             return 0;
         if (*rc == FM_OK)
             *rc = e;
     }
-#else
-    (void)read_behind;
-#endif
     w->rm->t[i].wrote = 0;
     return 1;
 }
@@ -212,7 +202,7 @@ int fm_rma_flush(struct fm_win *w, int rank)
     int lo = rank < 0 ? 0 : rank, hi = rank < 0 ? w->size : rank + 1, rc = FM_OK;
     for (int i = lo; i < hi; i++) {
         int read_behind = 0;
-        if (w->peer[i].ofi)
+        if (w->peer[i].remote)
             fm_wait_until(flush_done(w, i, &rc, &read_behind));
     }
     if (rc == FM_OK && w->rm->err)
@@ -284,8 +274,6 @@ const void *fm_rma_packed(const void *obuf, MPI_Count ocount, MPI_Datatype odt, 
     return *heap;
 }
 
-#ifdef FM_HAVE_OFI
-
 xgrp *fm_rma_grp_new(void *tmp, void *heap, void *obuf, MPI_Count ocount, MPI_Datatype odt)
 {
     if (!tmp && !heap)
@@ -318,7 +306,7 @@ void fm_rma_grp_put(xgrp *g, int status)
     free(g);
 }
 
-static void xop_done(fm_ofi_rma_op *o, int status)
+static void xop_done(fm_net_rma_op *o, int status)
 {
     xop *x = (xop *)o;
     if (status != FM_OK && x->w->rm->err == FM_OK)
@@ -356,11 +344,12 @@ void fm_rma_xop_drop(xop *x)
 static int xop_try(xop *x)
 {
     const fm_rma_peer *p = &x->w->peer[x->trank];
+    fm_net *n = x->w->rm->net;
     if (x->kind < XOP_ATOMIC)
-        return fm_ofi_rma_xfer(x->kind == XOP_WRITE, p->world, (void *)(uintptr_t)x->buf,
+        return fm_net_rma_xfer(n, x->kind == XOP_WRITE, p->world, (void *)(uintptr_t)x->buf,
                                x->count, x->raddr, p->key, &x->op);
-    return fm_ofi_rma_atomic(x->kind - XOP_ATOMIC, p->world, x->buf, x->count, x->cmp, x->res,
-                             x->raddr, p->key, x->fdt, x->fop, &x->op);
+    return fm_net_rma_atomic(n, x->kind - XOP_ATOMIC, p->world, x->buf, x->count, x->cmp, x->res,
+                             x->raddr, p->key, x->type, x->aop, &x->op);
 }
 
 /* A parked operation's turn (from progress): refused again, it stays;
@@ -389,13 +378,13 @@ int fm_rma_xop_post(xop *x)
     return FM_OK;
 }
 
-/* fi_write / fi_read of a contiguous target run, in pieces the provider
- * takes; a piece it cannot take yet is parked (fm_rma_xop_post). */
-static int fi_xfer(struct fm_win *w, int write, int trank, char *buf, size_t len, uint64_t off,
-                   struct xgrp *g)
+/* One-sided write / read of a contiguous target run, in pieces the
+ * transport takes; a piece it cannot take yet is parked (fm_rma_xop_post). */
+static int net_xfer(struct fm_win *w, int write, int trank, char *buf, size_t len, uint64_t off,
+                    xgrp *g)
 {
     fm_rma_peer *p = &w->peer[trank];
-    size_t max = fm_ofi_rma_max();
+    size_t max = w->rm->net->rma_max;
     size_t done = 0;
     do {
         size_t n = len - done < max ? len - done : max;
@@ -420,7 +409,6 @@ static int fi_xfer(struct fm_win *w, int write, int trank, char *buf, size_t len
     } while (done < len);
     return FM_OK;
 }
-#endif
 
 static int rma_ok(struct fm_win *w, int trank, MPI_Aint tdisp, MPI_Datatype tdt)
 {
@@ -441,7 +429,6 @@ int fm_rma_remote_put(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_
     const void *data = fm_rma_packed(obuf, ocount, odt, bytes, &heap);
     if (!data)
         return FM_ERR_NOMEM;
-#ifdef FM_HAVE_OFI
     if (rma_ok(w, trank, tdisp, tdt)) {
         uint64_t off = (uint64_t)(tdisp * w->peer[trank].disp_unit + tdt->true_lb);
         xgrp *g = fm_rma_grp_new(NULL, heap, NULL, 0, NULL);
@@ -449,11 +436,10 @@ int fm_rma_remote_put(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_
             free(heap);
             return FM_ERR_NOMEM;
         }
-        int rc = fi_xfer(w, 1, trank, (char *)(uintptr_t)data, bytes, off, g);
+        int rc = net_xfer(w, 1, trank, (char *)(uintptr_t)data, bytes, off, g);
         fm_rma_grp_put(g, rc);
         return rc;
     }
-#endif
     fm_rma_am_hdr h = {.op = FM_RMA_AM_PUT, .tdisp = tdisp, .tcount = tcount};
     int rc = am_send(w, trank, &h, tdt, data, bytes, NULL, 0, 1, NULL, 0, NULL);
     free(heap);
@@ -466,22 +452,20 @@ int fm_rma_remote_get(struct fm_win *w, void *obuf, MPI_Count ocount, MPI_Dataty
     size_t bytes = (size_t)tcount * (size_t)tdt->size;
     if (!bytes)
         return FM_OK;
-#ifdef FM_HAVE_OFI
     if (rma_ok(w, trank, tdisp, tdt)) {
         uint64_t off = (uint64_t)(tdisp * w->peer[trank].disp_unit + tdt->true_lb);
         if (fm_dt_is_contig(odt) && (size_t)ocount * (size_t)odt->size >= bytes)
-            return fi_xfer(w, 0, trank, (char *)obuf + odt->true_lb, bytes, off, NULL);
+            return net_xfer(w, 0, trank, (char *)obuf + odt->true_lb, bytes, off, NULL);
         void *tmp = malloc(bytes);
         xgrp *g = tmp ? fm_rma_grp_new(tmp, NULL, obuf, ocount, odt) : NULL;
         if (!g) {
             free(tmp);
             return FM_ERR_NOMEM;
         }
-        int rc = fi_xfer(w, 0, trank, tmp, bytes, off, g);
+        int rc = net_xfer(w, 0, trank, tmp, bytes, off, g);
         fm_rma_grp_put(g, rc); /* on failure: nothing unpacked */
         return rc;
     }
-#endif
     fm_rma_am_hdr h = {.op = FM_RMA_AM_GET, .tdisp = tdisp, .tcount = tcount};
     return am_send(w, trank, &h, tdt, NULL, 0, NULL, 0, 1, obuf, ocount, odt);
 }

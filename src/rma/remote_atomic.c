@@ -1,10 +1,12 @@
-/* remote_atomic.c — accumulates and compare-and-swap on OFI peers by
- * provider atomics (fi_fetch_atomic / fi_compare_atomic): which basic
- * types qualify, ordering between atomics to one target, and issuing them
- * in pieces the provider takes.  remote.c holds the rest of the origin
- * side. */
+/* remote_atomic.c — accumulates and compare-and-swap on network peers by
+ * the transport's atomics (the fetching and compare forms of
+ * net/net_rma.h): which basic types qualify, ordering between atomics to
+ * one target, and issuing them in pieces the transport takes.  remote.c
+ * holds the rest of the origin side. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "coll/op.h"
 #include "core/world.h"
@@ -15,46 +17,44 @@
 #include "util/param.h"
 #include "util/status.h"
 
-/* ---- accumulates by provider atomics -------------------------------------
+/* ---- accumulates by transport atomics ------------------------------------
  *
- * Safe only when nothing else updates the same memory: a provider atomic
+ * Safe only when nothing else updates the same memory: a transport atomic
  * and a C11 / stripe-locked update by a rank on the node are not atomic
  * with respect to each other, nor are a provider atomic and an active
  * message for another op of the same type.  So a window uses them only when
- * every rank reaches every other over OFI, every rank registered its memory
+ * every rank reaches every other over the network, every rank registered its memory
  * and validated the same basic types (win_setup.c ANDs the masks), and then
  * for every accumulate on those types — all ops, every layout, the target's
  * own accesses to itself included (through its own endpoint). */
-#ifdef FM_HAVE_OFI
-#include <limits.h>
-#include <wchar.h>
-
-static uint64_t hw_mask; /* kinds whose every op the provider validates */
+static uint64_t hw_mask; /* kinds whose every op the transport validates */
 static size_t hw_cnt[FM_BK_COUNT]; /* elements per atomic for that kind */
 static int hw_probed;
 
-static int kind_fi(int k)
+/* A basic kind as the transport's atomic element type, or -1. */
+static int kind_type(int k)
 {
     switch (k) {
-    case FM_BK_CHAR: return CHAR_MIN < 0 ? FI_INT8 : FI_UINT8;
-    case FM_BK_SCHAR: case FM_BK_INT8: return FI_INT8;
-    case FM_BK_UCHAR: case FM_BK_UINT8: case FM_BK_BYTE: return FI_UINT8;
-    case FM_BK_BOOL: return sizeof(_Bool) == 1 ? FI_UINT8 : -1;
-    case FM_BK_SHORT: case FM_BK_INT16: return FI_INT16;
-    case FM_BK_USHORT: case FM_BK_UINT16: return FI_UINT16;
-    case FM_BK_INT: case FM_BK_INT32: return FI_INT32;
-    case FM_BK_UINT: case FM_BK_UINT32: return FI_UINT32;
-    case FM_BK_LONG: return sizeof(long) == 8 ? FI_INT64 : FI_INT32;
-    case FM_BK_ULONG: return sizeof(long) == 8 ? FI_UINT64 : FI_UINT32;
-    case FM_BK_LLONG: case FM_BK_INT64: return FI_INT64;
-    case FM_BK_ULLONG: case FM_BK_UINT64: return FI_UINT64;
-    case FM_BK_WCHAR: return sizeof(wchar_t) == 4 ? (WCHAR_MIN < 0 ? FI_INT32 : FI_UINT32) : -1;
-    case FM_BK_FLOAT: return FI_FLOAT;
-    case FM_BK_DOUBLE: return FI_DOUBLE;
-    case FM_BK_LDOUBLE: return FI_LONG_DOUBLE;
-    case FM_BK_FCOMPLEX: return FI_FLOAT_COMPLEX;
-    case FM_BK_DCOMPLEX: return FI_DOUBLE_COMPLEX;
-    case FM_BK_LDCOMPLEX: return FI_LONG_DOUBLE_COMPLEX;
+    case FM_BK_CHAR: return CHAR_MIN < 0 ? FM_NET_AT_I8 : FM_NET_AT_U8;
+    case FM_BK_SCHAR: case FM_BK_INT8: return FM_NET_AT_I8;
+    case FM_BK_UCHAR: case FM_BK_UINT8: case FM_BK_BYTE: return FM_NET_AT_U8;
+    case FM_BK_BOOL: return sizeof(_Bool) == 1 ? FM_NET_AT_U8 : -1;
+    case FM_BK_SHORT: case FM_BK_INT16: return FM_NET_AT_I16;
+    case FM_BK_USHORT: case FM_BK_UINT16: return FM_NET_AT_U16;
+    case FM_BK_INT: case FM_BK_INT32: return FM_NET_AT_I32;
+    case FM_BK_UINT: case FM_BK_UINT32: return FM_NET_AT_U32;
+    case FM_BK_LONG: return sizeof(long) == 8 ? FM_NET_AT_I64 : FM_NET_AT_I32;
+    case FM_BK_ULONG: return sizeof(long) == 8 ? FM_NET_AT_U64 : FM_NET_AT_U32;
+    case FM_BK_LLONG: case FM_BK_INT64: return FM_NET_AT_I64;
+    case FM_BK_ULLONG: case FM_BK_UINT64: return FM_NET_AT_U64;
+    case FM_BK_WCHAR:
+        return sizeof(wchar_t) == 4 ? (WCHAR_MIN < 0 ? FM_NET_AT_I32 : FM_NET_AT_U32) : -1;
+    case FM_BK_FLOAT: return FM_NET_AT_FLOAT;
+    case FM_BK_DOUBLE: return FM_NET_AT_DOUBLE;
+    case FM_BK_LDOUBLE: return FM_NET_AT_LDOUBLE;
+    case FM_BK_FCOMPLEX: return FM_NET_AT_FCOMPLEX;
+    case FM_BK_DCOMPLEX: return FM_NET_AT_DCOMPLEX;
+    case FM_BK_LDCOMPLEX: return FM_NET_AT_LDCOMPLEX;
     default: return -1; /* value-index pairs: always active messages */
     }
 }
@@ -66,27 +66,27 @@ static int cas_kind(int k, MPI_Datatype dt)
            (k < FM_BK_FCOMPLEX || k == FM_BK_BYTE) && dt->size <= 8;
 }
 
-static enum fi_op fi_op_of(MPI_Op op)
+static int aop_of(MPI_Op op)
 {
-    if (op == MPI_SUM) return FI_SUM;
-    if (op == MPI_PROD) return FI_PROD;
-    if (op == MPI_MAX) return FI_MAX;
-    if (op == MPI_MIN) return FI_MIN;
-    if (op == MPI_LAND) return FI_LAND;
-    if (op == MPI_LOR) return FI_LOR;
-    if (op == MPI_LXOR) return FI_LXOR;
-    if (op == MPI_BAND) return FI_BAND;
-    if (op == MPI_BOR) return FI_BOR;
-    if (op == MPI_BXOR) return FI_BXOR;
-    if (op == MPI_REPLACE) return FI_ATOMIC_WRITE;
-    return FI_ATOMIC_READ; /* MPI_NO_OP */
+    if (op == MPI_SUM) return FM_NET_AOP_SUM;
+    if (op == MPI_PROD) return FM_NET_AOP_PROD;
+    if (op == MPI_MAX) return FM_NET_AOP_MAX;
+    if (op == MPI_MIN) return FM_NET_AOP_MIN;
+    if (op == MPI_LAND) return FM_NET_AOP_LAND;
+    if (op == MPI_LOR) return FM_NET_AOP_LOR;
+    if (op == MPI_LXOR) return FM_NET_AOP_LXOR;
+    if (op == MPI_BAND) return FM_NET_AOP_BAND;
+    if (op == MPI_BOR) return FM_NET_AOP_BOR;
+    if (op == MPI_BXOR) return FM_NET_AOP_BXOR;
+    if (op == MPI_REPLACE) return FM_NET_AOP_WRITE;
+    return FM_NET_AOP_READ; /* MPI_NO_OP */
 }
 
 /* A kind qualifies only if every op MPI defines on it, REPLACE, NO_OP
  * (all in the fetching form, the only one used) and, where allowed,
  * compare-and-swap are valid: one op falling back to active messages would break atomicity
  * with the others on the same location. */
-static void hw_probe(void)
+static void hw_probe(fm_net *net)
 {
     if (hw_probed)
         return;
@@ -94,88 +94,78 @@ static void hw_probe(void)
     const MPI_Op ops[] = {MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN, MPI_LAND,
                           MPI_LOR, MPI_LXOR, MPI_BAND, MPI_BOR, MPI_BXOR};
     for (int k = 1; k < FM_BK_COUNT; k++) {
-        int f = kind_fi(k);
+        int type = kind_type(k);
         MPI_Datatype dt = fm_rma_kind_dt(k);
-        if (f < 0 || !dt)
+        if (type < 0 || !dt)
             continue;
         size_t c = (size_t)-1, n;
-        enum fi_datatype fdt = (enum fi_datatype)f;
-#define NEED(kind, fop)                                                           \
+#define NEED(form, aop)                                                           \
     do {                                                                          \
-        if (!(n = fm_ofi_rma_atomic_count(kind, fdt, fop)))                       \
+        if (!(n = fm_net_rma_atomic_count(net, form, type, aop)))                 \
             goto next;                                                            \
         c = n < c ? n : c;                                                        \
     } while (0)
         for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
             if (fm_op_check(ops[i], dt) == FM_OK)
-                NEED(FM_OFI_ATOMIC_FETCH, fi_op_of(ops[i]));
-        NEED(FM_OFI_ATOMIC_FETCH, FI_ATOMIC_WRITE);
-        NEED(FM_OFI_ATOMIC_FETCH, FI_ATOMIC_READ);
+                NEED(FM_NET_ATOMIC_FETCH, aop_of(ops[i]));
+        NEED(FM_NET_ATOMIC_FETCH, FM_NET_AOP_WRITE);
+        NEED(FM_NET_ATOMIC_FETCH, FM_NET_AOP_READ);
         if (cas_kind(k, dt))
-            NEED(FM_OFI_ATOMIC_COMPARE, FI_CSWAP);
+            NEED(FM_NET_ATOMIC_COMPARE, FM_NET_AOP_CSWAP);
 #undef NEED
         hw_mask |= (uint64_t)1 << k;
         hw_cnt[k] = c;
     next:;
     }
 }
-#endif
 
 uint64_t fm_rma_hw_kinds(int *why)
 {
-#ifdef FM_HAVE_OFI
     if (fm_param.RMA_ATOMICS == FM_RMA_ATOMICS_AM) {
         *why = FM_RMA_HW_KNOB;
         return 0;
     }
-    if (fm_ofi_rma_atomics_distrusted()) {
+    fm_net *net = fm_rma_onesided();
+    if (net && net->rma_distrust) {
         *why = FM_RMA_HW_QUIRK;
         return 0;
     }
-    hw_probe();
+    if (net)
+        hw_probe(net);
     *why = hw_mask ? FM_RMA_HW_OK : FM_RMA_HW_PROVIDER;
     return hw_mask;
-#else
-    *why = FM_RMA_HW_PROVIDER;
-    return 0;
-#endif
 }
 
 const char *fm_rma_hw_distrust_why(void)
 {
-#ifdef FM_HAVE_OFI
-    return fm_ofi_rma_atomics_distrusted();
-#else
-    return NULL;
-#endif
+    fm_net *net = fm_rma_onesided();
+    return net ? net->rma_distrust : NULL;
 }
 
 int fm_rma_hw_self(struct fm_win *w, uint64_t key, uint64_t raddr)
 {
-#ifdef FM_HAVE_OFI
+    fm_net *net = fm_rma_onesided();
+    if (!net)
+        return FM_ERR_UNSUPPORTED;
     fm_rma_peer *self = &w->peer[w->rank];
     char ep[FM_RMA_EP_NAME];
-    size_t len = fm_ofi_rma_name(ep, sizeof ep);
-    if (!len || fm_ofi_rma_insert(fm_world_rank, ep, len) != FM_OK)
+    size_t len = fm_net_rma_name(net, ep, sizeof ep);
+    if (!len || fm_net_rma_insert(net, fm_world_rank, ep, len) != FM_OK)
         return FM_ERR_NET;
     self->world = fm_world_rank;
     self->key = key;
     self->raddr = raddr;
     return FM_OK;
-#else
-    (void)w, (void)key, (void)raddr;
-    return FM_ERR_UNSUPPORTED;
-#endif
 }
 
-#ifdef FM_HAVE_OFI
 /* Does an atomic that reads (rd) and/or writes (wr) the target have to
  * wait for those in flight to trank?  MPI orders accumulates from one
  * origin to one location as the accumulate_ordering hint says (default
- * all four: a fetch after a replace must see the replacement); libfabric
- * completes atomics in any order unless the provider orders atomic after
- * atomic (shm orders only sends).  Counting per target rather than per
- * location: waiting is only ever too strict. */
+ * all four: a fetch after a replace must see the replacement); a
+ * transport completes atomics in any order unless it says it orders them
+ * (FM_NET_RMA_ATOMICS_ORDERED; libfabric's shm orders only sends).
+ * Counting per target rather than per location: waiting is only ever too
+ * strict. */
 static int hw_conflict(const struct fm_win *w, const tgt *t, int rd, int wr)
 {
     unsigned o = w->acc_order;
@@ -187,7 +177,7 @@ static int hw_conflict(const struct fm_win *w, const tgt *t, int rd, int wr)
 static void hw_order(struct fm_win *w, int trank, int rd, int wr)
 {
     tgt *t = &w->rm->t[trank];
-    if (fm_ofi_rma_atomic_ordered())
+    if (w->rm->net->rma_caps & FM_NET_RMA_ATOMICS_ORDERED)
         return;
     fm_wait_until(!hw_conflict(w, t, rd, wr));
 }
@@ -200,8 +190,8 @@ static void hw_drain(struct fm_win *w, int trank)
 }
 
 static int hw_issue(struct fm_win *w, int trank, int kind, int rw, const void *buf, size_t count,
-                    size_t esz, const void *cmp, void *res, uint64_t off, enum fi_datatype fdt,
-                    enum fi_op fop, xgrp *g)
+                    size_t esz, const void *cmp, void *res, uint64_t off, int type, int aop,
+                    xgrp *g)
 {
     fm_rma_peer *p = &w->peer[trank];
     xop *x = fm_rma_xop_new(w, trank, rw, g);
@@ -222,8 +212,8 @@ static int hw_issue(struct fm_win *w, int trank, int kind, int rw, const void *b
     x->res = res;
     x->count = count;
     x->raddr = p->raddr + off;
-    x->fdt = fdt;
-    x->fop = fop;
+    x->type = type;
+    x->aop = aop;
     int rc = fm_rma_xop_post(x);
     if (rc != FM_OK) {
         fm_rma_xop_drop(x);
@@ -235,25 +225,22 @@ static int hw_issue(struct fm_win *w, int trank, int kind, int rw, const void *b
     t->writes += (rw & XOP_WRITES) != 0;
     return FM_OK;
 }
-#endif
 
 int fm_rma_hw_acc(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_Datatype odt,
                   void *res, MPI_Count rcount, MPI_Datatype rdt, int trank, MPI_Aint tdisp,
                   MPI_Count tcount, MPI_Datatype tdt, MPI_Op op)
 {
-#ifdef FM_HAVE_OFI
     size_t bytes = (size_t)tcount * (size_t)tdt->size;
     if (!bytes || (op == MPI_NO_OP && !res))
         return FM_OK;
     int k = tdt->basic;
     size_t esz = (size_t)fm_rma_kind_dt(k)->size, maxc = hw_cnt[k];
-    enum fi_datatype fdt = (enum fi_datatype)kind_fi(k);
-    enum fi_op fop = fi_op_of(op);
+    int type = kind_type(k), aop = aop_of(op);
     /* Always the fetching form: libfabric 1.17's shm provider writes the
      * answer of a plain fi_atomic under FI_DELIVERY_COMPLETE back into the
      * origin buffer (found here: corrupted origin stacks, lost updates), so
      * plain accumulates fetch into scratch (inline in the op when small). */
-    int kind = FM_OFI_ATOMIC_FETCH;
+    int kind = FM_NET_ATOMIC_FETCH;
     void *heap = NULL, *tmp = NULL;
     const unsigned char *data = NULL;
     if (op != MPI_NO_OP && !(data = fm_rma_packed(obuf, ocount, odt, bytes, &heap)))
@@ -291,7 +278,7 @@ int fm_rma_hw_acc(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_Data
                 /* NO_OP reads: buf is not read, any valid address does */
                 const void *src = data ? (const void *)(data + pos) : (const void *)(rbuf + pos);
                 rc = hw_issue(w, trank, kind, rw, src, c, esz, NULL, rbuf ? rbuf + pos : NULL,
-                              off + e * esz, fdt, fop, g);
+                              off + e * esz, type, aop, g);
                 e += c;
                 pos += c * esz;
             }
@@ -300,28 +287,18 @@ int fm_rma_hw_acc(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_Data
     if (trank == w->rank)
         hw_drain(w, trank);
     return rc;
-#else
-    (void)w, (void)obuf, (void)ocount, (void)odt, (void)res, (void)rcount, (void)rdt, (void)trank,
-        (void)tdisp, (void)tcount, (void)tdt, (void)op;
-    return FM_ERR_UNSUPPORTED;
-#endif
 }
 
 int fm_rma_hw_cas(struct fm_win *w, const void *obuf, const void *cmp, void *res,
                   MPI_Datatype dt, int trank, MPI_Aint tdisp)
 {
-#ifdef FM_HAVE_OFI
     hw_order(w, trank, 1, 1);
     uint64_t off = (uint64_t)(tdisp * w->peer[trank].disp_unit + dt->true_lb);
-    int rc = hw_issue(w, trank, FM_OFI_ATOMIC_COMPARE, XOP_READS | XOP_WRITES,
+    int rc = hw_issue(w, trank, FM_NET_ATOMIC_COMPARE, XOP_READS | XOP_WRITES,
                       (const char *)obuf + dt->true_lb, 1, (size_t)dt->size,
                       (const char *)cmp + dt->true_lb, (char *)res + dt->true_lb, off,
-                      (enum fi_datatype)kind_fi(dt->basic), FI_CSWAP, NULL);
+                      kind_type(dt->basic), FM_NET_AOP_CSWAP, NULL);
     if (trank == w->rank)
         hw_drain(w, trank);
     return rc;
-#else
-    (void)w, (void)obuf, (void)cmp, (void)res, (void)dt, (void)trank, (void)tdisp;
-    return FM_ERR_UNSUPPORTED;
-#endif
 }

@@ -1,17 +1,17 @@
-/* remote_int.h — what remote.c (fi_write/fi_read, active messages,
- * flushes) and remote_atomic.c (accumulates by provider atomics) share:
- * the per-target bookkeeping of a window's OFI peers and the in-flight
- * operation records.  Private to src/rma. */
+/* remote_int.h — what remote.c (one-sided writes and reads, active
+ * messages, flushes) and remote_atomic.c (accumulates by transport
+ * atomics) share: the per-target bookkeeping of a window's network peers
+ * and the in-flight operation records.  Both reach those peers through the
+ * network transport's one-sided contract (net/net_rma.h).  Private to
+ * src/rma. */
 #ifndef FM_RMA_REMOTE_INT_H
 #define FM_RMA_REMOTE_INT_H
 
 #include <stdint.h>
 
 #include "core/progress.h"
+#include "net/net.h"
 #include "rma/rma.h"
-#ifdef FM_HAVE_OFI
-#include "net/ofi/ofi.h"
-#endif
 
 typedef struct pend {
     struct fm_request *r;
@@ -21,11 +21,11 @@ typedef struct pend {
 typedef struct tgt {
     pend *v;
     int n, cap;
-    long inflight; /* fi_write / fi_read / fi_*atomic not yet completed */
+    long inflight; /* one-sided writes / reads / atomics not yet completed */
     long reads;    /* of which atomics whose old values the caller wants */
     long writes;   /* of which atomics changing the target (ordering: hw_order) */
-    int wrote;     /* fi_write since the last flush (fm_ofi_rma_flush_by_read) */
-    int parked;    /* of the in-flight ones, refused by the provider for now and
+    int wrote;     /* a write since the last flush (FM_NET_RMA_FLUSH_BY_READ) */
+    int parked;    /* of the in-flight ones, refused by the transport for now and
                     * waiting in the deferred queue; later ones wait behind them */
     uint64_t last_off; /* where the last one wrote */
 } tgt;
@@ -33,17 +33,22 @@ typedef struct tgt {
 struct fm_rma_remote {
     tgt *t;                    /* [size] */
     int next_tag;              /* replies: 2 .. 2^30 */
-    int err;                   /* first failure of an fi operation */
-    void *mr;                  /* our registration (struct fid_mr *) */
+    int err;                   /* first failure of a one-sided operation */
+    fm_net *net;               /* the transport's one-sided operations, or NULL */
+    fm_net_mr *mr;             /* our registration */
     struct fm_win *next;       /* windows served by the progress hook */
 };
+
+/* The network transport's one-sided operations, opened (remote.c); NULL
+ * when it has none or they would not open (windows then use active
+ * messages). */
+fm_net *fm_rma_onesided(void);
 
 /* Origin data as one packed stream: the buffer itself when contiguous,
  * else *heap (caller frees). */
 const void *fm_rma_packed(const void *obuf, MPI_Count ocount, MPI_Datatype odt, size_t bytes,
                           void **heap);
 
-#ifdef FM_HAVE_OFI
 /* Buffers shared by the pieces of one operation: freed, and a fetched
  * stream unpacked into the user's layout, when the last piece completed
  * (pieces complete in any order). */
@@ -58,24 +63,23 @@ typedef struct xgrp {
 } xgrp;
 
 typedef struct xop {
-    fm_ofi_rma_op op;
+    fm_net_rma_op op;
     struct fm_win *w;
     int trank;
-    int atomic;    /* XOP_READS | XOP_WRITES, 0 for fi_write / fi_read */
+    int atomic;    /* XOP_READS | XOP_WRITES, 0 for writes and reads */
     xgrp *g;
     /* The operation's arguments (fm_rma_xop_post), kept so that one the
-     * provider cannot take yet waits in the deferred queue and is posted
+     * transport cannot take yet waits in the deferred queue and is posted
      * again from progress. */
     fm_deferred parked;
-    int kind;      /* XOP_WRITE, XOP_READ, or XOP_ATOMIC + FM_OFI_ATOMIC_* */
+    int kind;      /* XOP_WRITE, XOP_READ, or XOP_ATOMIC + FM_NET_ATOMIC_* */
     const void *buf, *cmp;
     void *res;
     size_t count;  /* bytes (write, read) or elements (atomics) */
     uint64_t raddr;
-    enum fi_datatype fdt;
-    enum fi_op fop;
+    int type, aop; /* atomics: FM_NET_AT_*, FM_NET_AOP_* */
     /* Small atomic operands travel from here, so the caller's buffers are
-     * free on return (providers may read them only when they run the op). */
+     * free on return (transports may read them only when they run the op). */
     _Alignas(16) unsigned char inl[3][32];
 } xop;
 #define HW_INLINE 32
@@ -89,13 +93,12 @@ xgrp *fm_rma_grp_new(void *tmp, void *heap, void *obuf, MPI_Count ocount, MPI_Da
 void fm_rma_grp_put(xgrp *g, int status);
 /* An operation record counted against target trank when issued. */
 xop *fm_rma_xop_new(struct fm_win *w, int trank, int atomic, xgrp *g);
-/* Forget a record whose operation the provider refused (never issued). */
+/* Forget a record whose operation the transport refused (never issued). */
 void fm_rma_xop_drop(xop *x);
 /* Post x (kind and arguments filled in) to its target: FM_OK when posted
- * or, if the provider cannot take it yet or earlier ones to the target
+ * or, if the transport cannot take it yet or earlier ones to the target
  * wait, parked behind them (completing later like any other); else the
- * provider's error, x not issued. */
+ * transport's error, x not issued. */
 int fm_rma_xop_post(xop *x);
-#endif
 
 #endif

@@ -75,9 +75,9 @@ typedef struct fm_rma_peer {
     fm_rma_ctl *ctl; /* its control block, mapped here */
     void *map;       /* its segment mapping (NULL when none of ours) */
     size_t map_len;
-    /* Peers reached over OFI (remote.c): nothing mapped, ctl NULL. */
-    int ofi;         /* 1: every operation goes over OFI */
-    int rma;         /* 1: fi_write/fi_read into its registered memory; 0: active messages */
+    /* Peers reached over the network (remote.c): nothing mapped, ctl NULL. */
+    int remote;      /* 1: every operation goes over the network transport */
+    int rma;         /* 1: one-sided writes/reads into its registered memory; 0: active messages */
     int world;       /* its world rank */
     uint64_t key;    /* its registration's key */
     uint64_t raddr;  /* remote address of its displacement 0 (address or 0 for offsets) */
@@ -187,11 +187,12 @@ int fm_rma_cma(int pid, int write, void *lbuf, MPI_Count lcount, MPI_Datatype ld
 void fm_rma_acc_at(struct fm_win *w, uintptr_t t, const unsigned char *org, unsigned char *rpk,
                    MPI_Count tcount, MPI_Datatype tdt, MPI_Op op);
 
-/* ---- peers over OFI (remote.c: origin side; am.c: target side) ----------
- * Put/Get by fi_write/fi_read when the target registered its memory and the
- * target datatype is contiguous.  Accumulates by provider atomics when the
+/* ---- peers over the network (remote.c: origin side; am.c: target side) --
+ * Put/Get by the transport's one-sided writes and reads (net/net_rma.h;
+ * fi_write/fi_read over OFI) when the target registered its memory and the
+ * target datatype is contiguous.  Accumulates by transport atomics when the
  * window qualified at creation (fm_rma_hw_*: every rank reaches every other
- * over OFI, and the type's every op is validated by the provider); else as
+ * over the network, and the type's every op is validated by the transport); else as
  * active messages, so one path keeps them atomic with the target's own
  * stripe-locked updates.  Everything else goes as an active message too: a
  * request through point-to-point on the window's private communicator,

@@ -78,7 +78,7 @@ int fm_rma_try_lock(fm_rma_ctl *c, int exclusive)
 
 void fm_rma_lock(struct fm_win *w, int exclusive, int rank)
 {
-    if (w->peer[rank].ofi) {
+    if (w->peer[rank].remote) {
         fm_rma_remote_lock(w, exclusive, rank);
         return;
     }
@@ -88,7 +88,7 @@ void fm_rma_lock(struct fm_win *w, int exclusive, int rank)
 
 void fm_rma_unlock(struct fm_win *w, int exclusive, int rank)
 {
-    if (w->peer[rank].ofi) {
+    if (w->peer[rank].remote) {
         fm_rma_remote_unlock(w, exclusive, rank);
         return;
     }
@@ -100,7 +100,7 @@ void fm_rma_post(struct fm_win *w, const int *origins, int n)
 {
     atomic_thread_fence(memory_order_seq_cst);
     for (int i = 0; i < n; i++) {
-        if (w->peer[origins[i]].ofi)
+        if (w->peer[origins[i]].remote)
             fm_rma_remote_post(w, origins[i]);
         else
             atomic_fetch_add(&w->peer[origins[i]].ctl->posted[w->rank], 1);
@@ -123,7 +123,7 @@ void fm_rma_complete(struct fm_win *w)
 {
     atomic_thread_fence(memory_order_seq_cst);
     for (int i = 0; i < w->naccess; i++) {
-        if (w->peer[w->access[i]].ofi)
+        if (w->peer[w->access[i]].remote)
             fm_rma_remote_complete(w, w->access[i]);
         else
             atomic_fetch_add(&w->peer[w->access[i]].ctl->completes, 1);

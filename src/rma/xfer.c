@@ -45,7 +45,7 @@ int fm_rma_put(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_Datatyp
                MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype tdt)
 {
     fm_rma_peer *p = &w->peer[trank];
-    if (p->ofi)
+    if (p->remote)
         return fm_rma_remote_put(w, obuf, ocount, odt, trank, tdisp, tcount, tdt);
     uintptr_t t = fm_rma_target(w, trank, tdisp);
     if (p->direct) {
@@ -59,7 +59,7 @@ int fm_rma_get(struct fm_win *w, void *obuf, MPI_Count ocount, MPI_Datatype odt,
                MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype tdt)
 {
     fm_rma_peer *p = &w->peer[trank];
-    if (p->ofi)
+    if (p->remote)
         return fm_rma_remote_get(w, obuf, ocount, odt, trank, tdisp, tcount, tdt);
     uintptr_t t = fm_rma_target(w, trank, tdisp);
     if (p->direct) {

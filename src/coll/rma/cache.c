@@ -57,7 +57,7 @@ fm_crma *fm_crma_get(MPI_Comm comm)
     /* Members all on this node map each other's segments; otherwise every
      * segment is reached through OFI, this node's members' too (one path
      * per communicator keeps the flags' ordering rules simple). */
-    c->be = fm_crma_all_shm(comm) ? &fm_crma_shm : &fm_crma_ofi;
+    c->be = fm_crma_all_shm(comm) ? &fm_crma_shm : &fm_crma_net;
     c->rank = comm->rank;
     c->size = comm->size;
     c->comm = comm;

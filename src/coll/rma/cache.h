@@ -132,9 +132,10 @@ typedef struct fm_crma_backend {
 } fm_crma_backend;
 
 extern const fm_crma_backend fm_crma_shm;
-/* backend_ofi.c: fi_write / fi_read on the OFI RMA endpoint (src/net/ofi/rma.c);
- * in a build without libfabric its attach fails and says so. */
-extern const fm_crma_backend fm_crma_ofi;
+/* backend_net.c: one-sided writes and reads through the network
+ * transport (net/net_rma.h; over OFI, fi_write / fi_read); its attach
+ * fails, and says why, when no transport offers them. */
+extern const fm_crma_backend fm_crma_net;
 
 /* Process-local state of one communicator's cache (comm->coll_rma). */
 typedef struct fm_crma {

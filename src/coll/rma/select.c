@@ -14,7 +14,7 @@
  *         our measurements show it winning (tables below), or where the
  *         flat barrier / allreduce fits (flat_fits).  Over OFI auto
  *         stays two-sided: each flag there waits for a completion round
- *         trip of the data before it (backend_ofi.c), and no measurement
+ *         trip of the data before it (backend_net.c), and no measurement
  *         has shown the one-sided path winning on the providers we have
  *         (net, tcp;ofi_rxm, shm over loopback); the candidate
  *         with the higher priority runs: two-sided has the fixed priority

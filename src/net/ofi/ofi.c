@@ -239,6 +239,7 @@ static const fm_net_ops ofi_ops = {
     .pull = ofi_pull,
     .poll = ofi_poll,
     .finalize = ofi_finalize,
+    .rma = &fm_ofi_rma_ops,
 };
 
 fm_net fm_net_ofi = {.ops = &ofi_ops}; /* caps and limits: set by init() */

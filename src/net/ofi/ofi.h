@@ -21,6 +21,8 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 
+#include "net/net_rma.h"
+
 /* Wire prefix of every OFI message. */
 typedef struct fm_ofi_wire {
     uint32_t src;  /* sender's world rank */
@@ -105,11 +107,10 @@ int fm_ofi_poll(void (*cb)(int, const void *, size_t));
 void fm_ofi_flush(void);
 
 /* --- rma.c: the endpoint for one-sided windows --- */
-/* One fi_write / fi_read in flight; done() runs from fm_ofi_rma_poll. */
-typedef struct fm_ofi_rma_op {
-    struct fi_context ctx;
-    void (*done)(struct fm_ofi_rma_op *op, int status);
-} fm_ofi_rma_op;
+/* Its operations in the one-sided contract (net/net_rma.h): the table
+ * fm_net_ofi's ops name.  rndv.c calls the functions below directly. */
+extern const fm_net_rma_ops fm_ofi_rma_ops;
+typedef fm_net_rma_op fm_ofi_rma_op;
 /* Open on first use (FM_OK), or FM_ERR_* when windows must use active
  * messages (no provider with FI_RMA under our MR modes, FABMPI_OFI_RMA=am). */
 int fm_ofi_rma_open(void);
@@ -125,28 +126,16 @@ size_t fm_ofi_rma_max(void); /* bytes one operation may move */
 int fm_ofi_rma_xfer(int write, int world, void *buf, size_t len, uint64_t raddr, uint64_t key,
                     fm_ofi_rma_op *op);
 /* Completions of this endpoint's operations (and, for manual-progress
- * providers, incoming RMA): the window layer and the one-sided
- * collectives call it from their progress hooks. */
+ * providers, incoming RMA). */
 int fm_ofi_rma_poll(void);
-/* Atomics (fi_atomic / fi_fetch_atomic / fi_compare_atomic): the element
- * count the provider takes for (dt, op), 0 when not valid (check before
- * use: the net provider advertises FI_ATOMIC but completes no atomic). */
-enum { FM_OFI_ATOMIC_WRITE = 0, FM_OFI_ATOMIC_FETCH, FM_OFI_ATOMIC_COMPARE };
-size_t fm_ofi_rma_atomic_count(int kind, enum fi_datatype dt, enum fi_op op);
-/* 1 if the provider orders atomics after atomics (RAR, RAW, WAR, WAW). */
-int fm_ofi_rma_atomic_ordered(void);
-/* 1 when a completed fi_write may not yet be visible at the target (net
- * in libfabric 1.17 completes writes before they land, FI_DELIVERY_COMPLETE
- * or not), but the provider orders a read after earlier writes: a flush
- * then ends with a small fi_read behind the writes. */
-int fm_ofi_rma_flush_by_read(void);
-/* Why the provider's atomics must not be used although it may validate
- * them (net/ofi/quirks.c), or NULL. */
-const char *fm_ofi_rma_atomics_distrusted(void);
-/* One atomic of `kind`; cmp for compare, res for fetch and compare.
- * FM_ERR_AGAIN: progress and retry. */
-int fm_ofi_rma_atomic(int kind, int world, const void *buf, size_t count, const void *cmp,
-                      void *res, uint64_t raddr, uint64_t key, enum fi_datatype dt, enum fi_op op,
+/* Atomics (fi_atomic / fi_fetch_atomic / fi_compare_atomic) of a contract
+ * form (FM_NET_ATOMIC_*) on contract types and operators: the element count
+ * the provider takes, 0 when not valid (check before use: the net provider
+ * advertises FI_ATOMIC but completes no atomic). */
+size_t fm_ofi_rma_atomic_count(int form, int type, int aop);
+/* FM_ERR_AGAIN: progress and retry. */
+int fm_ofi_rma_atomic(int form, int world, const void *buf, size_t count, const void *cmp,
+                      void *res, uint64_t raddr, uint64_t key, int type, int aop,
                       fm_ofi_rma_op *o);
 
 /* --- rndv.c: rendezvous by fi_read (software-matching engine) --- */

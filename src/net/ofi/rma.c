@@ -11,10 +11,12 @@
  * addresses travel in the window's setup exchange, not through the
  * bootstrap.
  *
- * Completions land in this endpoint's own CQ and name their fm_ofi_rma_op;
- * the users of this endpoint (windows, one-sided collectives) poll this CQ
- * from their progress hooks (providers with manual progress, like shm, move
- * incoming RMA only then). */
+ * Completions land in this endpoint's own CQ and name their fm_net_rma_op;
+ * the users of this endpoint (windows, one-sided collectives, through the
+ * one-sided contract of net/net_rma.h; rendezvous reads, rndv.c) poll this
+ * CQ from their progress hooks (providers with manual progress, like shm,
+ * move incoming RMA only then). */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +24,7 @@
 #include <rdma/fi_atomic.h>
 #include <rdma/fi_rma.h>
 
+#include "net/net.h"
 #include "net/ofi/ofi.h"
 #include "net/ofi/quirks.h"
 #include "util/log.h"
@@ -40,6 +43,32 @@ static struct {
     int tried, up;
     int atomic; /* the endpoint has FI_ATOMIC (fi_*atomicvalid still decide) */
 } R;
+
+/* The provider's context of an operation: its first bytes, so a
+ * completion's op_context is the operation's address. */
+static_assert(sizeof(struct fi_context) <= sizeof(((fm_net_rma_op *)0)->transport),
+              "fi_context fits fm_net_rma_op.transport");
+static struct fi_context *op_ctx(fm_net_rma_op *op) { return (struct fi_context *)(void *)op; }
+
+/* The contract's atomic types and operators in libfabric's terms. */
+static const enum fi_datatype fi_type[FM_NET_AT_COUNT] = {
+    [FM_NET_AT_I8] = FI_INT8,        [FM_NET_AT_U8] = FI_UINT8,
+    [FM_NET_AT_I16] = FI_INT16,      [FM_NET_AT_U16] = FI_UINT16,
+    [FM_NET_AT_I32] = FI_INT32,      [FM_NET_AT_U32] = FI_UINT32,
+    [FM_NET_AT_I64] = FI_INT64,      [FM_NET_AT_U64] = FI_UINT64,
+    [FM_NET_AT_FLOAT] = FI_FLOAT,    [FM_NET_AT_DOUBLE] = FI_DOUBLE,
+    [FM_NET_AT_LDOUBLE] = FI_LONG_DOUBLE,
+    [FM_NET_AT_FCOMPLEX] = FI_FLOAT_COMPLEX,
+    [FM_NET_AT_DCOMPLEX] = FI_DOUBLE_COMPLEX,
+    [FM_NET_AT_LDCOMPLEX] = FI_LONG_DOUBLE_COMPLEX,
+};
+static const enum fi_op fi_aop[FM_NET_AOP_COUNT] = {
+    [FM_NET_AOP_SUM] = FI_SUM,   [FM_NET_AOP_PROD] = FI_PROD, [FM_NET_AOP_MAX] = FI_MAX,
+    [FM_NET_AOP_MIN] = FI_MIN,   [FM_NET_AOP_LAND] = FI_LAND, [FM_NET_AOP_LOR] = FI_LOR,
+    [FM_NET_AOP_LXOR] = FI_LXOR, [FM_NET_AOP_BAND] = FI_BAND, [FM_NET_AOP_BOR] = FI_BOR,
+    [FM_NET_AOP_BXOR] = FI_BXOR, [FM_NET_AOP_WRITE] = FI_ATOMIC_WRITE,
+    [FM_NET_AOP_READ] = FI_ATOMIC_READ, [FM_NET_AOP_CSWAP] = FI_CSWAP,
+};
 
 static int rfail(const char *what, int rc)
 {
@@ -217,10 +246,11 @@ size_t fm_ofi_rma_max(void)
 }
 
 int fm_ofi_rma_xfer(int write, int world, void *buf, size_t len, uint64_t raddr, uint64_t key,
-                    fm_ofi_rma_op *op)
+                    fm_net_rma_op *op)
 {
-    ssize_t rc = write ? fi_write(R.ep, buf, len, NULL, R.addr[world], raddr, key, &op->ctx)
-                       : fi_read(R.ep, buf, len, NULL, R.addr[world], raddr, key, &op->ctx);
+    struct fi_context *ctx = op_ctx(op);
+    ssize_t rc = write ? fi_write(R.ep, buf, len, NULL, R.addr[world], raddr, key, ctx)
+                       : fi_read(R.ep, buf, len, NULL, R.addr[world], raddr, key, ctx);
     if (rc == -FI_EAGAIN)
         return FM_ERR_AGAIN;
     if (rc) {
@@ -231,54 +261,56 @@ int fm_ofi_rma_xfer(int write, int world, void *buf, size_t len, uint64_t raddr,
     return FM_OK;
 }
 
-size_t fm_ofi_rma_atomic_count(int kind, enum fi_datatype dt, enum fi_op op)
+size_t fm_ofi_rma_atomic_count(int form, int type, int aop)
 {
     if (!R.up || !R.atomic)
         return 0;
+    enum fi_datatype dt = fi_type[type];
+    enum fi_op op = fi_aop[aop];
     size_t count = 0;
-    int rc = kind == FM_OFI_ATOMIC_FETCH    ? fi_fetch_atomicvalid(R.ep, dt, op, &count)
-             : kind == FM_OFI_ATOMIC_COMPARE ? fi_compare_atomicvalid(R.ep, dt, op, &count)
+    int rc = form == FM_NET_ATOMIC_FETCH    ? fi_fetch_atomicvalid(R.ep, dt, op, &count)
+             : form == FM_NET_ATOMIC_COMPARE ? fi_compare_atomicvalid(R.ep, dt, op, &count)
                                             : fi_atomicvalid(R.ep, dt, op, &count);
     return rc == 0 ? count : 0;
 }
 
-int fm_ofi_rma_atomic_ordered(void)
+/* What the window layer must know of this endpoint (fm_net.rma_caps). */
+static unsigned rma_caps(void)
 {
     const uint64_t all = FI_ORDER_ATOMIC_RAR | FI_ORDER_ATOMIC_RAW | FI_ORDER_ATOMIC_WAR |
                          FI_ORDER_ATOMIC_WAW;
-    return R.up && (R.info->tx_attr->msg_order & all) == all;
+    unsigned caps = 0;
+    if ((R.info->tx_attr->msg_order & all) == all)
+        caps |= FM_NET_RMA_ATOMICS_ORDERED;
+    /* net in libfabric 1.17 completes writes before they land,
+     * FI_DELIVERY_COMPLETE or not; a read ordered behind them does not. */
+    if ((fm_ofi_quirks(R.info->fabric_attr->prov_name) & FM_OFI_QUIRK_WRITE_LANDS_LATE) &&
+        (R.info->tx_attr->msg_order & FI_ORDER_RAW))
+        caps |= FM_NET_RMA_FLUSH_BY_READ;
+    return caps;
 }
 
-int fm_ofi_rma_flush_by_read(void)
-{
-    return R.up && (fm_ofi_quirks(R.info->fabric_attr->prov_name) & FM_OFI_QUIRK_WRITE_LANDS_LATE) &&
-           (R.info->tx_attr->msg_order & FI_ORDER_RAW);
-}
-
-const char *fm_ofi_rma_atomics_distrusted(void)
-{
-    return R.up ? fm_ofi_quirk_why(R.info->fabric_attr->prov_name, FM_OFI_QUIRK_ATOMICS) : NULL;
-}
-
-int fm_ofi_rma_atomic(int kind, int world, const void *buf, size_t count, const void *cmp,
-                      void *res, uint64_t raddr, uint64_t key, enum fi_datatype dt, enum fi_op op,
-                      fm_ofi_rma_op *o)
+int fm_ofi_rma_atomic(int form, int world, const void *buf, size_t count, const void *cmp,
+                      void *res, uint64_t raddr, uint64_t key, int type, int aop,
+                      fm_net_rma_op *o)
 {
     fi_addr_t a = R.addr[world];
+    enum fi_datatype dt = fi_type[type];
+    enum fi_op op = fi_aop[aop];
     ssize_t rc;
-    if (kind == FM_OFI_ATOMIC_COMPARE)
+    if (form == FM_NET_ATOMIC_COMPARE)
         rc = fi_compare_atomic(R.ep, buf, count, NULL, cmp, NULL, res, NULL, a, raddr, key, dt, op,
-                               &o->ctx);
-    else if (kind == FM_OFI_ATOMIC_FETCH)
-        rc = fi_fetch_atomic(R.ep, buf, count, NULL, res, NULL, a, raddr, key, dt, op, &o->ctx);
+                               op_ctx(o));
+    else if (form == FM_NET_ATOMIC_FETCH)
+        rc = fi_fetch_atomic(R.ep, buf, count, NULL, res, NULL, a, raddr, key, dt, op, op_ctx(o));
     else
-        rc = fi_atomic(R.ep, buf, count, NULL, a, raddr, key, dt, op, &o->ctx);
+        rc = fi_atomic(R.ep, buf, count, NULL, a, raddr, key, dt, op, op_ctx(o));
     if (rc == -FI_EAGAIN)
         return FM_ERR_AGAIN;
     if (rc) {
         fm_error_msg("ofi/rma: fi_%satomic of %zu elements (datatype %d, op %d) to rank %d "
                      "failed: %s",
-                     kind == FM_OFI_ATOMIC_COMPARE ? "compare_" : kind == FM_OFI_ATOMIC_FETCH ? "fetch_" : "",
+                     form == FM_NET_ATOMIC_COMPARE ? "compare_" : form == FM_NET_ATOMIC_FETCH ? "fetch_" : "",
                      count, (int)dt, (int)op, world, fi_strerror((int)-rc));
         return FM_ERR_NET;
     }
@@ -302,7 +334,7 @@ int fm_ofi_rma_poll(void)
                 break;
             fm_error_msg("ofi/rma: operation failed: %s (provider: %s)", fi_strerror(e.err),
                          fi_cq_strerror(R.cq, e.prov_errno, e.err_data, NULL, 0));
-            fm_ofi_rma_op *op = e.op_context;
+            fm_net_rma_op *op = e.op_context;
             if (op)
                 op->done(op, FM_ERR_NET);
             continue;
@@ -310,10 +342,90 @@ int fm_ofi_rma_poll(void)
         if (got < 0)
             break;
         for (ssize_t i = 0; i < got; i++) {
-            fm_ofi_rma_op *op = ev[i].op_context;
+            fm_net_rma_op *op = ev[i].op_context;
             op->done(op, FM_OK);
             n++;
         }
     }
     return n;
 }
+
+/* ---- the one-sided contract (net/net_rma.h) over the functions above ---- */
+
+static int op_open(fm_net *n)
+{
+    int rc = fm_ofi_rma_open();
+    if (rc == FM_OK) {
+        n->rma_caps = rma_caps();
+        n->rma_max = fm_ofi_rma_max();
+        n->rma_distrust = fm_ofi_quirk_why(R.info->fabric_attr->prov_name, FM_OFI_QUIRK_ATOMICS);
+    }
+    return rc;
+}
+
+static size_t op_name(void *buf, size_t len, fm_net *n)
+{
+    (void)n;
+    return fm_ofi_rma_name(buf, len);
+}
+
+static int op_insert(int peer, const void *name, size_t len, fm_net *n)
+{
+    (void)n;
+    return fm_ofi_rma_insert(peer, name, len);
+}
+
+static int op_reg(void *base, size_t len, fm_net_mr **mr, uint64_t *key, uint64_t *raddr,
+                  fm_net *n)
+{
+    (void)n;
+    struct fid_mr *m;
+    int rc = fm_ofi_rma_reg(base, len, &m, key, raddr);
+    *mr = (fm_net_mr *)m;
+    return rc;
+}
+
+static void op_dereg(fm_net_mr *mr, fm_net *n)
+{
+    (void)n;
+    fm_ofi_rma_dereg((struct fid_mr *)mr);
+}
+
+static int op_xfer(int write, int peer, void *buf, size_t len, uint64_t raddr, uint64_t key,
+                   fm_net_rma_op *op, fm_net *n)
+{
+    (void)n;
+    return fm_ofi_rma_xfer(write, peer, buf, len, raddr, key, op);
+}
+
+static size_t op_atomic_count(int form, int type, int aop, fm_net *n)
+{
+    (void)n;
+    return fm_ofi_rma_atomic_count(form, type, aop);
+}
+
+static int op_atomic(int form, int peer, const void *buf, size_t count, const void *cmp,
+                     void *res, uint64_t raddr, uint64_t key, int type, int aop,
+                     fm_net_rma_op *op, fm_net *n)
+{
+    (void)n;
+    return fm_ofi_rma_atomic(form, peer, buf, count, cmp, res, raddr, key, type, aop, op);
+}
+
+static int op_poll(fm_net *n)
+{
+    (void)n;
+    return fm_ofi_rma_poll();
+}
+
+const fm_net_rma_ops fm_ofi_rma_ops = {
+    .open = op_open,
+    .name = op_name,
+    .insert = op_insert,
+    .reg = op_reg,
+    .dereg = op_dereg,
+    .xfer = op_xfer,
+    .atomic_count = op_atomic_count,
+    .atomic = op_atomic,
+    .poll = op_poll,
+};

@@ -1,18 +1,19 @@
-/* backend_ofi.c — the cache backend for members reached through libfabric:
- * each member's segment is registered with the OFI RMA endpoint
- * (src/net/ofi/rma.c, the one windows use), and bytes reach a peer's
- * segment by fi_write at (directory address + offset, directory key).
+/* backend_net.c — the cache backend for members reached through the
+ * network: each member's segment is registered through the network
+ * transport's one-sided contract (net/net_rma.h; over OFI, the RMA
+ * endpoint windows use), and bytes reach a peer's segment by one-sided
+ * writes at (directory address + offset, directory key).
  *
  * Setup, on the communicator's first one-sided collective (never at its
  * creation), the same steps on every member so the collectives pair up even
  * when one member fails:
- *   1. open the RMA endpoint (once per process), map and zero our segment,
- *      register it for remote read and write: its key, and the address
- *      peers add offsets to (its virtual address under FI_MR_VIRT_ADDR, 0
- *      when the provider addresses by offset) — rma.c handles the modes;
+ *   1. open the one-sided endpoint (once per process), map and zero our
+ *      segment, register it for remote read and write: its key, and the
+ *      address peers add offsets to (its virtual address, or 0 when the
+ *      transport addresses by offset) — the transport handles the modes;
  *   2. allgather (two-sided) a card per member: ok, endpoint name, address,
- *      key, length; insert each peer's endpoint into the RMA address vector
- *      and keep (address, key) in our directory;
+ *      key, length; insert each peer's endpoint and keep (address, key) in
+ *      our directory;
  *   3. allreduce(min) of "reached all": every member ends with the same
  *      verdict.
  *
@@ -50,15 +51,14 @@
 #include <sys/mman.h>
 
 #include "coll/coll.h"
-#include "core/progress.h"
-#include "core/world.h"
 #include "core/comm.h"
+#include "core/progress.h"
+#include "core/transports.h"
+#include "core/world.h"
+#include "net/net.h"
 #include "util/log.h"
 #include "util/param.h"
 #include "util/status.h"
-#ifdef FM_HAVE_OFI
-#include "net/ofi/ofi.h"
-#endif
 
 #define WHY 256
 
@@ -70,24 +70,22 @@ static int all_ok(MPI_Comm comm, int ok, int *rc)
     return *rc == FM_OK && out == 1;
 }
 
-#ifdef FM_HAVE_OFI
-
 #define EP_NAME_MAX 160 /* bytes of an endpoint name we pass around */
 
-typedef struct ofi_card {
+typedef struct net_card {
     int32_t ok, eplen;
     uint64_t raddr, key, len;
     char ep[EP_NAME_MAX];
-} ofi_card;
+} net_card;
 
-struct ofi_be;
+struct net_be;
 
-/* One fi_write / fi_read in flight.  The base comes first: a completion's
+/* One write / read in flight.  The base comes first: a completion's
  * context is the op's address. */
-typedef struct ofi_op {
-    fm_ofi_rma_op base;
-    struct ofi_be *b;
-    struct ofi_op *next; /* free list */
+typedef struct net_op {
+    fm_net_rma_op base;
+    struct net_be *b;
+    struct net_op *next; /* free list */
     int peer;
     volatile int done;   /* peek: set on completion */
     uint64_t val;        /* flag value written, or `done` word read */
@@ -99,32 +97,33 @@ typedef struct ofi_op {
     void *buf;
     size_t len;
     uint64_t raddr, key;
-} ofi_op;
+} net_op;
 
-typedef struct ofi_be {
-    struct fid_mr *mr;
+typedef struct net_be {
+    fm_net *net;         /* the transport's one-sided operations */
+    fm_net_mr *mr;
     long *inflight;      /* [size] writes not yet completed, per peer */
     long total;          /* all ops not yet completed */
     int err;             /* first failed completion */
-    ofi_op *free_ops;
-    ofi_op **chunks;     /* every op allocation, freed at detach */
+    net_op *free_ops;
+    net_op **chunks;     /* every op allocation, freed at detach */
     int nchunks;
-} ofi_be;
+} net_be;
 
-static ofi_be *BE(fm_crma *c) { return c->be_state; }
+static net_be *BE(fm_crma *c) { return c->be_state; }
 
-/* Poll the RMA completion queue from every progress call while a cache
- * uses this backend (the windows' hook may poll the same queue: harmless). */
-static int hook(void)
-{
-    return fm_ofi_rma_poll();
-}
+/* Poll the transport's one-sided completions from every progress call
+ * while a cache uses this backend (the windows' hook may poll the same
+ * queue: harmless). */
+static fm_net *polled;
 static int nattached;
 
-static void op_done(fm_ofi_rma_op *o, int status)
+static int hook(void) { return fm_net_rma_poll(polled); }
+
+static void op_done(fm_net_rma_op *o, int status)
 {
-    ofi_op *op = (ofi_op *)o;
-    ofi_be *b = op->b;
+    net_op *op = (net_op *)o;
+    net_be *b = op->b;
     if (status != FM_OK && b->err == FM_OK)
         b->err = status;
     b->total--;
@@ -137,15 +136,15 @@ static void op_done(fm_ofi_rma_op *o, int status)
     }
 }
 
-static ofi_op *op_get(ofi_be *b)
+static net_op *op_get(net_be *b)
 {
     if (!b->free_ops) {
         enum { N = 64 };
-        ofi_op **cv = realloc(b->chunks, (size_t)(b->nchunks + 1) * sizeof *cv);
+        net_op **cv = realloc(b->chunks, (size_t)(b->nchunks + 1) * sizeof *cv);
         if (!cv)
             return NULL;
         b->chunks = cv;
-        ofi_op *v = calloc(N, sizeof *v);
+        net_op *v = calloc(N, sizeof *v);
         if (!v)
             return NULL;
         b->chunks[b->nchunks++] = v;
@@ -154,7 +153,7 @@ static ofi_op *op_get(ofi_be *b)
             b->free_ops = &v[i];
         }
     }
-    ofi_op *op = b->free_ops;
+    net_op *op = b->free_ops;
     b->free_ops = op->next;
     op->b = b;
     op->base.done = op_done;
@@ -162,16 +161,17 @@ static ofi_op *op_get(ofi_be *b)
     return op;
 }
 
-static int post_now(ofi_op *op)
+static int post_now(net_op *op)
 {
-    return fm_ofi_rma_xfer(op->write, op->world, op->buf, op->len, op->raddr, op->key, &op->base);
+    return fm_net_rma_xfer(op->b->net, op->write, op->world, op->buf, op->len, op->raddr, op->key,
+                           &op->base);
 }
 
 /* A parked transfer's turn: refused again, it stays; failed, it completes
  * with the error like any failed transfer. */
 static int retry_parked(fm_deferred *d)
 {
-    ofi_op *op = (ofi_op *)(void *)((char *)d - offsetof(ofi_op, parked));
+    net_op *op = (net_op *)(void *)((char *)d - offsetof(net_op, parked));
     int rc = post_now(op);
     if (rc != FM_OK && rc != FM_ERR_AGAIN)
         op_done(&op->base, rc);
@@ -179,9 +179,9 @@ static int retry_parked(fm_deferred *d)
 }
 
 /* Post one transfer; one the provider cannot take yet is parked. */
-static int post(fm_crma *c, int write, int peer, void *buf, size_t len, size_t off, ofi_op *op)
+static int post(fm_crma *c, int write, int peer, void *buf, size_t len, size_t off, net_op *op)
 {
-    ofi_be *b = BE(c);
+    net_be *b = BE(c);
     const fm_crma_dirent *d = &c->dir[peer];
     op->write = write;
     op->world = c->comm->world[peer];
@@ -205,13 +205,13 @@ static int post(fm_crma *c, int write, int peer, void *buf, size_t len, size_t o
     return FM_OK;
 }
 
-static int ofi_put(fm_crma *c, int peer, size_t off, const void *src, size_t len)
+static int net_put(fm_crma *c, int peer, size_t off, const void *src, size_t len)
 {
-    ofi_be *b = BE(c);
-    const size_t max = fm_ofi_rma_max();
+    net_be *b = BE(c);
+    const size_t max = b->net->rma_max;
     while (len) {
         size_t n = len < max ? len : max;
-        ofi_op *op = op_get(b);
+        net_op *op = op_get(b);
         if (!op)
             return FM_ERR_NOMEM;
         op->peer = peer;
@@ -225,22 +225,22 @@ static int ofi_put(fm_crma *c, int peer, size_t off, const void *src, size_t len
     return FM_OK;
 }
 
-static int ofi_sync(fm_crma *c, int peer)
+static int net_sync(fm_crma *c, int peer)
 {
-    ofi_be *b = BE(c);
+    net_be *b = BE(c);
     fm_wait_until(b->inflight[peer] == 0);
     return b->err;
 }
 
-static int ofi_flag(fm_crma *c, int peer, size_t off, uint64_t val)
+static int net_flag(fm_crma *c, int peer, size_t off, uint64_t val)
 {
-    ofi_be *b = BE(c);
+    net_be *b = BE(c);
     /* Data before flag: every earlier write to this peer is in its memory
      * (FI_DELIVERY_COMPLETE) before the flag leaves. */
-    int rc = ofi_sync(c, peer);
+    int rc = net_sync(c, peer);
     if (rc != FM_OK)
         return rc;
-    ofi_op *op = op_get(b);
+    net_op *op = op_get(b);
     if (!op)
         return FM_ERR_NOMEM;
     op->peer = peer;
@@ -248,14 +248,14 @@ static int ofi_flag(fm_crma *c, int peer, size_t off, uint64_t val)
     return post(c, 1, peer, &op->val, sizeof op->val, off, op);
 }
 
-static uint64_t ofi_peek(fm_crma *c, int peer, size_t off)
+static uint64_t net_peek(fm_crma *c, int peer, size_t off)
 {
-    ofi_be *b = BE(c);
+    net_be *b = BE(c);
     if (peer == c->rank) {
         const fm_crma_word *w = (const fm_crma_word *)(const void *)(c->self + off);
         return atomic_load_explicit(&w->v, memory_order_acquire);
     }
-    ofi_op *op = op_get(b);
+    net_op *op = op_get(b);
     if (!op) {
         b->err = FM_ERR_NOMEM;
         return UINT64_MAX;
@@ -275,7 +275,7 @@ static uint64_t ofi_peek(fm_crma *c, int peer, size_t off)
     return v;
 }
 
-static void *ofi_direct(fm_crma *c, int peer, size_t off)
+static void *net_direct(fm_crma *c, int peer, size_t off)
 {
     /* Our own segment is plain memory; peers' are reached by fi_write. */
     return peer == c->rank ? c->self + off : NULL;
@@ -283,11 +283,12 @@ static void *ofi_direct(fm_crma *c, int peer, size_t off)
 
 static void release(fm_crma *c)
 {
-    ofi_be *b = BE(c);
+    net_be *b = BE(c);
     if (b) {
         /* Our last flags may still be in flight: their ops live here. */
         fm_wait_until(b->total == 0);
-        fm_ofi_rma_dereg(b->mr);
+        if (b->mr)
+            fm_net_rma_dereg(b->net, b->mr);
         for (int i = 0; i < b->nchunks; i++)
             free(b->chunks[i]);
         free(b->chunks);
@@ -301,22 +302,24 @@ static void release(fm_crma *c)
     c->dir = NULL;
 }
 
-static int ofi_attach(fm_crma *c, MPI_Comm comm, char *why)
+static int net_attach(fm_crma *c, MPI_Comm comm, char *why)
 {
-    ofi_card own;
+    net_card own;
     memset(&own, 0, sizeof own);
-    ofi_card *cards = calloc((size_t)c->size, sizeof *cards);
-    ofi_be *b = calloc(1, sizeof *b);
+    net_card *cards = calloc((size_t)c->size, sizeof *cards);
+    net_be *b = calloc(1, sizeof *b);
     long *inflight = calloc((size_t)c->size, sizeof *inflight);
     int ok = !c->disabled && cards && b && inflight, rc;
+    fm_net *net = fm_transports_onesided();
     if (!ok) {
         snprintf(why, WHY, "out of memory for the cache's bookkeeping");
-    } else if ((rc = fm_ofi_rma_open()) != FM_OK) {
+    } else if (!net || fm_net_rma_open(net) != FM_OK) {
         snprintf(why, WHY, "no OFI RMA endpoint (the provider offers no FI_RMA under the "
                  "memory-registration modes we handle, or FABMPI_OFI_RMA=am)");
         ok = 0;
     }
     if (ok) {
+        b->net = net;
         b->inflight = inflight;
         inflight = NULL;
         c->be_state = b;
@@ -336,7 +339,8 @@ static int ofi_attach(fm_crma *c, MPI_Comm comm, char *why)
             res->size = (uint32_t)c->size;
             res->pages = (uint32_t)fm_param.COLL_CACHE_PAGES;
             c->dir = (fm_crma_dirent *)(void *)(c->self + c->dir_off);
-            if (fm_ofi_rma_reg(c->self, c->seg_len, &BE(c)->mr, &own.key, &own.raddr) != FM_OK) {
+            if (fm_net_rma_reg(net, c->self, c->seg_len, &BE(c)->mr, &own.key, &own.raddr) !=
+                FM_OK) {
                 snprintf(why, WHY, "cannot register the %zu-byte cache with the OFI RMA "
                          "endpoint", c->seg_len);
                 ok = 0;
@@ -344,7 +348,7 @@ static int ofi_attach(fm_crma *c, MPI_Comm comm, char *why)
         }
     }
     if (ok) {
-        own.eplen = (int32_t)fm_ofi_rma_name(own.ep, sizeof own.ep);
+        own.eplen = (int32_t)fm_net_rma_name(net, own.ep, sizeof own.ep);
         if (own.eplen <= 0) {
             snprintf(why, WHY, "the OFI RMA endpoint's name is longer than %d bytes",
                      EP_NAME_MAX);
@@ -362,7 +366,7 @@ static int ofi_attach(fm_crma *c, MPI_Comm comm, char *why)
             break;
         }
         if (i != c->rank &&
-            fm_ofi_rma_insert(comm->world[i], cards[i].ep, (size_t)cards[i].eplen) != FM_OK) {
+            fm_net_rma_insert(net, comm->world[i], cards[i].ep, (size_t)cards[i].eplen) != FM_OK) {
             snprintf(why, WHY, "cannot insert member %d's RMA endpoint into the address vector",
                      i);
             ok = 0;
@@ -379,72 +383,31 @@ static int ofi_attach(fm_crma *c, MPI_Comm comm, char *why)
     free(inflight);
     if (agreed) {
         nattached++;
+        polled = net;
         return fm_progress_add(hook);
     }
     release(c);
     return rc != FM_OK ? rc : FM_ERR_NET;
 }
 
-static void ofi_detach(fm_crma *c)
+static void net_detach(fm_crma *c)
 {
     release(c);
-    if (--nattached == 0)
+    if (--nattached == 0) {
         fm_progress_remove(hook);
+        polled = NULL;
+    }
 }
 
-const fm_crma_backend fm_crma_ofi = {
+/* Named after the transport carrying it in FABMPI_VERBOSE lines ("rma over
+ * ofi"): the network transport is OFI. */
+const fm_crma_backend fm_crma_net = {
     .name = "ofi",
-    .attach = ofi_attach,
-    .detach = ofi_detach,
-    .peek = ofi_peek,
-    .direct = ofi_direct,
-    .put = ofi_put,
-    .flag = ofi_flag,
-    .sync = ofi_sync,
+    .attach = net_attach,
+    .detach = net_detach,
+    .peek = net_peek,
+    .direct = net_direct,
+    .put = net_put,
+    .flag = net_flag,
+    .sync = net_sync,
 };
-
-#else /* built without libfabric */
-
-static int ofi_attach(fm_crma *c, MPI_Comm comm, char *why)
-{
-    (void)c;
-    snprintf(why, WHY, "this fabmpi was built without libfabric (install libfabric-dev and "
-             "rebuild)");
-    int rc;
-    all_ok(comm, 0, &rc); /* the others learn it too */
-    return rc != FM_OK ? rc : FM_ERR_UNSUPPORTED;
-}
-
-static void ofi_detach(fm_crma *c) { (void)c; }
-static uint64_t ofi_peek(fm_crma *c, int peer, size_t off)
-{
-    (void)c, (void)peer, (void)off;
-    return 0;
-}
-static void *ofi_direct(fm_crma *c, int peer, size_t off)
-{
-    (void)c, (void)peer, (void)off;
-    return NULL;
-}
-static int ofi_put(fm_crma *c, int peer, size_t off, const void *src, size_t len)
-{
-    (void)c, (void)peer, (void)off, (void)src, (void)len;
-    return FM_ERR_UNSUPPORTED;
-}
-static int ofi_flag(fm_crma *c, int peer, size_t off, uint64_t val)
-{
-    (void)c, (void)peer, (void)off, (void)val;
-    return FM_ERR_UNSUPPORTED;
-}
-
-const fm_crma_backend fm_crma_ofi = {
-    .name = "ofi",
-    .attach = ofi_attach,
-    .detach = ofi_detach,
-    .peek = ofi_peek,
-    .direct = ofi_direct,
-    .put = ofi_put,
-    .flag = ofi_flag,
-};
-
-#endif
