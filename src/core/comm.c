@@ -33,8 +33,9 @@ void fm_comm_errh_release(struct fm_errhandler *e)
 static int comm_setup(struct fm_comm *c, struct fm_group *group, uint32_t ctx,
                       struct fm_errhandler *errh)
 {
-    c->mq = fm_ctx_queue(ctx);
-    c->mq_coll = fm_ctx_queue(ctx + 1);
+    c->vci = &fm_vci0;
+    c->mq = fm_ctx_queue(&c->vci->ctx, ctx);
+    c->mq_coll = fm_ctx_queue(&c->vci->ctx, ctx + 1);
     if (!c->mq || !c->mq_coll)
         return FM_ERR_NOMEM;
     c->magic = FM_MAGIC_COMM;
@@ -42,7 +43,6 @@ static int comm_setup(struct fm_comm *c, struct fm_group *group, uint32_t ctx,
     c->rank = group->rank;
     c->size = group->size;
     c->ctx = ctx;
-    c->vci = &fm_vci0;
     fm_group_retain(group);
     c->group = group;
     c->world = group->world;

@@ -1,7 +1,8 @@
 /* vci.h — a virtual communication interface: the mutable communication
- * state that one thread making progress owns (request pool, progress hooks
- * and deferred operations, parked sends, unexpected-message records, and
- * the lock that guards them).
+ * state that one thread making progress owns (transport instances, the
+ * context-id → matching-queue table, request pool, progress hooks and
+ * deferred operations, parked sends, unexpected-message records, and the
+ * lock that guards them).
  *
  * fabmpi has one VCI, fm_vci0, and every communicator points at it; the
  * threads work adds more (a communicator per VCI, its own transport
@@ -14,6 +15,7 @@
 #include <pthread.h>
 
 #include "core/progress.h"
+#include "match/ctx_table.h"
 #include "net/net.h"
 
 struct fm_request;
@@ -31,6 +33,9 @@ struct fm_vci {
     /* pt2pt/pending.c: drains parked sends; fm_progress() calls it while
      * pend_nactive says some peer has any (a load and a branch otherwise). */
     int (*pend_drain)(void);
+    /* match/ctx_table.h: the matching queues of its communicators' contexts
+     * (fm_deliver looks them up; communicators keep pointers). */
+    fm_ctx_table ctx;
     /* core/request.c: requests ready for reuse (chunks are never freed:
      * request addresses travel in headers as cookies). */
     struct fm_request *req_free;

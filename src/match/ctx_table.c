@@ -1,39 +1,40 @@
-/* ctx_table.c — the context id → matching queue table.
- *
- * Two levels indexed by context: chunk 0 is the static fm_ctx_direct table
- * delivery reads inline, the others are allocated on first use and never
- * moved, so the progress engine can look a queue up without a lock while
- * another thread creates one. */
+/* ctx_table.c — the context id → matching queue table: the direct array
+ * for the first FM_CTX_DIRECT contexts, chunks for the rest (ctx_table.h). */
 #include <stdlib.h>
 
 #include "match/ctx_table.h"
 
-#define CHUNK 1024
+#define CHUNK ((int)FM_CTX_DIRECT)
 #define NCHUNKS ((int)(FM_MAX_CONTEXTS / CHUNK))
 
-typedef _Atomic(fm_match_queue *) mq_slot;
-_Static_assert(CHUNK == FM_CTX_DIRECT, "chunk 0 is the direct table");
-mq_slot fm_ctx_direct[FM_CTX_DIRECT];
-static _Atomic(mq_slot *) chunks[NCHUNKS] = {fm_ctx_direct};
+/* The slot array holding ctx (ctx < FM_MAX_CONTEXTS), allocating its chunk
+ * when `create`; NULL when absent or out of memory. */
+static fm_ctx_slot *chunk_of(fm_ctx_table *t, uint32_t ctx, int create)
+{
+    if (ctx < CHUNK)
+        return t->direct;
+    _Atomic(fm_ctx_slot *) *c = &t->chunks[ctx / CHUNK];
+    fm_ctx_slot *chunk = atomic_load_explicit(c, memory_order_acquire);
+    if (chunk || !create)
+        return chunk;
+    fm_ctx_slot *fresh = calloc(CHUNK, sizeof(fm_ctx_slot));
+    if (!fresh)
+        return NULL;
+    fm_ctx_slot *expect = NULL;
+    if (atomic_compare_exchange_strong(c, &expect, fresh))
+        return fresh;
+    free(fresh); /* another thread won */
+    return expect;
+}
 
-fm_match_queue *fm_ctx_queue(uint32_t ctx)
+fm_match_queue *fm_ctx_queue(fm_ctx_table *t, uint32_t ctx)
 {
     if (ctx >= FM_MAX_CONTEXTS)
         return NULL;
-    mq_slot *chunk = atomic_load_explicit(&chunks[ctx / CHUNK], memory_order_acquire);
-    if (!chunk) {
-        mq_slot *fresh = calloc(CHUNK, sizeof(mq_slot));
-        if (!fresh)
-            return NULL;
-        mq_slot *expect = NULL;
-        if (atomic_compare_exchange_strong(&chunks[ctx / CHUNK], &expect, fresh)) {
-            chunk = fresh;
-        } else {
-            free(fresh); /* another thread won */
-            chunk = expect;
-        }
-    }
-    mq_slot *slot = &chunk[ctx % CHUNK];
+    fm_ctx_slot *chunk = chunk_of(t, ctx, 1);
+    if (!chunk)
+        return NULL;
+    fm_ctx_slot *slot = &chunk[ctx % CHUNK];
     fm_match_queue *q = atomic_load_explicit(slot, memory_order_acquire);
     if (q)
         return q;
@@ -47,11 +48,11 @@ fm_match_queue *fm_ctx_queue(uint32_t ctx)
     return expect;
 }
 
-void fm_ctx_queue_drop(uint32_t ctx)
+void fm_ctx_queue_drop(fm_ctx_table *t, uint32_t ctx)
 {
     if (ctx >= FM_MAX_CONTEXTS)
         return;
-    mq_slot *chunk = atomic_load_explicit(&chunks[ctx / CHUNK], memory_order_acquire);
+    fm_ctx_slot *chunk = chunk_of(t, ctx, 0);
     if (!chunk)
         return;
     fm_match_queue *q = atomic_load_explicit(&chunk[ctx % CHUNK], memory_order_acquire);
@@ -61,18 +62,23 @@ void fm_ctx_queue_drop(uint32_t ctx)
         fm_match_queue_destroy(q);
 }
 
-void fm_ctx_table_finalize(void)
+static void destroy_all(fm_ctx_slot *chunk)
 {
-    for (int c = 0; c < NCHUNKS; c++) {
-        mq_slot *chunk = atomic_exchange(&chunks[c], c ? NULL : fm_ctx_direct);
-        if (!chunk)
-            continue;
-        for (int i = 0; i < CHUNK; i++) {
-            fm_match_queue *q = atomic_exchange(&chunk[i], NULL);
-            if (q)
-                fm_match_queue_destroy(q);
-        }
-        if (chunk != fm_ctx_direct)
+    for (int i = 0; i < CHUNK; i++) {
+        fm_match_queue *q = atomic_exchange(&chunk[i], NULL);
+        if (q)
+            fm_match_queue_destroy(q);
+    }
+}
+
+void fm_ctx_table_finalize(fm_ctx_table *t)
+{
+    destroy_all(t->direct);
+    for (int c = 1; c < NCHUNKS; c++) {
+        fm_ctx_slot *chunk = atomic_exchange(&t->chunks[c], NULL);
+        if (chunk) {
+            destroy_all(chunk);
             free(chunk);
+        }
     }
 }

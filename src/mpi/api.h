@@ -12,7 +12,7 @@
 #include <mpi.h>
 
 #include "mpi/comm.h"
-#include "pt2pt/ofi_engine.h"
+#include "pt2pt/pt2pt.h"
 #include "util/status.h"
 
 extern int fm_mpi_state; /* 0 before MPI_Init, 1 initialized, 2 finalized */

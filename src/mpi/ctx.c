@@ -11,8 +11,8 @@
 
 #include "coll/coll.h"
 #include "coll/rma/coll_rma.h"
+#include "core/vci.h"
 #include "mpi/api.h"
-#include "pt2pt/ofi_engine.h"
 #include "pt2pt/pt2pt.h"
 
 #define NWORDS FM_CTX_ID_WORDS
@@ -160,7 +160,7 @@ void fm_comm_finalize(void)
         fm_comm_release(MPI_COMM_WORLD);
     }
     fm_attr_finalize();
-    fm_ctx_table_finalize();
+    fm_ctx_table_finalize(&fm_vci0.ctx);
 }
 
 int fm_comm_dup_private(MPI_Comm comm, MPI_Comm *out)

@@ -8,7 +8,6 @@
 #include "mpi/api.h"
 #include "mpi/request_api.h"
 #include "pt2pt/internal.h"
-#include "pt2pt/ofi_engine.h"
 #include "pt2pt/pt2pt.h"
 
 #define CHECK_SEND_ARGS(call, buf, count, dt, dest, tag, comm) \
@@ -64,8 +63,8 @@ static int start_send(const char *call, const void *buf, int count, MPI_Datatype
 {
     /* A small contiguous send that the transport takes at once needs no
      * request of its own. */
-    if (mode != FM_SEND_SYNC && dest != MPI_PROC_NULL && !fm_pt2pt_engine_ofi &&
-        fm_send_eager_now(buf, count, dt, dest, tag, comm) == FM_OK) {
+    if (mode != FM_SEND_SYNC && dest != MPI_PROC_NULL &&
+        fm_isend_eager_now(buf, count, dt, dest, tag, comm) == FM_OK) {
         *request = &fm_req_sent;
         return MPI_SUCCESS;
     }

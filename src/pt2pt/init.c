@@ -1,6 +1,7 @@
 /* init.c — point-to-point bring-up: the transports (src/core/transports.c)
  * with fm_deliver as their delivery callback, the eager limit toward each
- * peer, parked sends and the provider-matching engine as progress hooks. */
+ * peer, parked sends, and the matching engine in charge (the software
+ * engine's table lives here). */
 #include <stdlib.h>
 
 #include "core/progress.h"
@@ -19,6 +20,19 @@ int fm_pending_any(void);
 
 static size_t *eager_lim; /* per world rank */
 
+const fm_pt2pt_engine fm_pt2pt_sw = {
+    .name = "sw",
+    .isend = fm_sw_isend,
+    .irecv = fm_sw_irecv,
+    .send_now = fm_sw_send_now,
+    .isend_now = fm_sw_send_now,
+    .iprobe = fm_sw_iprobe,
+    .imrecv = fm_sw_imrecv,
+    .cancel = fm_sw_cancel,
+};
+
+const fm_pt2pt_engine *fm_pt2pt = &fm_pt2pt_sw;
+
 size_t fm_eager_limit(int peer) { return eager_lim[peer]; }
 
 
@@ -36,9 +50,11 @@ int fm_pt2pt_init(int world_rank, int world_size)
         eager_lim[p] = lim < room ? lim : room;
     }
     fm_vci0.pend_drain = fm_pending_drain;
-    if ((rc = fm_ofi_engine_init(fm_transports_ofi_up())) != FM_OK)
+    const fm_pt2pt_engine *e = &fm_pt2pt_sw;
+    if ((rc = fm_ofi_engine_init(fm_transports_ofi_up(), &e)) != FM_OK)
         return rc;
-    if (fm_pt2pt_engine_ofi && (rc = fm_progress_add(fm_ofi_engine_progress)) != FM_OK)
+    fm_pt2pt = e;
+    if (e->progress && (rc = fm_progress_add(e->progress)) != FM_OK)
         return rc;
     return FM_OK;
 }
@@ -48,8 +64,10 @@ void fm_pt2pt_finalize(void)
     /* Let parked control messages (FIN, ACK) reach their peers first. */
     for (int i = 0; i < 100000 && fm_pending_any(); i++)
         fm_progress();
-    fm_progress_remove(fm_ofi_engine_progress);
+    if (fm_pt2pt->progress)
+        fm_progress_remove(fm_pt2pt->progress);
     fm_ofi_engine_finalize();
+    fm_pt2pt = &fm_pt2pt_sw;
     fm_transports_finalize();
     fm_pending_teardown();
     free(eager_lim);

@@ -63,6 +63,19 @@ void fm_recv_matched(struct fm_request *r, int peer, const fm_hdr_rndv *h, const
 int fm_recv_request_new(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag,
                         MPI_Comm comm, struct fm_request **out);
 
+/* The software engine's halves of the pt2pt.h calls (fm_pt2pt_sw). */
+int fm_sw_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                MPI_Comm comm, int coll, int mode, struct fm_request **req);
+int fm_sw_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+                int coll, struct fm_request **req);
+int fm_sw_send_now(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                   MPI_Comm comm);
+int fm_sw_iprobe(int src, int tag, MPI_Comm comm, int *found, MPI_Status *status,
+                 struct fm_message **msg);
+int fm_sw_imrecv(void *buf, MPI_Count count, MPI_Datatype dt, struct fm_message *msg,
+                 struct fm_request **req);
+int fm_sw_cancel(struct fm_request *r);
+
 /* Transport callback for every arriving message. */
 void fm_deliver(int peer, const void *msg, size_t len);
 /* Deliver messages of protocol `proto` (FM_PROTO_HANDLER_FIRST <= proto <

@@ -18,16 +18,37 @@
 #include "pt2pt/ofi_engine_int.h"
 #endif
 
-int fm_pt2pt_engine_ofi;
+static int in_charge; /* fm_pt2pt_ofi was chosen */
 
 int fm_pt2pt_tag_ub_value = INT_MAX;
 static int comm_ids = INT_MAX;
 static char limit_why[256];
 
 int fm_pt2pt_comm_ids(void) { return comm_ids; }
-const char *fm_pt2pt_comm_limit_why(void) { return fm_pt2pt_engine_ofi ? limit_why : NULL; }
+const char *fm_pt2pt_comm_limit_why(void) { return in_charge ? limit_why : NULL; }
 
 #ifdef FM_HAVE_OFI
+
+/* Nonblocking sends always get a request of their own under this engine
+ * (the request-less fast path of MPI_Isend is the software engine's). */
+static int no_isend_now(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                        MPI_Comm comm)
+{
+    (void)buf, (void)count, (void)dt, (void)dest, (void)tag, (void)comm;
+    return FM_ERR_AGAIN;
+}
+
+static const fm_pt2pt_engine fm_pt2pt_ofi = {
+    .name = "ofi",
+    .isend = fm_ofi_isend,
+    .irecv = fm_ofi_irecv,
+    .send_now = fm_ofi_send_now,
+    .isend_now = no_isend_now,
+    .iprobe = fm_ofi_iprobe,
+    .imrecv = fm_ofi_imrecv,
+    .cancel = fm_ofi_cancel,
+    .progress = fm_ofi_engine_progress,
+};
 
 static int refuse(const char *why)
 {
@@ -90,9 +111,9 @@ static void warn_forced(const char *prov)
                 "auto) to avoid it", prov, fm_ofi_quirk_why(prov, FM_OFI_QUIRK_TAGGED_MATCH));
 }
 
-int fm_ofi_engine_init(int use_ofi)
+int fm_ofi_engine_init(int use_ofi, const fm_pt2pt_engine **engine)
 {
-    fm_pt2pt_engine_ofi = 0;
+    in_charge = 0;
     fm_pt2pt_tag_ub_value = comm_ids = INT_MAX;
     int want = fm_param.PT2PT;
     int all_ofi = use_ofi && fm_param.NET == FM_NET_OFI;
@@ -161,7 +182,8 @@ int fm_ofi_engine_init(int use_ofi)
              l->mode == FM_OFI_TAG_1   ? "set FABMPI_OFI_TAG_MODE=2 or full for more"
              : l->mode == FM_OFI_TAG_2 ? "set FABMPI_OFI_TAG_MODE=full for more"
                                        : "free some with MPI_Comm_free (FABMPI_OFI_TAG_MODE=full)");
-    fm_pt2pt_engine_ofi = 1;
+    in_charge = 1;
+    *engine = &fm_pt2pt_ofi;
     fm_log(1, "ofi engine: provider matching over %s, tag mode %s%s: MPI_TAG_UB %d, %d "
               "communicators, context field %u bits (%u reserved by the provider), inject %zu, "
               "%d receives posted in the provider (more wait in order in software)",
@@ -173,14 +195,14 @@ int fm_ofi_engine_init(int use_ofi)
 
 void fm_ofi_engine_finalize(void)
 {
-    if (!fm_pt2pt_engine_ofi)
+    if (!in_charge)
         return;
     /* Parked acks are owed to senders still waiting in Ssend. */
     for (int n = 0; n < 100000 && fm_ofi_eng.parked[FM_OFI_Q_SEND]; n++) {
         fm_ofi_engine_progress();
         fm_ofi_poll(NULL);
     }
-    fm_pt2pt_engine_ofi = 0;
+    in_charge = 0;
     fm_pt2pt_tag_ub_value = comm_ids = INT_MAX;
     if (fm_ofi_eng.spill)
         munmap(fm_ofi_eng.spill, fm_ofi_eng.spill_len);
@@ -189,9 +211,9 @@ void fm_ofi_engine_finalize(void)
 
 #else /* no libfabric: the software engine always */
 
-int fm_ofi_engine_init(int use_ofi)
+int fm_ofi_engine_init(int use_ofi, const fm_pt2pt_engine **engine)
 {
-    (void)use_ofi;
+    (void)use_ofi, (void)engine;
     if (fm_param.PT2PT == FM_PT2PT_OFI) {
         fm_error_msg("ofi engine: FABMPI_PT2PT=ofi needs libfabric, which this fabmpi was built "
                      "without; install libfabric-dev and rebuild, or set FABMPI_PT2PT=sw");
@@ -200,43 +222,5 @@ int fm_ofi_engine_init(int use_ofi)
     return FM_OK;
 }
 void fm_ofi_engine_finalize(void) {}
-int fm_ofi_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
-                 MPI_Comm comm, int coll, int mode, struct fm_request **req)
-{
-    (void)buf, (void)count, (void)dt, (void)dest, (void)tag, (void)comm, (void)coll, (void)mode;
-    (void)req;
-    return FM_ERR_UNSUPPORTED;
-}
-int fm_ofi_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
-                 int coll, struct fm_request **req)
-{
-    (void)buf, (void)count, (void)dt, (void)src, (void)tag, (void)comm, (void)coll, (void)req;
-    return FM_ERR_UNSUPPORTED;
-}
-int fm_ofi_send_now(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
-                    MPI_Comm comm)
-{
-    (void)buf, (void)count, (void)dt, (void)dest, (void)tag, (void)comm;
-    return FM_ERR_AGAIN;
-}
-int fm_ofi_iprobe(int src, int tag, MPI_Comm comm, int *found, MPI_Status *status,
-                  struct fm_message **msg)
-{
-    (void)src, (void)tag, (void)comm, (void)status, (void)msg;
-    *found = 0;
-    return FM_ERR_UNSUPPORTED;
-}
-int fm_ofi_imrecv(void *buf, MPI_Count count, MPI_Datatype dt, struct fm_message *msg,
-                  struct fm_request **req)
-{
-    (void)buf, (void)count, (void)dt, (void)msg, (void)req;
-    return FM_ERR_UNSUPPORTED;
-}
-int fm_ofi_cancel(struct fm_request *r)
-{
-    (void)r;
-    return FM_OK;
-}
-int fm_ofi_engine_progress(void) { return 0; }
 
 #endif

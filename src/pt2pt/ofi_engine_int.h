@@ -159,4 +159,20 @@ void fm_ofi_unexp_arrived(fm_ofi_op *e, size_t len, int err, uint64_t msg_len);
 void fm_ofi_tagged_event(const struct fi_cq_tagged_entry *e);
 void fm_ofi_tagged_error(const struct fi_cq_err_entry *e);
 
+/* The engine's halves of the pt2pt.h calls (same contracts), the table
+ * ofi_engine.c builds from them. */
+int fm_ofi_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                 MPI_Comm comm, int coll, int mode, struct fm_request **req);
+int fm_ofi_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+                 int coll, struct fm_request **req);
+int fm_ofi_send_now(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                    MPI_Comm comm);
+int fm_ofi_iprobe(int src, int tag, MPI_Comm comm, int *found, MPI_Status *status,
+                  struct fm_message **msg);
+int fm_ofi_imrecv(void *buf, MPI_Count count, MPI_Datatype dt, struct fm_message *msg,
+                  struct fm_request **req);
+int fm_ofi_cancel(struct fm_request *r);
+/* Retry posts that met -FI_EAGAIN; returns how many went out. */
+int fm_ofi_engine_progress(void);
+
 #endif

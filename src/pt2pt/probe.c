@@ -5,17 +5,14 @@
 #include "dtype/dtype.h"
 #include "core/comm.h"
 #include "pt2pt/internal.h"
-#include "pt2pt/ofi_engine.h"
 #include "pt2pt/pt2pt.h"
 #include "util/status.h"
 
 struct fm_message fab_message_no_proc;
 
-int fm_iprobe(int src, int tag, MPI_Comm comm, int *found, MPI_Status *status,
-              struct fm_message **msg)
+int fm_sw_iprobe(int src, int tag, MPI_Comm comm, int *found, MPI_Status *status,
+                 struct fm_message **msg)
 {
-    if (fm_pt2pt_engine_ofi)
-        return fm_ofi_iprobe(src, tag, comm, found, status, msg);
     fm_match_entry *m = fm_match_peek(comm->mq, src, tag);
     if (!m) {
         *found = 0;
@@ -38,11 +35,9 @@ int fm_iprobe(int src, int tag, MPI_Comm comm, int *found, MPI_Status *status,
     return FM_OK;
 }
 
-int fm_imrecv(void *buf, MPI_Count count, MPI_Datatype dt, struct fm_message *u,
-              struct fm_request **out)
+int fm_sw_imrecv(void *buf, MPI_Count count, MPI_Datatype dt, struct fm_message *u,
+                 struct fm_request **out)
 {
-    if (fm_pt2pt_engine_ofi)
-        return fm_ofi_imrecv(buf, count, dt, u, out);
     struct fm_request *r = fm_req_alloc(FM_REQ_RECV);
     if (!r)
         return FM_ERR_NOMEM;
@@ -65,10 +60,8 @@ int fm_imrecv(void *buf, MPI_Count count, MPI_Datatype dt, struct fm_message *u,
     return FM_OK;
 }
 
-int fm_cancel(struct fm_request *r)
+int fm_sw_cancel(struct fm_request *r)
 {
-    if (fm_pt2pt_engine_ofi)
-        return fm_ofi_cancel(r);
     if (r->kind != FM_REQ_RECV || r->done || !r->mq)
         return FM_OK; /* sends and matched receives run to completion */
     if (fm_match_cancel(r->mq, &r->me)) {

@@ -13,19 +13,66 @@
 
 enum { FM_SEND_STD = 0, FM_SEND_SYNC = 1, FM_SEND_READY = 2 };
 
+/* A matching engine: who matches messages to receives and moves them.  Two
+ * exist — software matching over the transports' messages (send.c, recv.c,
+ * probe.c: fm_pt2pt_sw) and provider matching over libfabric's tagged
+ * interface (ofi_engine*.c: fm_pt2pt_ofi) — chosen once at init, the same
+ * on every rank; the calls below go to the one in charge through this
+ * table, so neither has a branch on the other. */
+typedef struct fm_pt2pt_engine {
+    const char *name;
+    int (*isend)(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                 MPI_Comm comm, int coll, int mode, struct fm_request **req);
+    int (*irecv)(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+                 int coll, struct fm_request **req);
+    /* The request-less fast path of a blocking send (send_now) and of a
+     * nonblocking one (isend_now): FM_OK when the message left at once. */
+    int (*send_now)(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                    MPI_Comm comm);
+    int (*isend_now)(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                     MPI_Comm comm);
+    int (*iprobe)(int src, int tag, MPI_Comm comm, int *found, MPI_Status *status,
+                  struct fm_message **msg);
+    int (*imrecv)(void *buf, MPI_Count count, MPI_Datatype dt, struct fm_message *msg,
+                  struct fm_request **req);
+    int (*cancel)(struct fm_request *r);
+    /* Registered as a progress hook while the engine is in charge (NULL:
+     * none; the software engine is driven by the transports' poll). */
+    int (*progress)(void);
+} fm_pt2pt_engine;
+
+/* The engine in charge (fm_pt2pt_sw until init chooses). */
+extern const fm_pt2pt_engine *fm_pt2pt;
+
 /* Start a send / receive; *req is the new request.  dest/src are comm
  * ranks; MPI_PROC_NULL gives a request that is already complete. */
-int fm_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-             int coll, int mode, struct fm_request **req);
-int fm_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
-             int coll, struct fm_request **req);
+static inline int fm_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                           MPI_Comm comm, int coll, int mode, struct fm_request **req)
+{
+    return fm_pt2pt->isend(buf, count, dt, dest, tag, comm, coll, mode, req);
+}
+static inline int fm_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag,
+                           MPI_Comm comm, int coll, struct fm_request **req)
+{
+    return fm_pt2pt->irecv(buf, count, dt, src, tag, comm, coll, req);
+}
 
 /* Blocking standard send, fast path: a contiguous message that fits one
  * eager record goes straight to the transport with no request.  Returns
  * FM_OK when sent, FM_ERR_AGAIN when the caller must take the general path
  * (too large, non-contiguous, or the peer's queue is busy). */
-int fm_send_eager_now(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
-                      MPI_Comm comm);
+static inline int fm_send_eager_now(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
+                                    int tag, MPI_Comm comm)
+{
+    return fm_pt2pt->send_now(buf, count, dt, dest, tag, comm);
+}
+/* The same for a nonblocking standard or ready send (dest not
+ * MPI_PROC_NULL): FM_OK means it needs no request of its own. */
+static inline int fm_isend_eager_now(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
+                                     int tag, MPI_Comm comm)
+{
+    return fm_pt2pt->isend_now(buf, count, dt, dest, tag, comm);
+}
 
 /* Block until r completes (progressing, then yielding), copy its status,
  * and free it.  Returns the request's error (FM_OK or FM_ERR_TRUNCATE ...). */
@@ -39,13 +86,31 @@ int fm_coll_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, int d
                      void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int src, int tag,
                      MPI_Comm comm);
 
-/* Probe: *found = 1 and status filled when a matching message waits. */
-int fm_iprobe(int src, int tag, MPI_Comm comm, int *found, MPI_Status *status,
-              struct fm_message **msg /* NULL: leave it queued */);
-int fm_imrecv(void *buf, MPI_Count count, MPI_Datatype dt, struct fm_message *msg,
-              struct fm_request **req);
+/* Probe: *found = 1 and status filled when a matching message waits
+ * (msg NULL: leave it queued). */
+static inline int fm_iprobe(int src, int tag, MPI_Comm comm, int *found, MPI_Status *status,
+                            struct fm_message **msg)
+{
+    return fm_pt2pt->iprobe(src, tag, comm, found, status, msg);
+}
+static inline int fm_imrecv(void *buf, MPI_Count count, MPI_Datatype dt, struct fm_message *msg,
+                            struct fm_request **req)
+{
+    return fm_pt2pt->imrecv(buf, count, dt, msg, req);
+}
 /* Cancel a posted receive (sends cannot be cancelled: returns FM_OK, no effect). */
-int fm_cancel(struct fm_request *r);
+static inline int fm_cancel(struct fm_request *r) { return fm_pt2pt->cancel(r); }
+
+/* Limits of the running engine: the largest tag (MPI_TAG_UB), and how many
+ * communicator ids (each a pair of contexts) the provider engine's tag
+ * context field holds (a large number under the software engine); set by
+ * ofi_engine.c, which owns the tag layout. */
+extern int fm_pt2pt_tag_ub_value; /* read inline by every send/receive check */
+static inline int fm_pt2pt_tag_ub(void) { return fm_pt2pt_tag_ub_value; }
+int fm_pt2pt_comm_ids(void);
+/* When communicator ids ran out because of the tag layout: one sentence
+ * naming the mode and FABMPI_OFI_TAG_MODE; NULL under the software engine. */
+const char *fm_pt2pt_comm_limit_why(void);
 
 /* Bring up / tear down transports (called from MPI_Init / MPI_Finalize). */
 int fm_pt2pt_init(int world_rank, int world_size);

@@ -9,7 +9,6 @@
 #include "core/comm.h"
 #include "core/vci.h"
 #include "pt2pt/internal.h"
-#include "pt2pt/ofi_engine.h"
 #include "pt2pt/pt2pt.h"
 #include "util/log.h"
 #include "util/memcheck.h"
@@ -196,11 +195,9 @@ int fm_recv_request_new(void *buf, MPI_Count count, MPI_Datatype dt, int src, in
     return FM_OK;
 }
 
-int fm_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
-             int coll, struct fm_request **out)
+int fm_sw_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+                int coll, struct fm_request **out)
 {
-    if (fm_pt2pt_engine_ofi)
-        return fm_ofi_irecv(buf, count, dt, src, tag, comm, coll, out);
     int rc = fm_recv_request_new(buf, count, dt, src, tag, comm, out);
     struct fm_request *r = *out;
     if (rc != FM_OK || r->done)
@@ -362,7 +359,7 @@ void fm_deliver(int peer, const void *msg, size_t len)
 match:
     /* Matched straight from the transport's buffer when a receive waits;
      * only an unexpected message gets a record (and a copy). */
-    fm_match_queue *q = fm_ctx_queue_fast(h->ctx);
+    fm_match_queue *q = fm_ctx_queue_fast(&fm_vci0.ctx, h->ctx);
     if (__builtin_expect(!q, 0)) {
         no_queue(peer, h);
         return;

@@ -7,7 +7,6 @@
 #include "dtype/dtype.h"
 #include "core/comm.h"
 #include "pt2pt/internal.h"
-#include "pt2pt/ofi_engine.h"
 #include "pt2pt/pt2pt.h"
 #include "util/status.h"
 
@@ -31,11 +30,9 @@ void fm_pack_fill(void *arg, void *dst, size_t len)
     fm_dt_pack(p->buf, p->count, p->dt, p->offset, dst, len);
 }
 
-int fm_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-             int coll, int mode, struct fm_request **out)
+int fm_sw_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                MPI_Comm comm, int coll, int mode, struct fm_request **out)
 {
-    if (fm_pt2pt_engine_ofi)
-        return fm_ofi_isend(buf, count, dt, dest, tag, comm, coll, mode, out);
     struct fm_request *r = fm_req_alloc(FM_REQ_SEND);
     if (!r)
         return FM_ERR_NOMEM;
@@ -116,11 +113,9 @@ int fm_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int ta
     return fm_send_or_park(peer, &h, sizeof h, NULL, 0, r);
 }
 
-int fm_send_eager_now(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
-                      MPI_Comm comm)
+int fm_sw_send_now(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                   MPI_Comm comm)
 {
-    if (fm_pt2pt_engine_ofi)
-        return fm_ofi_send_now(buf, count, dt, dest, tag, comm);
     if (dest == MPI_PROC_NULL)
         return FM_OK;
     int peer = comm->world[dest];
