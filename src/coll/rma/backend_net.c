@@ -57,7 +57,6 @@
 #include "core/world.h"
 #include "net/net.h"
 #include "util/log.h"
-#include "util/param.h"
 #include "util/status.h"
 
 #define WHY 256
@@ -333,12 +332,7 @@ static int net_attach(fm_crma *c, MPI_Comm comm, char *why)
             ok = 0;
         } else {
             c->self = m;
-            fm_crma_reserved *res = fm_crma_res(c);
-            res->magic = FM_CRMA_MAGIC;
-            res->version = FM_CRMA_VERSION;
-            res->size = (uint32_t)c->size;
-            res->pages = (uint32_t)fm_param.COLL_CACHE_PAGES;
-            c->dir = (fm_crma_dirent *)(void *)(c->self + c->dir_off);
+            fm_crma_stamp(c);
             if (fm_net_rma_reg(net, c->self, c->seg_len, &BE(c)->mr, &own.key, &own.raddr) !=
                 FM_OK) {
                 snprintf(why, WHY, "cannot register the %zu-byte cache with the OFI RMA "

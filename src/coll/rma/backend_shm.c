@@ -113,12 +113,7 @@ static int shm_attach(fm_crma *c, MPI_Comm comm, char *why)
     c->self = create_own(c, own.name, why);
     if (c->self) {
         own.len = c->seg_len; /* 0 tells the others we failed */
-        fm_crma_reserved *res = fm_crma_res(c);
-        res->magic = FM_CRMA_MAGIC;
-        res->version = FM_CRMA_VERSION;
-        res->size = (uint32_t)c->size;
-        res->pages = (uint32_t)fm_param.COLL_CACHE_PAGES;
-        c->dir = (fm_crma_dirent *)(void *)(c->self + c->dir_off);
+        fm_crma_stamp(c);
     }
     rc = fm_coll_allgather(&own, sizeof own, MPI_BYTE, cards, sizeof own, MPI_BYTE, comm);
     int mapped = 0;

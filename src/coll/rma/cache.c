@@ -29,6 +29,16 @@ static void layout(fm_crma *c, int size)
     c->seg_len = c->data_off + c->data_len;
 }
 
+void fm_crma_stamp(fm_crma *c)
+{
+    fm_crma_reserved *res = fm_crma_res(c);
+    res->magic = FM_CRMA_MAGIC;
+    res->version = FM_CRMA_VERSION;
+    res->size = (uint32_t)c->size;
+    res->pages = (uint32_t)fm_param.COLL_CACHE_PAGES;
+    c->dir = (fm_crma_dirent *)(void *)(c->self + c->dir_off);
+}
+
 int fm_crma_all_shm(MPI_Comm comm)
 {
     for (int i = 0; i < comm->size; i++) {

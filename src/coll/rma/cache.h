@@ -163,6 +163,9 @@ static inline fm_crma_reserved *fm_crma_res(const fm_crma *c)
 {
     return (fm_crma_reserved *)(void *)c->self;
 }
+/* A backend has our own segment at c->self (zeroed): stamp its reserved
+ * header (magic, version, size, pages) and point c->dir into it. */
+void fm_crma_stamp(fm_crma *c);
 #define FM_CRMA_OFF_BAR(k) (offsetof(fm_crma_reserved, bar) + (size_t)(k) * sizeof(fm_crma_word))
 #define FM_CRMA_OFF_DONE offsetof(fm_crma_reserved, done)
 #define FM_CRMA_OFF_DATA(l) (offsetof(fm_crma_reserved, data) + (size_t)(l) * sizeof(fm_crma_word))
