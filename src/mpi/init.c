@@ -56,8 +56,12 @@ static int init_common(int required)
     fm_local_rank = info.local_rank;
     fm_local_size = info.local_size;
     fm_dt_init();
-    if ((rc = fm_pt2pt_init(info.rank, info.size)) != FM_OK)
+    unsigned errors_before = fm_log_errors;
+    if ((rc = fm_pt2pt_init(info.rank, info.size)) != FM_OK) {
+        if (fm_log_errors == errors_before)
+            fm_error_msg("setting up transports failed: %s (%s)", fm_status_msg(rc), fm_status_name(rc));
         fm_boot_abort(1, "fabmpi: MPI_Init could not set up its transports (see the message above)");
+    }
     if ((rc = fm_comm_init(info.rank, info.size)) != FM_OK)
         fm_boot_abort(1, "fabmpi: MPI_Init could not create MPI_COMM_WORLD");
     main_thread = pthread_self();

@@ -3,14 +3,18 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 int fm_log_rank = -1;
+unsigned fm_log_errors;
 
 void fm_log_print(const char *level, const char *fmt, ...)
 {
     char line[2048];
     int n;
+    if (!strcmp(level, "error"))
+        fm_log_errors++;
     if (fm_log_rank >= 0)
         n = snprintf(line, sizeof line, "fabmpi[%d] %s: ", fm_log_rank, level);
     else

@@ -6,6 +6,9 @@
 
 /* World rank used in prefixes; -1 until the bootstrap knows it. */
 extern int fm_log_rank;
+/* Error lines printed so far: lets a caller that only has a status code
+ * tell whether the cause was already explained. */
+extern unsigned fm_log_errors;
 
 void fm_log_print(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Log at verbosity `lvl` (1 setup, 2 protocol, 3 trace) when FABMPI_VERBOSE >= lvl. */

@@ -3,6 +3,7 @@
 #include "util/status.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -39,13 +40,19 @@ static long long parse_bound(const char *s, char **end)
     return v;
 }
 
-static int parse_range(const char *acc, long long *lo, long long *hi)
+/* ACCEPTED of an INT or SIZE knob: "lo..hi", optionally followed by
+ * POW2_SUFFIX when only powers of two make sense (the ring sizes: their
+ * indices wrap by masking). */
+#define POW2_SUFFIX ", power of two"
+
+static int parse_range(const char *acc, long long *lo, long long *hi, int *pow2)
 {
     char *end;
     *lo = parse_bound(acc, &end);
     if (end[0] != '.' || end[1] != '.')
         return 0;
     *hi = parse_bound(end + 2, &end);
+    *pow2 = !strcmp(end, POW2_SUFFIX);
     return 1;
 }
 
@@ -62,6 +69,9 @@ static int parse_size(const char *s, long long *out)
     else if (*end == 'g' || *end == 'G') mult = 1024LL * 1024 * 1024, end++;
     if (*end == 'b' || *end == 'B') end++;
     if (*end)
+        return 0;
+    /* "-1k" or "9999999999999g" would wrap into some range's middle. */
+    if (v < 0 || v > LLONG_MAX / mult)
         return 0;
     *out = v * mult;
     return 1;
@@ -96,7 +106,7 @@ static int parse_enum(const char *s, const char *acc, int *out)
 static int set_value(struct fm_param_desc *d, const char *value, char *err, size_t errlen)
 {
     long long v, lo, hi;
-    int b;
+    int b, pow2 = 0;
     switch (d->type) {
     case FM_PARAM_INT:
     case FM_PARAM_SIZE: {
@@ -109,8 +119,16 @@ static int set_value(struct fm_param_desc *d, const char *value, char *err, size
         } else {
             ok = parse_size(value, &v);
         }
-        if (ok && parse_range(d->accepted, &lo, &hi) && (v < lo || v > hi)) {
+        if (ok && parse_range(d->accepted, &lo, &hi, &pow2) && (v < lo || v > hi)) {
             snprintf(err, errlen, "FABMPI_%s=%s: out of range; accepted: %s%s", d->name, value,
+                     d->type == FM_PARAM_SIZE ? "a byte count " : "an integer ", d->accepted);
+            return 0;
+        }
+        if (ok && pow2 && (v & (v - 1))) {
+            long long below = 1;
+            while (below * 2 < v) below *= 2;
+            snprintf(err, errlen, "FABMPI_%s=%s: not a power of two (nearest: %lld or %lld); accepted: %s%s",
+                     d->name, value, below, below * 2,
                      d->type == FM_PARAM_SIZE ? "a byte count " : "an integer ", d->accepted);
             return 0;
         }

@@ -36,7 +36,7 @@
     X(OFI_TAG_MODE, ENUM, "auto", "auto|1|2|full", "OFI tag layout of the ofi engine: 1 = 12-bit communicator, 18-bit source, 32-bit tag; 2 = 24/18/20 bits; full = source in remote CQ data, 28-bit communicator, 32-bit tag; auto = full when the provider has CQ data and FI_DIRECTED_RECV, else 1") \
     X(EAGER_LIMIT, SIZE, "32k", "0..1m", "Largest message sent eagerly through shared memory; larger ones use rendezvous") \
     X(OFI_EAGER_LIMIT, SIZE, "8k", "0..1m", "Largest message sent eagerly over OFI (software engine); larger ones use rendezvous. A message whose payload plus headers exceeds the provider's own eager size (tcp;ofi_rxm: 16 KiB including its header) may complete out of order, which breaks MPI ordering") \
-    X(SHM_RING_SIZE, SIZE, "256k", "16k..64m", "Bytes of each per-pair shared-memory ring (power of two)") \
+    X(SHM_RING_SIZE, SIZE, "256k", "16k..64m, power of two", "Bytes of each per-pair shared-memory ring") \
     X(SHM_COPY, ENUM, "auto", "auto|cma|pipeline", "Rendezvous copy: cma = process_vm_readv single copy, pipeline = chunks through the ring; auto tries CMA and falls back") \
     X(SHM_SPLIT_MIN, SIZE, "64k", "0..1g", "Rendezvous messages this large (0 = never) are copied by both processes at once: the receiver pulls one half while the sender pushes the other") \
     X(SHM_DOORBELL, ENUM, "auto", "auto|on|off", "Doorbell bytes telling a receiver which rings have data (auto: on above 4 ranks per node)") \

@@ -79,6 +79,27 @@ static void bad_values_name_knob_value_and_accepted(void **state)
     assert_non_null(strstr(err, "FABMPI_VERBOSE_ENV=maybe"));
 }
 
+/* Issue 12 #9: 100k was accepted although the ring needs a power of two. */
+static void powers_of_two_are_checked(void **state)
+{
+    (void)state;
+    assert_int_equal(load_with("FABMPI_SHM_RING_SIZE", "100k"), FM_ERR_PARAM);
+    assert_non_null(strstr(err, "FABMPI_SHM_RING_SIZE=100k: not a power of two"));
+    assert_non_null(strstr(err, "65536 or 131072"));
+    assert_int_equal(load_with("FABMPI_SHM_RING_SIZE", "128k"), FM_OK);
+    assert_int_equal(fm_param.SHM_RING_SIZE, 128 * 1024);
+}
+
+/* Values that would wrap around into the accepted range. */
+static void sizes_do_not_wrap(void **state)
+{
+    (void)state;
+    assert_int_equal(load_with("FABMPI_EAGER_LIMIT", "-1k"), FM_ERR_PARAM);
+    assert_int_equal(load_with("FABMPI_EAGER_LIMIT", "17179869184g"), FM_ERR_PARAM);
+    assert_int_equal(load_with("FABMPI_EAGER_LIMIT", "99999999999999999999"), FM_ERR_PARAM);
+    assert_int_equal(load_with("FABMPI_VERBOSE", "-9223372036854775808"), FM_ERR_PARAM);
+}
+
 static void status_list_maps_to_mpi_classes(void **state)
 {
     (void)state;
@@ -97,6 +118,8 @@ int main(void)
         cmocka_unit_test(sizes_with_suffixes),
         cmocka_unit_test(enums_and_bools),
         cmocka_unit_test(bad_values_name_knob_value_and_accepted),
+        cmocka_unit_test(powers_of_two_are_checked),
+        cmocka_unit_test(sizes_do_not_wrap),
         cmocka_unit_test(status_list_maps_to_mpi_classes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -45,8 +45,12 @@ int fm_ofi_bufs_setup(void)
     s->bufs = calloc((size_t)(s->ntx + s->nrx), sizeof *s->bufs);
     s->stage = malloc(s->inject_size + sizeof(fm_ofi_wire));
     s->events = calloc((size_t)s->nevents, sizeof *s->events);
-    if (!s->slab || !s->bufs || !s->stage || !s->events)
+    if (!s->slab || !s->bufs || !s->stage || !s->events) {
+        fm_error_msg("ofi: cannot allocate %zu bytes of buffers (FABMPI_OFI_TX_BUFS=%d + FABMPI_OFI_RX_BUFS=%d "
+                     "of FABMPI_OFI_BUF_SIZE=%zu bytes); lower one of them",
+                     total, s->ntx, s->nrx, s->buf_size);
         return FM_ERR_NOMEM;
+    }
     /* Registered once, so no send or receive pays for registration.  Only a
      * provider that wants local descriptors (FI_MR_LOCAL) needs it; failing
      * elsewhere is harmless. */
@@ -67,8 +71,12 @@ int fm_ofi_bufs_setup(void)
             s->tx_free = b;
         } else {
             b->kind = FM_OFI_OP_RX;
-            if ((rc = post_rx(b)) != FM_OK)
+            if ((rc = post_rx(b)) != FM_OK) {
+                fm_error_msg("ofi: provider %s took %d of the FABMPI_OFI_RX_BUFS=%d receive buffers "
+                             "(its receive queue holds %zu); lower FABMPI_OFI_RX_BUFS",
+                             s->info->fabric_attr->prov_name, i - s->ntx, s->nrx, s->info->rx_attr->size);
                 return rc;
+            }
         }
     }
     return FM_OK;
