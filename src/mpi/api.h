@@ -58,6 +58,17 @@ int fm_call_errhandler(MPI_Comm comm, int code);
                             "datatype %s is not committed",            \
                             (dt)->name[0] ? (dt)->name : "<unnamed derived type>");              \
     } while (0)
+/* A NULL buffer (MPI_BOTTOM is NULL) holding data: erroneous unless the
+ * datatype's data sits at absolute addresses (true lower bound above 0).
+ * Check after FM_CHECK_TYPE. */
+#define FM_CHECK_BUF(call, comm, buf, count, dt, what)                               \
+    do {                                                                             \
+        if ((buf) == NULL && (count) > 0 && (dt)->size > 0 && (dt)->true_lb <= 0)   \
+            return fm_raise(comm, call, MPI_ERR_BUFFER,                              \
+                            "%s=NULL with count=%lld of %s (MPI_BOTTOM needs a "     \
+                            "datatype of absolute addresses)", what,                 \
+                            (long long)(count), (dt)->name[0] ? (dt)->name : "a derived type"); \
+    } while (0)
 /* dest/src rank: 0..size-1, MPI_PROC_NULL, and (if any_ok) MPI_ANY_SOURCE. */
 #define FM_CHECK_RANK(call, comm, r, what, any_ok)                                   \
     do {                                                                             \

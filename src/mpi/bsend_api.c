@@ -121,26 +121,27 @@ int MPI_Buffer_detach(void *buffer_addr, int *size)
     return MPI_SUCCESS;
 }
 
-#define CHECK_BSEND_ARGS(call, count, dt, dest, tag, comm) \
+#define CHECK_BSEND_ARGS(call, buf, count, dt, dest, tag, comm) \
     do {                                                   \
         FM_CHECK_INIT(call);                               \
         FM_CHECK_COMM(call, comm);                         \
         FM_CHECK_COUNT(call, comm, count);                 \
-        FM_CHECK_TYPE(call, comm, dt);                     \
+        FM_CHECK_TYPE(call, comm, dt);                            \
+        FM_CHECK_BUF(call, comm, buf, count, dt, "buf");                     \
         FM_CHECK_RANK(call, comm, dest, "dest", 0);        \
         FM_CHECK_TAG(call, comm, tag, 0);                  \
     } while (0)
 
 int MPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
-    CHECK_BSEND_ARGS("MPI_Bsend", count, dt, dest, tag, comm);
+    CHECK_BSEND_ARGS("MPI_Bsend", buf, count, dt, dest, tag, comm);
     return fm_bsend("MPI_Bsend", buf, count, dt, dest, tag, comm);
 }
 
 int MPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
-    CHECK_BSEND_ARGS("MPI_Ibsend", count, dt, dest, tag, comm);
+    CHECK_BSEND_ARGS("MPI_Ibsend", buf, count, dt, dest, tag, comm);
     int rc = fm_bsend("MPI_Ibsend", buf, count, dt, dest, tag, comm);
     if (rc != MPI_SUCCESS)
         return rc;

@@ -34,12 +34,13 @@ static int init_request(const char *call, int kind, const void *buf, int count, 
     return MPI_SUCCESS;
 }
 
-#define CHECK_P2P(call, count, dt, peer, tag, comm, is_recv)      \
+#define CHECK_P2P(call, buf, count, dt, peer, tag, comm, is_recv)      \
     do {                                                          \
         FM_CHECK_INIT(call);                                      \
         FM_CHECK_COMM(call, comm);                                \
         FM_CHECK_COUNT(call, comm, count);                        \
         FM_CHECK_TYPE(call, comm, dt);                            \
+        FM_CHECK_BUF(call, comm, buf, count, dt, "buf");                            \
         FM_CHECK_RANK(call, comm, peer, is_recv ? "source" : "dest", is_recv); \
         FM_CHECK_TAG(call, comm, tag, is_recv);                   \
     } while (0)
@@ -47,7 +48,7 @@ static int init_request(const char *call, int kind, const void *buf, int count, 
 int MPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                   MPI_Request *request)
 {
-    CHECK_P2P("MPI_Send_init", count, dt, dest, tag, comm, 0);
+    CHECK_P2P("MPI_Send_init", buf, count, dt, dest, tag, comm, 0);
     return init_request("MPI_Send_init", FM_REQ_SEND, buf, count, dt, dest, tag, comm,
                         FM_SEND_STD, request);
 }
@@ -55,7 +56,7 @@ int MPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag
 int MPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                    MPI_Request *request)
 {
-    CHECK_P2P("MPI_Ssend_init", count, dt, dest, tag, comm, 0);
+    CHECK_P2P("MPI_Ssend_init", buf, count, dt, dest, tag, comm, 0);
     return init_request("MPI_Ssend_init", FM_REQ_SEND, buf, count, dt, dest, tag, comm,
                         FM_SEND_SYNC, request);
 }
@@ -63,7 +64,7 @@ int MPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int ta
 int MPI_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                    MPI_Request *request)
 {
-    CHECK_P2P("MPI_Rsend_init", count, dt, dest, tag, comm, 0);
+    CHECK_P2P("MPI_Rsend_init", buf, count, dt, dest, tag, comm, 0);
     return init_request("MPI_Rsend_init", FM_REQ_SEND, buf, count, dt, dest, tag, comm,
                         FM_SEND_READY, request);
 }
@@ -71,7 +72,7 @@ int MPI_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int ta
 int MPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                    MPI_Request *request)
 {
-    CHECK_P2P("MPI_Bsend_init", count, dt, dest, tag, comm, 0);
+    CHECK_P2P("MPI_Bsend_init", buf, count, dt, dest, tag, comm, 0);
     return init_request("MPI_Bsend_init", FM_REQ_SEND, buf, count, dt, dest, tag, comm,
                         FM_SEND_BUFFERED, request);
 }
@@ -79,7 +80,7 @@ int MPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int ta
 int MPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                   MPI_Request *request)
 {
-    CHECK_P2P("MPI_Recv_init", count, dt, source, tag, comm, 1);
+    CHECK_P2P("MPI_Recv_init", buf, count, dt, source, tag, comm, 1);
     return init_request("MPI_Recv_init", FM_REQ_RECV, buf, count, dt, source, tag, comm, 0,
                         request);
 }

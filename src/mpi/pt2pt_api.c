@@ -15,6 +15,7 @@
     FM_CHECK_COMM(call, comm);                                 \
     FM_CHECK_COUNT(call, comm, count);                         \
     FM_CHECK_TYPE(call, comm, dt);                             \
+    FM_CHECK_BUF(call, comm, buf, count, dt, "buf");           \
     FM_CHECK_RANK(call, comm, dest, "dest", 0);                \
     FM_CHECK_TAG(call, comm, tag, 0)
 
@@ -23,6 +24,7 @@
     FM_CHECK_COMM(call, comm);                                \
     FM_CHECK_COUNT(call, comm, count);                        \
     FM_CHECK_TYPE(call, comm, dt);                            \
+    FM_CHECK_BUF(call, comm, buf, count, dt, "buf");          \
     FM_CHECK_RANK(call, comm, src, "source", 1);              \
     FM_CHECK_TAG(call, comm, tag, 1)
 
