@@ -59,6 +59,12 @@ int main(int argc, char **argv)
         if (rank == arg(argc, argv, 2))
             raise(SIGKILL);
         sleep_forever();
+    } else if (!strcmp(mode, "segv")) {
+        if (rank == arg(argc, argv, 2)) {
+            volatile int *nowhere = NULL;
+            *nowhere = 1; /* a real fault, not raise(): handlers see it as a crash */
+        }
+        sleep_forever();
     } else if (!strcmp(mode, "exit")) {
         if (rank == arg(argc, argv, 2))
             exit(arg(argc, argv, 3));

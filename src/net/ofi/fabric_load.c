@@ -9,6 +9,7 @@
  * dlsym when that version is absent. */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,9 +49,22 @@ static void *sym(void *h, const char *name, const char *ver, int *missing)
     return p;
 }
 
+/* Signals that mean the process crashed.  libpsm2, which Debian's
+ * libfabric links, installs handlers for them from a constructor that
+ * print a backtrace and exit(1): mpiexec would then report "exited with
+ * status 1" instead of the signal, and the job would end 1, not 128+sig.
+ * The dispositions the program had before libfabric loaded are put back. */
+static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+#define NCRASH (sizeof crash_signals / sizeof crash_signals[0])
+
 static void load(void)
 {
+    struct sigaction before[NCRASH];
+    for (size_t i = 0; i < NCRASH; i++)
+        sigaction(crash_signals[i], NULL, &before[i]);
     void *h = dlopen(FM_FABRIC_SONAME, RTLD_NOW | RTLD_LOCAL);
+    for (size_t i = 0; i < NCRASH; i++)
+        sigaction(crash_signals[i], &before[i], NULL);
     if (!h) {
         const char *e = dlerror();
         snprintf(L.why, sizeof L.why, "%s", e ? e : FM_FABRIC_SONAME ": dlopen failed");
