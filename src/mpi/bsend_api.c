@@ -122,14 +122,14 @@ int MPI_Buffer_detach(void *buffer_addr, int *size)
 }
 
 #define CHECK_BSEND_ARGS(call, buf, count, dt, dest, tag, comm) \
-    do {                                                   \
-        FM_CHECK_INIT(call);                               \
-        FM_CHECK_COMM(call, comm);                         \
-        FM_CHECK_COUNT(call, comm, count);                 \
-        FM_CHECK_TYPE(call, comm, dt);                            \
-        FM_CHECK_BUF(call, comm, buf, count, dt, "buf");                     \
-        FM_CHECK_RANK(call, comm, dest, "dest", 0);        \
-        FM_CHECK_TAG(call, comm, tag, 0);                  \
+    do {                                                     \
+        FM_CHECK_INIT(call);                                 \
+        FM_CHECK_COMM(call, comm);                           \
+        FM_CHECK_COUNT(call, comm, count);                   \
+        FM_CHECK_TYPE(call, comm, dt);                       \
+        FM_CHECK_BUF(call, comm, buf, count, dt, "buf");     \
+        FM_CHECK_RANK(call, comm, dest, "dest", 0);          \
+        FM_CHECK_TAG(call, comm, tag, 0);                    \
     } while (0)
 
 int MPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)

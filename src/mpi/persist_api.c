@@ -34,15 +34,15 @@ static int init_request(const char *call, int kind, const void *buf, int count, 
     return MPI_SUCCESS;
 }
 
-#define CHECK_P2P(call, buf, count, dt, peer, tag, comm, is_recv)      \
-    do {                                                          \
-        FM_CHECK_INIT(call);                                      \
-        FM_CHECK_COMM(call, comm);                                \
-        FM_CHECK_COUNT(call, comm, count);                        \
-        FM_CHECK_TYPE(call, comm, dt);                            \
-        FM_CHECK_BUF(call, comm, buf, count, dt, "buf");                            \
+#define CHECK_P2P(call, buf, count, dt, peer, tag, comm, is_recv) \
+    do {                                                       \
+        FM_CHECK_INIT(call);                                   \
+        FM_CHECK_COMM(call, comm);                             \
+        FM_CHECK_COUNT(call, comm, count);                     \
+        FM_CHECK_TYPE(call, comm, dt);                         \
+        FM_CHECK_BUF(call, comm, buf, count, dt, "buf");       \
         FM_CHECK_RANK(call, comm, peer, is_recv ? "source" : "dest", is_recv); \
-        FM_CHECK_TAG(call, comm, tag, is_recv);                   \
+        FM_CHECK_TAG(call, comm, tag, is_recv);                \
     } while (0)
 
 int MPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
