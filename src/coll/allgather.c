@@ -4,6 +4,7 @@
  * of (rcount, rdt) is itself (addr, k * rcount, rdt), since element i of a
  * datatype sits at i * extent. */
 #include "coll/coll.h"
+#include "coll/coll_call.h"
 #include "coll/coll_util.h"
 #include "core/comm.h"
 #include "pt2pt/pt2pt.h"
@@ -13,36 +14,34 @@ int fm_coll_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void
                       MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm)
 {
     const int size = comm->size, rank = comm->rank;
-    int rc = FM_OK;
-    if (sbuf != MPI_IN_PLACE &&
-        (rc = fm_dt_copy(sbuf, scount, sdt, fm_coll_at(rbuf, rank * rcount, rdt), rcount, rdt)) !=
-            FM_OK)
-        return rc;
+    fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_ALLGATHER);
+    if (sbuf != MPI_IN_PLACE)
+        fm_cc_fail(&cc, fm_dt_copy(sbuf, scount, sdt, fm_coll_at(rbuf, rank * rcount, rdt),
+                                   rcount, rdt));
     if (size == 1 || rcount * rdt->size == 0)
-        return FM_OK;
+        return cc.rc;
 
     if ((size & (size - 1)) == 0) {
         /* Power of two: in round mask, exchange the aligned run of `mask`
          * blocks this rank holds for the partner's; log2(p) rounds. */
-        for (int mask = 1; mask < size && rc == FM_OK; mask <<= 1) {
+        for (int mask = 1; mask < size; mask <<= 1) {
             int partner = rank ^ mask;
             int mine = rank & ~(mask - 1), theirs = partner & ~(mask - 1);
-            rc = fm_coll_sendrecv(fm_coll_at(rbuf, mine * rcount, rdt), mask * rcount, rdt,
-                                  partner, fm_coll_at(rbuf, theirs * rcount, rdt),
-                                  mask * rcount, rdt, partner, FM_TAG_ALLGATHER, comm);
+            fm_cc_sendrecv(&cc, fm_coll_at(rbuf, mine * rcount, rdt), mask * rcount, rdt,
+                           partner, fm_coll_at(rbuf, theirs * rcount, rdt), mask * rcount, rdt,
+                           partner);
         }
-        return rc;
+        return cc.rc;
     }
     /* Otherwise a ring: in step s pass block rank-s right, take rank-s-1
      * from the left. */
     const int right = (rank + 1) % size, left = (rank - 1 + size) % size;
-    for (int s = 0; s < size - 1 && rc == FM_OK; s++) {
+    for (int s = 0; s < size - 1; s++) {
         int sb = (rank - s + size) % size, rb = (rank - s - 1 + size) % size;
-        rc = fm_coll_sendrecv(fm_coll_at(rbuf, sb * rcount, rdt), rcount, rdt, right,
-                              fm_coll_at(rbuf, rb * rcount, rdt), rcount, rdt, left,
-                              FM_TAG_ALLGATHER, comm);
+        fm_cc_sendrecv(&cc, fm_coll_at(rbuf, sb * rcount, rdt), rcount, rdt, right,
+                       fm_coll_at(rbuf, rb * rcount, rdt), rcount, rdt, left);
     }
-    return rc;
+    return cc.rc;
 }
 
 int fm_coll_allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
@@ -50,16 +49,16 @@ int fm_coll_allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, voi
 {
     const int size = comm->size, rank = comm->rank;
     int rc = FM_OK;
-    if (sbuf != MPI_IN_PLACE &&
-        (rc = fm_dt_copy(sbuf, scount, sdt, fm_coll_at(rbuf, displs[rank], rdt), rcounts[rank],
-                         rdt)) != FM_OK)
-        return rc;
+    if (sbuf != MPI_IN_PLACE)
+        rc = fm_dt_copy(sbuf, scount, sdt, fm_coll_at(rbuf, displs[rank], rdt), rcounts[rank],
+                        rdt);
     const int right = (rank + 1) % size, left = (rank - 1 + size) % size;
-    for (int s = 0; s < size - 1 && rc == FM_OK; s++) {
+    fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_ALLGATHERV);
+    fm_cc_fail(&cc, rc);
+    for (int s = 0; s < size - 1; s++) {
         int sb = (rank - s + size) % size, rb = (rank - s - 1 + size) % size;
-        rc = fm_coll_sendrecv(fm_coll_at(rbuf, displs[sb], rdt), rcounts[sb], rdt, right,
-                              fm_coll_at(rbuf, displs[rb], rdt), rcounts[rb], rdt, left,
-                              FM_TAG_ALLGATHERV, comm);
+        fm_cc_sendrecv(&cc, fm_coll_at(rbuf, displs[sb], rdt), rcounts[sb], rdt, right,
+                       fm_coll_at(rbuf, displs[rb], rdt), rcounts[rb], rdt, left);
     }
-    return rc;
+    return cc.rc;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "coll/coll.h"
+#include "coll/coll_call.h"
 #include "coll/coll_util.h"
 #include "coll/op.h"
 #include "core/comm.h"
@@ -27,30 +28,29 @@ static int fm_real_rank(int newrank, int rem)
     return newrank < rem ? newrank * 2 + 1 : newrank + rem;
 }
 
-static int fm_allreduce_doubling(void *rbuf, void *tmp, MPI_Count count, MPI_Datatype dt,
-                                 MPI_Op op, int newrank, int pof2, int rem, MPI_Comm comm)
+/* Each step runs even after an error (coll_call.h): the exchanges keep
+ * every partner moving, and a member in error skips the arithmetic. */
+static void fm_allreduce_doubling(fm_coll_call *cc, void *rbuf, void *tmp, MPI_Count count,
+                                  MPI_Datatype dt, MPI_Op op, int newrank, int pof2, int rem)
 {
-    const int rank = comm->rank;
+    const int rank = cc->comm->rank;
     void *acc = rbuf;
-    int rc = FM_OK;
-    for (int mask = 1; rc == FM_OK && mask < pof2; mask <<= 1) {
+    for (int mask = 1; mask < pof2; mask <<= 1) {
         int partner = fm_real_rank(newrank ^ mask, rem);
-        rc = fm_coll_sendrecv(acc, count, dt, partner, tmp, count, dt, partner,
-                              FM_TAG_ALLREDUCE, comm);
-        if (rc != FM_OK)
-            break;
+        fm_cc_sendrecv(cc, acc, count, dt, partner, tmp, count, dt, partner);
+        if (cc->rc != FM_OK)
+            continue;
         if (partner < rank || op->commute) {
-            rc = fm_op_apply(op, tmp, acc, count, dt);
+            fm_cc_fail(cc, fm_op_apply(op, tmp, acc, count, dt));
         } else { /* acc op tmp, computed into tmp */
-            rc = fm_op_apply(op, acc, tmp, count, dt);
+            fm_cc_fail(cc, fm_op_apply(op, acc, tmp, count, dt));
             void *t = acc;
             acc = tmp;
             tmp = t;
         }
     }
-    if (rc == FM_OK && acc != rbuf)
-        rc = fm_dt_copy(acc, count, dt, rbuf, count, dt);
-    return rc;
+    if (cc->rc == FM_OK && acc != rbuf)
+        fm_cc_fail(cc, fm_dt_copy(acc, count, dt, rbuf, count, dt));
 }
 
 /* Piece i of the vector (i in 0..pof2) starts at element fm_piece(i). */
@@ -65,78 +65,76 @@ static MPI_Count fm_piece(MPI_Count count, int pof2, int i)
  * other half to the partner and reduces the partner's copy of the kept
  * half into it; at the end it owns piece newrank, fully reduced.
  * Doubling then exchanges owned windows until everyone has everything. */
-static int fm_allreduce_halving(void *rbuf, void *tmp, MPI_Count count, MPI_Datatype dt,
-                                MPI_Op op, int newrank, int pof2, int rem, MPI_Comm comm)
+static void fm_allreduce_halving(fm_coll_call *cc, void *rbuf, void *tmp, MPI_Count count,
+                                 MPI_Datatype dt, MPI_Op op, int newrank, int pof2, int rem)
 {
-    int lo = 0, hi = pof2, rc = FM_OK;
-    for (int mask = pof2 / 2; mask > 0 && rc == FM_OK; mask /= 2) {
+    int lo = 0, hi = pof2;
+    for (int mask = pof2 / 2; mask > 0; mask /= 2) {
         int partner = fm_real_rank(newrank ^ mask, rem), mid = lo + (hi - lo) / 2;
         int keep_lo = newrank & mask ? mid : lo, keep_hi = newrank & mask ? hi : mid;
         int send_lo = newrank & mask ? lo : mid, send_hi = newrank & mask ? mid : hi;
         MPI_Count k0 = fm_piece(count, pof2, keep_lo), k1 = fm_piece(count, pof2, keep_hi);
         MPI_Count s0 = fm_piece(count, pof2, send_lo), s1 = fm_piece(count, pof2, send_hi);
-        rc = fm_coll_sendrecv(fm_coll_at(rbuf, s0, dt), s1 - s0, dt, partner,
-                              fm_coll_at(tmp, k0, dt), k1 - k0, dt, partner, FM_TAG_ALLREDUCE,
-                              comm);
-        if (rc == FM_OK)
-            rc = fm_op_apply(op, fm_coll_at(tmp, k0, dt), fm_coll_at(rbuf, k0, dt), k1 - k0, dt);
+        fm_cc_sendrecv(cc, fm_coll_at(rbuf, s0, dt), s1 - s0, dt, partner,
+                       tmp ? fm_coll_at(tmp, k0, dt) : NULL, k1 - k0, dt, partner);
+        if (cc->rc == FM_OK)
+            fm_cc_fail(cc, fm_op_apply(op, fm_coll_at(tmp, k0, dt), fm_coll_at(rbuf, k0, dt),
+                                       k1 - k0, dt));
         lo = keep_lo;
         hi = keep_hi;
     }
-    for (int mask = 1; mask < pof2 && rc == FM_OK; mask *= 2) {
+    for (int mask = 1; mask < pof2; mask *= 2) {
         int partner = fm_real_rank(newrank ^ mask, rem);
         int mine = newrank & ~(mask - 1), theirs = (newrank ^ mask) & ~(mask - 1);
         MPI_Count m0 = fm_piece(count, pof2, mine), m1 = fm_piece(count, pof2, mine + mask);
         MPI_Count t0 = fm_piece(count, pof2, theirs), t1 = fm_piece(count, pof2, theirs + mask);
-        rc = fm_coll_sendrecv(fm_coll_at(rbuf, m0, dt), m1 - m0, dt, partner,
-                              fm_coll_at(rbuf, t0, dt), t1 - t0, dt, partner, FM_TAG_ALLREDUCE,
-                              comm);
+        fm_cc_sendrecv(cc, fm_coll_at(rbuf, m0, dt), m1 - m0, dt, partner,
+                       fm_coll_at(rbuf, t0, dt), t1 - t0, dt, partner);
     }
-    return rc;
 }
 
 int fm_coll_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
                       MPI_Comm comm)
 {
     const int size = comm->size, rank = comm->rank;
-    int rc = FM_OK;
     if (count == 0 || dt->size == 0)
         return FM_OK;
-    if (sbuf != MPI_IN_PLACE && (rc = fm_dt_copy(sbuf, count, dt, rbuf, count, dt)) != FM_OK)
-        return rc;
+    fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_ALLREDUCE);
+    if (sbuf != MPI_IN_PLACE)
+        fm_cc_fail(&cc, fm_dt_copy(sbuf, count, dt, rbuf, count, dt));
     if (size == 1)
-        return FM_OK;
+        return cc.rc;
 
     int pof2 = 1;
     while (pof2 * 2 <= size)
         pof2 *= 2;
     const int rem = size - pof2;
-    void *raw, *tmp = fm_coll_tmp_alloc(count, dt, &raw);
+    void *raw = NULL, *tmp = fm_coll_tmp_alloc(count, dt, &raw);
     if (!tmp)
-        return FM_ERR_NOMEM;
+        fm_cc_fail(&cc, FM_ERR_NOMEM); /* and take the peers' messages into nothing */
     int newrank = rank >= 2 * rem ? rank - rem : rank % 2 ? rank / 2 : -1;
 
     if (rank < 2 * rem) {
         if (newrank < 0) {
-            rc = fm_coll_send(rbuf, count, dt, rank + 1, FM_TAG_ALLREDUCE, comm);
+            fm_cc_send(&cc, rbuf, count, dt, rank + 1);
         } else {
-            rc = fm_coll_recv(tmp, count, dt, rank - 1, FM_TAG_ALLREDUCE, comm);
-            if (rc == FM_OK)
-                rc = fm_op_apply(op, tmp, rbuf, count, dt);
+            fm_cc_recv(&cc, tmp, count, dt, rank - 1);
+            if (cc.rc == FM_OK)
+                fm_cc_fail(&cc, fm_op_apply(op, tmp, rbuf, count, dt));
         }
     }
-    if (rc == FM_OK && newrank >= 0) {
+    if (newrank >= 0) {
         if (op->commute && count >= pof2 && count * dt->size >= FM_ALLREDUCE_LARGE)
-            rc = fm_allreduce_halving(rbuf, tmp, count, dt, op, newrank, pof2, rem, comm);
+            fm_allreduce_halving(&cc, rbuf, tmp, count, dt, op, newrank, pof2, rem);
         else
-            rc = fm_allreduce_doubling(rbuf, tmp, count, dt, op, newrank, pof2, rem, comm);
+            fm_allreduce_doubling(&cc, rbuf, tmp, count, dt, op, newrank, pof2, rem);
     }
-    if (rc == FM_OK && rank < 2 * rem) {
+    if (rank < 2 * rem) {
         if (newrank >= 0)
-            rc = fm_coll_send(rbuf, count, dt, rank - 1, FM_TAG_ALLREDUCE, comm);
+            fm_cc_send(&cc, rbuf, count, dt, rank - 1);
         else
-            rc = fm_coll_recv(rbuf, count, dt, rank + 1, FM_TAG_ALLREDUCE, comm);
+            fm_cc_recv(&cc, rbuf, count, dt, rank + 1);
     }
     free(raw);
-    return rc;
+    return cc.rc;
 }

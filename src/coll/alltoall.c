@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "coll/coll.h"
+#include "coll/coll_call.h"
 #include "coll/coll_util.h"
 #include "core/comm.h"
 #include "pt2pt/pt2pt.h"
@@ -35,58 +36,56 @@ static void *fm_side_addr(const struct fm_a2a_side *s, int i)
     return fm_coll_at(s->buf, disp, s->dt);
 }
 
+/* Every window is posted even after an error (coll_call.h), so no peer is
+ * left waiting for its block. */
 static int fm_a2a_windows(const struct fm_a2a_side *snd, const struct fm_a2a_side *rcv, int tag,
                           MPI_Comm comm)
 {
     const int size = comm->size, rank = comm->rank;
+    fm_coll_call cc = FM_COLL_CALL(comm, tag);
     struct fm_request *reqs[2 * FM_A2A_WINDOW];
-    int rc = fm_dt_copy(fm_side_addr(snd, rank), fm_side_count(snd, rank), snd->dt,
-                        fm_side_addr(rcv, rank), fm_side_count(rcv, rank), rcv->dt);
-    for (int base = 1; base < size && rc == FM_OK; base += FM_A2A_WINDOW) {
-        int n = 0;
-        for (int i = base; i < size && i < base + FM_A2A_WINDOW && rc == FM_OK; i++) {
+    long long want[2 * FM_A2A_WINDOW];
+    fm_cc_batch b = {.reqs = reqs, .want = want};
+    fm_cc_fail(&cc, fm_dt_copy(fm_side_addr(snd, rank), fm_side_count(snd, rank), snd->dt,
+                               fm_side_addr(rcv, rank), fm_side_count(rcv, rank), rcv->dt));
+    for (int base = 1; base < size; base += FM_A2A_WINDOW) {
+        for (int i = base; i < size && i < base + FM_A2A_WINDOW; i++) {
             int src = (rank - i + size) % size, dst = (rank + i) % size;
-            if (fm_side_count(rcv, src) * rcv->dt->size > 0) {
-                rc = fm_irecv(fm_side_addr(rcv, src), fm_side_count(rcv, src), rcv->dt, src, tag,
-                              comm, 1, &reqs[n]);
-                n += rc == FM_OK;
-            }
-            if (rc == FM_OK && fm_side_count(snd, dst) * snd->dt->size > 0) {
-                rc = fm_isend(fm_side_addr(snd, dst), fm_side_count(snd, dst), snd->dt, dst, tag,
-                              comm, 1, FM_SEND_STD, &reqs[n]);
-                n += rc == FM_OK;
-            }
+            if (fm_side_count(rcv, src) * rcv->dt->size > 0)
+                fm_cc_irecv(&cc, &b, fm_side_addr(rcv, src), fm_side_count(rcv, src), rcv->dt,
+                            src);
+            if (fm_side_count(snd, dst) * snd->dt->size > 0)
+                fm_cc_isend(&cc, &b, fm_side_addr(snd, dst), fm_side_count(snd, dst), snd->dt,
+                            dst);
         }
-        int wrc = n ? fm_waitall(n, reqs) : FM_OK;
-        if (rc == FM_OK)
-            rc = wrc;
+        fm_cc_waitall(&cc, &b);
     }
-    return rc;
+    return cc.rc;
 }
 
 static int fm_a2a_inplace(const struct fm_a2a_side *rcv, int tag, MPI_Comm comm)
 {
     const int size = comm->size, rank = comm->rank;
+    fm_coll_call cc = FM_COLL_CALL(comm, tag);
     MPI_Count maxcount = 0;
     for (int i = 0; i < size; i++)
         if (fm_side_count(rcv, i) > maxcount)
             maxcount = fm_side_count(rcv, i);
-    void *raw, *tmp = fm_coll_tmp_alloc(maxcount, rcv->dt, &raw);
+    void *raw = NULL, *tmp = fm_coll_tmp_alloc(maxcount, rcv->dt, &raw);
     if (!tmp)
-        return FM_ERR_NOMEM;
-    int rc = FM_OK;
-    for (int i = 0; i < size && rc == FM_OK; i++) {
+        fm_cc_fail(&cc, FM_ERR_NOMEM); /* the exchanges still run, as markers */
+    for (int i = 0; i < size; i++) {
         int peer = (i - rank + size) % size;
         MPI_Count n = fm_side_count(rcv, peer);
         if (peer == rank || n * rcv->dt->size == 0)
             continue;
         void *blk = fm_side_addr(rcv, peer);
-        rc = fm_dt_copy(blk, n, rcv->dt, tmp, n, rcv->dt);
-        if (rc == FM_OK)
-            rc = fm_coll_sendrecv(tmp, n, rcv->dt, peer, blk, n, rcv->dt, peer, tag, comm);
+        if (cc.rc == FM_OK)
+            fm_cc_fail(&cc, fm_dt_copy(blk, n, rcv->dt, tmp, n, rcv->dt));
+        fm_cc_sendrecv(&cc, tmp, n, rcv->dt, peer, blk, n, rcv->dt, peer);
     }
     free(raw);
-    return rc;
+    return cc.rc;
 }
 
 int fm_coll_alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,

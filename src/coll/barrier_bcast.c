@@ -1,5 +1,6 @@
 /* barrier_bcast.c — barrier (dissemination) and broadcast (binomial tree). */
 #include "coll/coll.h"
+#include "coll/coll_call.h"
 #include "coll/coll_util.h"
 #include "core/comm.h"
 #include "pt2pt/pt2pt.h"
@@ -25,34 +26,30 @@ int fm_coll_barrier(MPI_Comm comm)
 
 /* Binomial tree on ranks relative to root: a rank receives once from the
  * rank that differs in its lowest set bit, then forwards to the ranks below
- * that bit, all sends in flight together. */
+ * that bit, all sends in flight together.  A rank whose receive failed
+ * (its count is smaller than the root's) still forwards, an error marker
+ * (coll_call.h), so the ranks below it return too. */
 int fm_coll_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
     const int size = comm->size, rank = comm->rank;
     if (size == 1 || count == 0 || dt->size == 0)
         return FM_OK;
+    fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_BCAST);
     const int vr = (rank - root + size) % size;
-    int mask = 1, rc = FM_OK;
+    int mask = 1;
     while (mask < size) {
         if (vr & mask) {
-            rc = fm_coll_recv(buf, count, dt, (rank - mask + size) % size, FM_TAG_BCAST, comm);
-            if (rc != FM_OK)
-                return rc;
+            fm_cc_recv(&cc, buf, count, dt, (rank - mask + size) % size);
             break;
         }
         mask <<= 1;
     }
     struct fm_request *reqs[32]; /* one child per bit of an int rank */
-    int n = 0;
-    for (mask >>= 1; mask > 0; mask >>= 1) {
-        if (vr + mask >= size)
-            continue;
-        rc = fm_isend(buf, count, dt, (rank + mask) % size, FM_TAG_BCAST, comm, 1, FM_SEND_STD,
-                      &reqs[n]);
-        if (rc != FM_OK)
-            break;
-        n++;
-    }
-    int wrc = n ? fm_waitall(n, reqs) : FM_OK;
-    return rc != FM_OK ? rc : wrc;
+    long long want[32];
+    fm_cc_batch b = {.reqs = reqs, .want = want};
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (vr + mask < size)
+            fm_cc_isend(&cc, &b, buf, count, dt, (rank + mask) % size);
+    fm_cc_waitall(&cc, &b);
+    return cc.rc;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "coll/coll.h"
+#include "coll/coll_call.h"
 #include "coll/coll_util.h"
 #include "core/comm.h"
 #include "pt2pt/pt2pt.h"
@@ -34,81 +35,107 @@ static void *fm_blk_addr(const struct fm_blocks *b, int i)
 }
 
 /* Root side: post a receive (gather) or send (scatter) per peer, copy the
- * root's own block locally unless MPI_IN_PLACE, wait for all. */
-static int fm_root_linear(const struct fm_blocks *b, void *own, MPI_Count own_count,
-                          MPI_Datatype own_dt, int gather, int tag, MPI_Comm comm)
+ * root's own block locally unless MPI_IN_PLACE, wait for all.  Every
+ * transfer is posted even after an error, so no peer is left waiting. */
+static void fm_root_linear(fm_coll_call *cc, const struct fm_blocks *b, void *own,
+                           MPI_Count own_count, MPI_Datatype own_dt, int gather)
 {
-    const int size = comm->size, rank = comm->rank;
-    int rc = FM_OK, n = 0;
+    const int size = cc->comm->size, rank = cc->comm->rank;
     struct fm_request **reqs = malloc(sizeof *reqs * (size_t)size);
-    if (!reqs)
-        return FM_ERR_NOMEM;
-    for (int i = 0; i < size && rc == FM_OK; i++) {
+    long long *want = malloc(sizeof *want * (size_t)size);
+    if (!reqs || !want) {
+        /* Cannot track the transfers at once: do them one by one. */
+        fm_cc_fail(cc, FM_ERR_NOMEM);
+        for (int i = 0; i < size; i++) {
+            if (i == rank || fm_blk_count(b, i) * b->dt->size == 0)
+                continue;
+            if (gather)
+                fm_cc_recv(cc, NULL, fm_blk_count(b, i), b->dt, i);
+            else
+                fm_cc_send(cc, NULL, 0, MPI_BYTE, i);
+        }
+        free(reqs);
+        free(want);
+        return;
+    }
+    fm_cc_batch batch = {.reqs = reqs, .want = want};
+    for (int i = 0; i < size; i++) {
         if (i == rank || fm_blk_count(b, i) * b->dt->size == 0)
             continue;
         if (gather)
-            rc = fm_irecv(fm_blk_addr(b, i), fm_blk_count(b, i), b->dt, i, tag, comm, 1, &reqs[n]);
+            fm_cc_irecv(cc, &batch, fm_blk_addr(b, i), fm_blk_count(b, i), b->dt, i);
         else
-            rc = fm_isend(fm_blk_addr(b, i), fm_blk_count(b, i), b->dt, i, tag, comm, 1,
-                          FM_SEND_STD, &reqs[n]);
-        if (rc == FM_OK)
-            n++;
+            fm_cc_isend(cc, &batch, fm_blk_addr(b, i), fm_blk_count(b, i), b->dt, i);
     }
-    if (rc == FM_OK && own != MPI_IN_PLACE) {
+    if (cc->rc == FM_OK && own != MPI_IN_PLACE) {
         if (gather)
-            rc = fm_dt_copy(own, own_count, own_dt, fm_blk_addr(b, rank), fm_blk_count(b, rank),
-                            b->dt);
+            fm_cc_fail(cc, fm_dt_copy(own, own_count, own_dt, fm_blk_addr(b, rank),
+                                      fm_blk_count(b, rank), b->dt));
         else
-            rc = fm_dt_copy(fm_blk_addr(b, rank), fm_blk_count(b, rank), b->dt, own, own_count,
-                            own_dt);
+            fm_cc_fail(cc, fm_dt_copy(fm_blk_addr(b, rank), fm_blk_count(b, rank), b->dt, own,
+                                      own_count, own_dt));
     }
-    int wrc = n ? fm_waitall(n, reqs) : FM_OK;
+    fm_cc_waitall(cc, &batch);
     free(reqs);
-    return rc != FM_OK ? rc : wrc;
+    free(want);
 }
 
 int fm_coll_gather(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                    MPI_Count rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
-    if (comm->rank != root)
-        return scount * sdt->size == 0 ? FM_OK
-                                       : fm_coll_send(sbuf, scount, sdt, root, FM_TAG_GATHER, comm);
+    fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_GATHER);
+    if (comm->rank != root) {
+        if (scount * sdt->size != 0)
+            fm_cc_send(&cc, sbuf, scount, sdt, root);
+        return cc.rc;
+    }
     struct fm_blocks b = {.buf = rbuf, .count = rcount, .dt = rdt};
-    return fm_root_linear(&b, (void *)(uintptr_t)sbuf, scount, sdt, 1, FM_TAG_GATHER, comm);
+    fm_root_linear(&cc, &b, (void *)(uintptr_t)sbuf, scount, sdt, 1);
+    return cc.rc;
 }
 
 int fm_coll_gatherv(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                     const int rcounts[], const int displs[], MPI_Datatype rdt, int root,
                     MPI_Comm comm)
 {
-    if (comm->rank != root)
-        return scount * sdt->size == 0
-                   ? FM_OK
-                   : fm_coll_send(sbuf, scount, sdt, root, FM_TAG_GATHERV, comm);
+    fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_GATHERV);
+    if (comm->rank != root) {
+        if (scount * sdt->size != 0)
+            fm_cc_send(&cc, sbuf, scount, sdt, root);
+        return cc.rc;
+    }
     struct fm_blocks b = {.buf = rbuf, .counts = rcounts, .displs = displs, .dt = rdt};
-    return fm_root_linear(&b, (void *)(uintptr_t)sbuf, scount, sdt, 1, FM_TAG_GATHERV, comm);
+    fm_root_linear(&cc, &b, (void *)(uintptr_t)sbuf, scount, sdt, 1);
+    return cc.rc;
+}
+
+void fm_cc_scatterv(fm_coll_call *cc, const void *sbuf, const int scounts[], const int displs[],
+                    MPI_Count scount, MPI_Datatype sdt, void *rbuf, MPI_Count rcount,
+                    MPI_Datatype rdt, int root)
+{
+    if (cc->comm->rank != root) {
+        if (rcount * rdt->size != 0)
+            fm_cc_recv(cc, rbuf, rcount, rdt, root);
+        return;
+    }
+    struct fm_blocks b = {.buf = (void *)(uintptr_t)sbuf, .counts = scounts, .displs = displs,
+                          .count = scount, .dt = sdt};
+    fm_root_linear(cc, &b, rbuf, rcount, rdt, 0);
 }
 
 int fm_coll_scatter(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                     MPI_Count rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
-    if (comm->rank != root)
-        return rcount * rdt->size == 0
-                   ? FM_OK
-                   : fm_coll_recv(rbuf, rcount, rdt, root, FM_TAG_SCATTER, comm);
-    struct fm_blocks b = {.buf = (void *)(uintptr_t)sbuf, .count = scount, .dt = sdt};
-    return fm_root_linear(&b, rbuf, rcount, rdt, 0, FM_TAG_SCATTER, comm);
+    fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_SCATTER);
+    fm_cc_scatterv(&cc, sbuf, NULL, NULL, scount, sdt, rbuf, rcount, rdt, root);
+    return cc.rc;
 }
 
 int fm_coll_scatterv(const void *sbuf, const int scounts[], const int displs[],
                      MPI_Datatype sdt, void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int root,
                      MPI_Comm comm)
 {
-    if (comm->rank != root)
-        return rcount * rdt->size == 0
-                   ? FM_OK
-                   : fm_coll_recv(rbuf, rcount, rdt, root, FM_TAG_SCATTERV, comm);
-    struct fm_blocks b = {.buf = (void *)(uintptr_t)sbuf, .counts = scounts, .displs = displs,
-                          .dt = sdt};
-    return fm_root_linear(&b, rbuf, rcount, rdt, 0, FM_TAG_SCATTERV, comm);
+    fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_SCATTERV);
+    fm_cc_scatterv(&cc, sbuf, scounts, displs, 0, sdt, rbuf, rcount, rdt, root);
+    return cc.rc;
 }

@@ -6,21 +6,24 @@
 #include <stdlib.h>
 
 #include "coll/coll.h"
+#include "coll/coll_call.h"
 #include "coll/coll_util.h"
 #include "core/comm.h"
 #include "util/status.h"
 
 /* MPI_IN_PLACE: the input is the full vector in rbuf.  rbuf's input is
- * consumed by the reduce before the scatter overwrites it. */
-static int fm_rs_reduce(const void *sbuf, void *rbuf, MPI_Count total, MPI_Datatype dt,
-                        MPI_Op op, MPI_Comm comm, void **full, void **raw)
+ * consumed by the reduce before the scatter overwrites it.  The scatter
+ * runs even when the reduce failed, so every member returns. */
+static void fm_rs_reduce(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_Count total,
+                         MPI_Datatype dt, MPI_Op op, void **full, void **raw)
 {
     const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     *full = NULL;
     *raw = NULL;
-    if (comm->rank == 0 && !(*full = fm_coll_tmp_alloc(total, dt, raw)))
-        return FM_ERR_NOMEM;
-    return fm_coll_reduce(mine, *full, total, dt, op, 0, comm);
+    if (cc->comm->rank == 0 && !(*full = fm_coll_tmp_alloc(total, dt, raw)))
+        fm_cc_fail(cc, FM_ERR_NOMEM);
+    cc->tag = FM_TAG_REDUCE;
+    fm_cc_reduce(cc, mine, *full, total, dt, op, 0);
 }
 
 int fm_coll_reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
@@ -35,22 +38,24 @@ int fm_coll_reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MP
         displs[i] = (int)total;
         total += rcounts[i];
     }
+    fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_REDUCE);
     void *full, *raw;
-    int rc = fm_rs_reduce(sbuf, rbuf, total, dt, op, comm, &full, &raw);
-    if (rc == FM_OK)
-        rc = fm_coll_scatterv(full, rcounts, displs, dt, rbuf, rcounts[comm->rank], dt, 0, comm);
+    fm_rs_reduce(&cc, sbuf, rbuf, total, dt, op, &full, &raw);
+    cc.tag = FM_TAG_SCATTERV;
+    fm_cc_scatterv(&cc, full, rcounts, displs, 0, dt, rbuf, rcounts[comm->rank], dt, 0);
     free(raw);
     free(displs);
-    return rc;
+    return cc.rc;
 }
 
 int fm_coll_reduce_scatter_block(const void *sbuf, void *rbuf, MPI_Count rcount,
                                  MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
+    fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_REDUCE);
     void *full, *raw;
-    int rc = fm_rs_reduce(sbuf, rbuf, rcount * comm->size, dt, op, comm, &full, &raw);
-    if (rc == FM_OK)
-        rc = fm_coll_scatter(full, rcount, dt, rbuf, rcount, dt, 0, comm);
+    fm_rs_reduce(&cc, sbuf, rbuf, rcount * comm->size, dt, op, &full, &raw);
+    cc.tag = FM_TAG_SCATTER;
+    fm_cc_scatterv(&cc, full, NULL, NULL, rcount, dt, rbuf, rcount, dt, 0);
     free(raw);
-    return rc;
+    return cc.rc;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "coll/coll.h"
+#include "coll/coll_call.h"
 #include "coll/coll_util.h"
 #include "coll/op.h"
 #include "core/comm.h"
@@ -28,35 +29,35 @@ static int fm_prefix(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype
     if (size == 1)
         return FM_OK;
 
-    void *raw1, *raw2;
+    fm_coll_call cc = FM_COLL_CALL(comm, tag);
+    void *raw1 = NULL, *raw2 = NULL;
     void *partial = fm_coll_tmp_alloc(count, dt, &raw1);
-    void *tmp = partial ? fm_coll_tmp_alloc(count, dt, &raw2) : NULL;
-    if (!tmp) {
-        if (partial)
-            free(raw1);
-        return FM_ERR_NOMEM;
-    }
+    void *tmp = fm_coll_tmp_alloc(count, dt, &raw2);
+    if (!partial || !tmp)
+        fm_cc_fail(&cc, FM_ERR_NOMEM); /* the exchanges still run, into nothing */
+    else
+        fm_cc_fail(&cc, fm_dt_copy(mine, count, dt, partial, count, dt));
     int have_result = !exclusive; /* exscan: rbuf holds nothing until a lower partner */
-    rc = fm_dt_copy(mine, count, dt, partial, count, dt);
-    for (int mask = 1; mask < size && rc == FM_OK; mask <<= 1) {
+    /* Every exchange runs even after an error (coll_call.h); the arithmetic stops. */
+    for (int mask = 1; mask < size; mask <<= 1) {
         int partner = rank ^ mask;
         if (partner >= size)
             continue;
-        rc = fm_coll_sendrecv(partial, count, dt, partner, tmp, count, dt, partner, tag, comm);
-        if (rc != FM_OK)
-            break;
+        fm_cc_sendrecv(&cc, partial, count, dt, partner, tmp, count, dt, partner);
+        if (cc.rc != FM_OK)
+            continue;
         if (partner < rank) {
             if (have_result)
-                rc = fm_op_apply(op, tmp, rbuf, count, dt);
+                fm_cc_fail(&cc, fm_op_apply(op, tmp, rbuf, count, dt));
             else
-                rc = fm_dt_copy(tmp, count, dt, rbuf, count, dt);
+                fm_cc_fail(&cc, fm_dt_copy(tmp, count, dt, rbuf, count, dt));
             have_result = 1;
-            if (rc == FM_OK)
-                rc = fm_op_apply(op, tmp, partial, count, dt);
+            if (cc.rc == FM_OK)
+                fm_cc_fail(&cc, fm_op_apply(op, tmp, partial, count, dt));
         } else if (op->commute) {
-            rc = fm_op_apply(op, tmp, partial, count, dt);
+            fm_cc_fail(&cc, fm_op_apply(op, tmp, partial, count, dt));
         } else { /* partial = partial op tmp, computed into tmp */
-            rc = fm_op_apply(op, partial, tmp, count, dt);
+            fm_cc_fail(&cc, fm_op_apply(op, partial, tmp, count, dt));
             void *t = partial;
             partial = tmp;
             tmp = t;
@@ -64,7 +65,7 @@ static int fm_prefix(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype
     }
     free(raw1);
     free(raw2);
-    return rc;
+    return cc.rc;
 }
 
 int fm_coll_scan(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,

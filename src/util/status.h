@@ -35,7 +35,9 @@
     X(FM_ERR_NOT_INIT, -23, MPI_ERR_OTHER, "MPI is not initialized")               \
     X(FM_ERR_INTERN, -24, MPI_ERR_INTERN, "internal error")                        \
     X(FM_ERR_INFO, -25, MPI_ERR_INFO, "invalid info object")                       \
-    X(FM_ERR_OTHER, -26, MPI_ERR_OTHER, "other error")
+    X(FM_ERR_OTHER, -26, MPI_ERR_OTHER, "other error")                             \
+    X(FM_ERR_COLL_PEER, -27, MPI_ERR_OTHER,                                        \
+      "the collective failed on another rank, or a peer's count differs from this rank's")
 
 #define FM_STATUS_ENUM(name, value, mpiclass, msg) name = value,
 enum fm_status { FM_STATUS_LIST(FM_STATUS_ENUM) };

@@ -154,6 +154,25 @@ void fm_crma_wait(fm_crma *c, size_t off, uint64_t seq)
     fm_wait_until(fm_crma_test(c, off, seq));
 }
 
+int fm_crma_signal_stamped(fm_crma *c, int peer, size_t off, uint64_t seq, uint64_t stamp)
+{
+    /* put() then flag(): the flag is ordered after the stamp (backend
+     * contract), and flag() has finished with the source before returning. */
+    int rc = c->be->put(c, peer, off + offsetof(fm_crma_word, pad), &stamp, sizeof stamp);
+    return rc != FM_OK ? rc : c->be->flag(c, peer, off, seq);
+}
+
+int fm_crma_check_stamp(const fm_crma *c, size_t off, uint64_t want)
+{
+    const fm_crma_word *w = (const fm_crma_word *)(const void *)(c->self + off);
+    const uint64_t got = w->pad; /* after the flag's acquire load */
+    if (got == want)
+        return FM_OK;
+    if (got != FM_CRMA_STAMP_ERR && (got >> 32) > (want >> 32))
+        return FM_ERR_TRUNCATE;
+    return FM_ERR_COLL_PEER;
+}
+
 int fm_crma_write(fm_crma *c, int peer, size_t off, const void *buf, MPI_Count count,
                   MPI_Datatype dt)
 {

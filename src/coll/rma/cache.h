@@ -220,6 +220,29 @@ static inline int fm_crma_signal(fm_crma *c, int peer, size_t off, uint64_t seq)
 {
     return c->be->flag(c, peer, off, seq);
 }
+/* Stamps: a writer of a data or slot flag first stores, in the word after
+ * the flag (fm_crma_word.pad), the byte count it wrote and where —
+ * fm_crma_call_stamp(bytes, region) — or FM_CRMA_STAMP_ERR when it failed and
+ * wrote nothing.  The reader compares it with its own: in a correct
+ * program they are equal (matching type signatures, same ring), so a
+ * difference means a peer passed another count, failed, or the ring went
+ * apart after such an error.  The same outcome as the two-sided path
+ * (coll/coll_call.h): more bytes than ours is FM_ERR_TRUNCATE, anything
+ * else FM_ERR_COLL_PEER, and the reader passes FM_CRMA_STAMP_ERR on, so
+ * every member depending on the failed one returns an error instead of
+ * waiting or reading bytes that are not there.  Data areas are at most
+ * 65536 pages (param.h), so byte counts and offsets fit 32 bits each. */
+#define FM_CRMA_STAMP_ERR UINT64_MAX
+static inline uint64_t fm_crma_call_stamp(size_t bytes, const fm_crma_region *r)
+{
+    return (uint64_t)bytes << 32 | (r->inl ? 0xfffffffeu : (uint32_t)r->off);
+}
+/* Store stamp after flag word `off` of peer's segment, then raise the flag. */
+int fm_crma_signal_stamped(fm_crma *c, int peer, size_t off, uint64_t seq, uint64_t stamp);
+/* FM_OK when the stamp on our own flag word `off` (already seen raised) is
+ * `want`, else the error it means. */
+int fm_crma_check_stamp(const fm_crma *c, size_t off, uint64_t want);
+
 /* Pack (buf, count, dt) into peer's segment at off. */
 int fm_crma_write(fm_crma *c, int peer, size_t off, const void *buf, MPI_Count count,
                   MPI_Datatype dt);
@@ -228,7 +251,10 @@ int fm_crma_forward(fm_crma *c, int peer, size_t off, size_t src_off, size_t len
 
 /* ---- algorithms (barrier_bcast.c, reduce.c) ----------------------------- */
 int fm_crma_barrier(fm_crma *c);
-int fm_crma_bcast(fm_crma *c, void *buf, MPI_Count count, MPI_Datatype dt, int root);
+/* err: this member's error so far (allreduce's reduce step); the root
+ * passes it down as FM_CRMA_STAMP_ERR instead of data.  Returns the first
+ * error. */
+int fm_crma_bcast(fm_crma *c, void *buf, MPI_Count count, MPI_Datatype dt, int root, int err);
 /* rbuf significant at root only; sbuf may be MPI_IN_PLACE at root. */
 int fm_crma_reduce(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
                    MPI_Op op, int root);

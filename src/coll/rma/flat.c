@@ -34,9 +34,9 @@
 
 /* Publish `bytes` packed bytes of (buf, count, dt) (none when bytes is 0)
  * for call seq and wait until every member has published too.  Returns the
- * offset of the data in every segment. */
+ * offset of the data in every segment; *flag_off is the lane's flag. */
 static size_t publish_and_gather(fm_crma *c, uint64_t seq, const void *buf, MPI_Count count,
-                                 MPI_Datatype dt, size_t bytes)
+                                 MPI_Datatype dt, size_t bytes, size_t *flag_off)
 {
     const int lane = (int)(c->flat_calls++ % FM_CRMA_FLAT_LANES);
     const size_t flag = FM_CRMA_OFF_FLAT(lane);
@@ -45,19 +45,22 @@ static size_t publish_and_gather(fm_crma *c, uint64_t seq, const void *buf, MPI_
     if (bytes)
         fm_dt_pack(buf, count, dt, 0, c->self + off, bytes);
     fm_crma_word *own = (fm_crma_word *)(void *)(c->self + flag);
+    own->pad = bytes; /* the stamp (cache.h): readers compare it with their own count */
     atomic_store_explicit(&own->v, seq, memory_order_release);
 
     /* Wait for all the others, looking at each flag until it is up. */
     for (int p = 0; p < c->size; p++)
         if (p != c->rank)
             fm_wait_until(c->be->peek(c, p, flag) >= seq);
+    *flag_off = flag;
     return off;
 }
 
 int fm_crma_barrier_flat(fm_crma *c)
 {
     const uint64_t seq = ++c->seq;
-    publish_and_gather(c, seq, NULL, 0, MPI_BYTE, 0);
+    size_t flag;
+    publish_and_gather(c, seq, NULL, 0, MPI_BYTE, 0, &flag);
     fm_crma_finish(c, seq);
     return FM_OK;
 }
@@ -68,12 +71,24 @@ int fm_crma_allreduce_flat(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count c
     const uint64_t seq = ++c->seq;
     const size_t bytes = (size_t)count * (size_t)dt->size;
     const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-    const size_t off = publish_and_gather(c, seq, mine, count, dt, bytes);
+    size_t flag;
+    const size_t off = publish_and_gather(c, seq, mine, count, dt, bytes, &flag);
 
     /* dt is contiguous (select.c): packed bytes are its typed layout, and
      * a typed view of them starts true_lb before the first byte. */
     int rc = FM_OK;
     const int last = c->size - 1;
+    /* A member whose count differs from ours: the same outcome as the
+     * two-sided allreduce (coll/coll_call.h), and no reading past its bytes. */
+    for (int p = 0; p < c->size; p++) {
+        const fm_crma_word *w = c->be->direct(c, p, flag);
+        if (w->pad != bytes && rc != FM_ERR_TRUNCATE)
+            rc = w->pad > bytes ? FM_ERR_TRUNCATE : FM_ERR_COLL_PEER;
+    }
+    if (rc != FM_OK) {
+        fm_crma_finish(c, seq);
+        return rc;
+    }
     memcpy((char *)rbuf + dt->true_lb, c->be->direct(c, last, off), bytes);
     for (int p = last - 1; p >= 0 && rc == FM_OK; p--) {
         const char *in = (const char *)c->be->direct(c, p, off) - dt->true_lb;

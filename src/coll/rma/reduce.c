@@ -117,17 +117,25 @@ int fm_crma_reduce(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count, MP
         if (t.child[j] >= 0)
             pending |= 1 << j;
 
+    const uint64_t stamp = fm_crma_call_stamp(bytes, &r);
     const void *cur = mine; /* partial result so far */
     void *curw = NULL;      /* the same, once it lives in writable memory */
     void *raw[3] = {NULL, NULL, NULL};
-    while (pending && rc == FM_OK) {
+    /* Every child is waited for even after an error, and the parent always
+     * gets its flag (stamped as an error then: cache.h), so no member is
+     * left waiting. */
+    while (pending) {
         int j;
         fm_wait_until((j = next_child(c, r.lane, pending, op->commute, seq)) >= 0);
         pending &= ~(1 << j);
+        if (rc == FM_OK)
+            rc = fm_crma_check_stamp(c, FM_CRMA_OFF_SLOT(r.lane, j), stamp);
+        if (rc != FM_OK)
+            continue;
         void *v = slot_view(c, &r, j, count, dt, bytes, &raw[j]);
         if (!v) {
             rc = FM_ERR_NOMEM;
-            break;
+            continue;
         }
         if (!curw && (op->commute || j == 1)) {
             rc = fm_op_apply(op, cur, v, count, dt); /* v = mine op child */
@@ -137,7 +145,7 @@ int fm_crma_reduce(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count, MP
                 curw = t.parent < 0 ? rbuf : fm_coll_tmp_alloc(count, dt, &raw[2]);
                 if (!curw) {
                     rc = FM_ERR_NOMEM;
-                    break;
+                    continue;
                 }
                 if (curw != mine)
                     rc = fm_dt_copy(mine, count, dt, curw, count, dt);
@@ -148,14 +156,17 @@ int fm_crma_reduce(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count, MP
         cur = curw;
     }
 
-    if (rc == FM_OK && t.parent < 0) {
-        if (cur != rbuf)
+    if (t.parent < 0) {
+        if (rc == FM_OK && cur != rbuf)
             rc = fm_dt_copy(cur, count, dt, rbuf, count, dt);
-    } else if (rc == FM_OK) {
+    } else {
         fm_crma_wait_peer(c, t.parent, r.after);
-        rc = fm_crma_write(c, t.parent, slot_off(&r, t.slot), cur, count, dt);
         if (rc == FM_OK)
-            rc = fm_crma_signal(c, t.parent, FM_CRMA_OFF_SLOT(r.lane, t.slot), seq);
+            rc = fm_crma_write(c, t.parent, slot_off(&r, t.slot), cur, count, dt);
+        int src = fm_crma_signal_stamped(c, t.parent, FM_CRMA_OFF_SLOT(r.lane, t.slot), seq,
+                                         rc == FM_OK ? stamp : FM_CRMA_STAMP_ERR);
+        if (rc == FM_OK)
+            rc = src;
     }
     fm_crma_finish(c, seq);
     for (int i = 0; i < 3; i++)

@@ -170,7 +170,8 @@ int fm_coll_sel_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI
                  fm_param.COLL_FANOUT);
         report(comm, K_BCAST, bytes, root, c, algo, why);
     }
-    return c ? fm_crma_bcast(c, buf, count, dt, root) : fm_coll_bcast(buf, count, dt, root, comm);
+    return c ? fm_crma_bcast(c, buf, count, dt, root, FM_OK)
+             : fm_coll_bcast(buf, count, dt, root, comm);
 }
 
 static const char *reduce_algo(int rma, MPI_Op op)
@@ -208,9 +209,10 @@ int fm_coll_sel_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Dat
     if (flat)
         return fm_crma_allreduce_flat(c, sbuf, rbuf, count, dt, op);
     /* Reduce to 0 (non-root members read their contribution from rbuf
-     * under MPI_IN_PLACE), then broadcast 0's result. */
+     * under MPI_IN_PLACE), then broadcast 0's result — or, when the reduce
+     * failed at 0, its error, so every member returns. */
     int rc = fm_crma_reduce(c, sbuf, rbuf, count, dt, op, 0);
-    return rc == FM_OK ? fm_crma_bcast(c, rbuf, count, dt, 0) : rc;
+    return fm_crma_bcast(c, rbuf, count, dt, 0, rc);
 }
 
 void fm_coll_rma_free(MPI_Comm comm)
