@@ -11,6 +11,7 @@
 #include "coll/op_kernels.h"
 #include "dtype/dtype.h"
 #include "util/status.h"
+#include "util/handle_pool.h"
 
 /* MPI_REPLACE is not commutative (the target takes the origin's value);
  * every other predefined op is. */
@@ -31,9 +32,12 @@ int fm_op_valid(MPI_Op op)
     return op != MPI_OP_NULL && op->magic == FM_MAGIC_OP;
 }
 
+/* User-defined ops behind user handles (handle_pool.h). */
+static fm_handle_pool op_pool = FM_HANDLE_POOL(struct fm_op);
+
 int fm_op_create(MPI_User_function *fn, int commute, MPI_Op *out)
 {
-    struct fm_op *op = calloc(1, sizeof *op);
+    struct fm_op *op = fm_handle_get(&op_pool);
     if (!op)
         return FM_ERR_NOMEM;
     op->magic = FM_MAGIC_OP;
@@ -55,8 +59,7 @@ void fm_op_release(MPI_Op op)
 {
     if (op->predefined || --op->refcount > 0)
         return;
-    op->magic = 0; /* a stale handle then fails fm_op_valid instead of running */
-    free(op);
+    fm_handle_put(&op_pool, op); /* a stale handle then fails fm_op_valid instead of running */
 }
 
 int fm_op_is_rma_only(MPI_Op op)

@@ -8,6 +8,7 @@
 #include "core/comm.h"
 #include "core/vci.h"
 #include "util/status.h"
+#include "util/handle_pool.h"
 
 struct fm_comm fab_comm_world, fab_comm_self;
 struct fm_errhandler fab_errors_are_fatal = {FM_MAGIC_ERRH, 1, 1, FM_ERRH_FATAL, NULL};
@@ -19,14 +20,21 @@ static void errh_retain(struct fm_errhandler *e)
         e->refcount++;
 }
 
+/* Communicators and error handlers behind user handles (handle_pool.h). */
+static fm_handle_pool comm_pool = FM_HANDLE_POOL(struct fm_comm);
+static fm_handle_pool errh_pool = FM_HANDLE_POOL(struct fm_errhandler);
+
+struct fm_errhandler *fm_errh_new(void)
+{
+    return fm_handle_get(&errh_pool);
+}
+
 void fm_comm_errh_release(struct fm_errhandler *e)
 {
     if (!e || e->predefined)
         return;
-    if (--e->refcount == 0) {
-        e->magic = 0;
-        free(e);
-    }
+    if (--e->refcount == 0)
+        fm_handle_put(&errh_pool, e);
 }
 
 /* Fill the fields every communicator has, predefined or not. */
@@ -56,12 +64,12 @@ int fm_comm_build(struct fm_group *group, uint32_t ctx, MPI_Comm parent, MPI_Com
 {
     if (group->rank == MPI_UNDEFINED)
         return FM_ERR_GROUP; /* callers give non-members MPI_COMM_NULL instead */
-    struct fm_comm *c = calloc(1, sizeof(*c));
+    struct fm_comm *c = fm_handle_get(&comm_pool);
     if (!c)
         return FM_ERR_NOMEM;
     int rc = comm_setup(c, group, ctx, parent ? parent->errh : MPI_ERRORS_ARE_FATAL);
     if (rc != FM_OK) {
-        free(c);
+        fm_handle_put(&comm_pool, c);
         return rc;
     }
     *out = c;
@@ -88,15 +96,11 @@ void fm_comm_destroy(MPI_Comm comm)
     fm_ctx_free(comm->ctx);
     fm_group_release(comm->group);
     fm_comm_errh_release(comm->errh);
-    comm->magic = 0;
-    if (comm->predefined)
+    if (comm->predefined) {
+        comm->magic = 0;
         return;
-    /* Inlined into the finalize path, GCC cannot see that the predefined
-     * communicators never get here and warns about freeing them. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wfree-nonheap-object"
-    free(comm);
-#pragma GCC diagnostic pop
+    }
+    fm_handle_put(&comm_pool, comm);
 }
 
 int fm_comm_predefined_init(int world_rank, int world_size, int usable_ids)

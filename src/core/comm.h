@@ -82,6 +82,9 @@ static inline int fm_comm_valid(MPI_Comm comm)
 {
     return comm != NULL && comm->magic == FM_MAGIC_COMM;
 }
+/* A zeroed error handler object (NULL when out of memory); the last
+ * fm_comm_errh_release gives it back. */
+struct fm_errhandler *fm_errh_new(void);
 /* Release the errhandler reference a communicator holds. */
 void fm_comm_errh_release(struct fm_errhandler *e);
 

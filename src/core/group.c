@@ -12,6 +12,7 @@
 
 #include "core/comm.h"
 #include "util/status.h"
+#include "util/handle_pool.h"
 
 struct fm_group fab_group_empty = {
     .magic = FM_MAGIC_GROUP, .refcount = 1, .predefined = 1, .size = 0,
@@ -35,6 +36,9 @@ static void say(char *why, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Groups behind user handles (handle_pool.h). */
+static fm_handle_pool group_pool = FM_HANDLE_POOL(struct fm_group);
+
 /* Takes ownership of `world` (malloc'd, `size` entries); frees it when the
  * result is empty or on failure. */
 static struct fm_group *group_adopt(int size, int *world)
@@ -43,7 +47,7 @@ static struct fm_group *group_adopt(int size, int *world)
         free(world);
         return &fab_group_empty;
     }
-    struct fm_group *g = calloc(1, sizeof(*g));
+    struct fm_group *g = fm_handle_get(&group_pool);
     if (!g) {
         free(world);
         return NULL;
@@ -73,9 +77,8 @@ void fm_group_release(struct fm_group *g)
         return;
     if (--g->refcount > 0)
         return;
-    g->magic = 0;
     free(g->world);
-    free(g);
+    fm_handle_put(&group_pool, g);
 }
 
 int fm_group_rank_of(const struct fm_group *g, int wr)

@@ -12,6 +12,7 @@
 #include "dtype/dtype.h"
 #include "dtype/internal.h"
 #include "util/status.h"
+#include "util/handle_pool.h"
 
 void fm_dt_retain(MPI_Datatype dt)
 {
@@ -29,17 +30,19 @@ void fm_dt_release(MPI_Datatype dt)
         fm_dt_destroy(dt);
 }
 
+/* Derived datatypes behind user handles (handle_pool.h). */
+static fm_handle_pool dt_pool = FM_HANDLE_POOL(struct fm_datatype);
+
 void fm_dt_destroy(MPI_Datatype dt)
 {
     struct fm_dt_contents *c = dt->contents;
     if (dt->blocks != &dt->one_block)
         free(dt->blocks); /* pos lives in the same allocation */
-    dt->magic = 0;        /* a stale handle now fails fm_dt_valid while the memory lasts */
     if (c)
         for (int i = 0; i < c->ntypes; i++)
             fm_dt_release(c->types[i]);
     free(c);
-    free(dt);
+    fm_handle_put(&dt_pool, dt); /* a stale handle now fails fm_dt_valid */
 }
 
 /* ---- the piece walk --------------------------------------------------- */
@@ -220,10 +223,11 @@ static struct fm_dt_contents *contents_copy(int nints, const int *ints, int nain
 int fm_dt_create(int combiner, int nints, const int *ints, int naints, const MPI_Aint *aints,
                  int ntypes, const MPI_Datatype *types, MPI_Datatype *newtype)
 {
-    struct fm_datatype *dt = calloc(1, sizeof *dt);
+    struct fm_datatype *dt = fm_handle_get(&dt_pool);
     struct fm_dt_contents *c = contents_copy(nints, ints, naints, aints, ntypes, types);
     if (!dt || !c) {
-        free(dt);
+        if (dt)
+            fm_handle_put(&dt_pool, dt);
         free(c);
         return FM_ERR_NOMEM;
     }
@@ -236,7 +240,7 @@ int fm_dt_create(int combiner, int nints, const int *ints, int naints, const MPI
     int rc = fm_dt_for_each_piece(dt, meta_piece, &m);
     if (rc) {
         free(c);
-        free(dt);
+        fm_handle_put(&dt_pool, dt);
         return rc;
     }
     for (int i = 0; i < ntypes; i++)

@@ -138,7 +138,7 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler 
     if (!fn)
         return fm_raise(MPI_COMM_NULL, "MPI_Comm_create_errhandler", MPI_ERR_ARG,
                         "function=NULL");
-    struct fm_errhandler *e = calloc(1, sizeof *e);
+    struct fm_errhandler *e = fm_errh_new();
     if (!e)
         return fm_raise(MPI_COMM_NULL, "MPI_Comm_create_errhandler", MPI_ERR_NO_MEM,
                         "out of memory");

@@ -8,6 +8,7 @@
 
 #include "mpi/api.h"
 #include "mpi/win_api.h"
+#include "util/handle_pool.h"
 
 #define FM_MAGIC_INFO 0x494e464fu
 
@@ -20,6 +21,9 @@ struct fm_info {
     int n, cap;
     info_entry *e;
 };
+
+/* Info objects behind user handles (handle_pool.h). */
+static fm_handle_pool info_pool = FM_HANDLE_POOL(struct fm_info);
 
 static int info_valid(MPI_Info info) { return info && info->magic == FM_MAGIC_INFO; }
 
@@ -61,7 +65,7 @@ int MPI_Info_create(MPI_Info *info)
 {
     FM_CHECK_INIT("MPI_Info_create");
     CHECK_PTR("MPI_Info_create", info, "info");
-    struct fm_info *in = calloc(1, sizeof *in);
+    struct fm_info *in = fm_handle_get(&info_pool);
     if (!in)
         return fm_raise(MPI_COMM_NULL, "MPI_Info_create", MPI_ERR_NO_MEM, "out of memory");
     in->magic = FM_MAGIC_INFO;
@@ -196,8 +200,7 @@ static void info_destroy(MPI_Info info)
         free(info->e[i].value);
     }
     free(info->e);
-    info->magic = 0;
-    free(info);
+    fm_handle_put(&info_pool, info);
 }
 
 int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo)

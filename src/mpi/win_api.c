@@ -68,7 +68,7 @@ int MPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *e
     FM_CHECK_INIT(call);
     if (!fn || !errhandler)
         return fm_raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "%s=NULL", fn ? "errhandler" : "function");
-    struct fm_errhandler *e = calloc(1, sizeof *e);
+    struct fm_errhandler *e = fm_errh_new();
     if (!e)
         return fm_raise(MPI_COMM_NULL, call, MPI_ERR_NO_MEM, "out of memory");
     e->magic = FM_MAGIC_ERRH;

@@ -29,6 +29,7 @@
 #include "util/param.h"
 #include "util/shm_segment.h"
 #include "util/status.h"
+#include "util/handle_pool.h"
 
 #define PAGE 4096u
 
@@ -106,9 +107,12 @@ static void *map_peer(const win_card *c, int rank, char *why)
     return m;
 }
 
+/* Windows behind user handles (handle_pool.h). */
+static fm_handle_pool win_pool = FM_HANDLE_POOL(struct fm_win);
+
 static struct fm_win *win_alloc(int flavor, MPI_Comm dup)
 {
-    struct fm_win *w = calloc(1, sizeof *w);
+    struct fm_win *w = fm_handle_get(&win_pool);
     if (!w)
         return NULL;
     w->flavor = flavor;
@@ -127,7 +131,7 @@ static struct fm_win *win_alloc(int flavor, MPI_Comm dup)
         free(w->held);
         free(w->post_seen);
         free(w->access);
-        free(w);
+        fm_handle_put(&win_pool, w);
         return NULL;
     }
     return w;
@@ -150,8 +154,7 @@ void fm_win_teardown(struct fm_win *w)
     free(w->held);
     free(w->post_seen);
     free(w->access);
-    w->magic = 0;
-    free(w);
+    fm_handle_put(&win_pool, w);
 }
 
 /* Peers the transport reaches over OFI get OFI windows too (their memory
