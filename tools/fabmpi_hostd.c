@@ -10,6 +10,7 @@
 #include "mpiexec_bind.h"
 #include "boot/wire.h"
 #include "util/fabric_shm.h"
+#include "reaper.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -256,6 +257,7 @@ static void start(int i)
         return;
     }
     setpgid(pid, pid);
+    fm_reaper_watch(pid);
     H.ranks[i].pid = pid;
     H.nlive++;
     send_frame(FM_HD_STARTED, (uint32_t)H.ranks[i].r, (uint32_t)pid, NULL, 0);
@@ -358,8 +360,9 @@ static void reap(void)
     }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    fm_reaper_main(argc, argv);
     signal(SIGPIPE, SIG_IGN);
     if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK))
         return 1;
@@ -378,6 +381,12 @@ int main(void)
     }
     if (H.bind && fm_mx_bind_init("fabmpi_hostd"))
         H.bind = 0;
+    /* If this helper is killed too (with mpiexec, when ssh runs it
+     * directly), its ranks die with it and the reaper removes what they
+     * leave in /dev/shm. */
+    if (fm_reaper_start(NULL))
+        fprintf(stderr, "fabmpi_hostd: warning: cannot start the cleanup process: %s\n",
+                strerror(errno));
     for (int i = 0; i < H.n; i++)
         start(i);
     int in_open = 1;
@@ -432,5 +441,6 @@ int main(void)
         }
         reap();
     }
+    fm_reaper_done();
     return 0;
 }

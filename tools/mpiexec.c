@@ -8,11 +8,11 @@
  * TCP from any host. */
 #include "mpiexec.h"
 #include "mpiexec_bind.h"
+#include "reaper.h"
 #include "fm_config.h"
 #include "util/param.h"
 #include "util/status.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -289,6 +289,7 @@ static int launch(struct fm_mx_job *job, int r, const char *path)
         return -1;
     }
     setpgid(pid, pid); /* also in the parent, so killpg works at once */
+    fm_reaper_watch(pid);
     job->ranks[r].pid = pid;
     job->nlive++;
     if (job->verbose)
@@ -318,25 +319,9 @@ static void print_plan(const struct fm_mx_job *job, const char *path)
 
 /* Safety net behind the shm transport, which unlinks its segments itself:
  * whatever of ours is left in /dev/shm goes, however the job ended. */
-static void remove_segments(const struct fm_mx_job *job)
-{
-    char prefix[64];
-    int pl = snprintf(prefix, sizeof prefix, "fabmpi-%s-", job->jobid);
-    DIR *d = opendir("/dev/shm");
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (strncmp(e->d_name, prefix, (size_t)pl))
-            continue;
-        if (unlinkat(dirfd(d), e->d_name, 0) == 0 && job->verbose)
-            fprintf(stderr, "mpiexec: removed leftover /dev/shm/%s\n", e->d_name);
-    }
-    closedir(d);
-}
-
 int main(int argc, char **argv)
 {
+    fm_reaper_main(argc, argv);
     static struct fm_mx_job job;
     job.listen_fd = -1;
     char perr[512];
@@ -366,6 +351,10 @@ int main(int argc, char **argv)
     if (job.bind && !job.ssh && fm_mx_bind_init("mpiexec"))
         return 1;
     make_identity(&job);
+    /* Before any descriptor of the job is open, so the reaper holds none. */
+    if (!job.ssh && fm_reaper_start(job.jobid))
+        fprintf(stderr, "mpiexec: warning: cannot start the cleanup process (%s); a killed "
+                        "mpiexec may leave /dev/shm regions behind\n", strerror(errno));
     raise_fd_limit();
     if (fm_mx_signals_init() || fm_mx_server_open(&job))
         return 1;
@@ -397,7 +386,8 @@ int main(int argc, char **argv)
     fm_mx_run(&job);
     if (job.ssh)
         fm_mx_remote_finish(&job);
-    remove_segments(&job);
+    fm_reaper_remove_job_segments(job.jobid, job.verbose);
+    fm_reaper_done();
     if (job.verbose)
         fprintf(stderr, "mpiexec: job %s ended with exit status %d\n", job.jobid, job.exit_code);
     free(path);
