@@ -43,6 +43,7 @@ struct fm_mx_rank {
 struct fm_mx_conn {
     int fd;    /* -1: free slot */
     int rank;  /* -1 until authenticated */
+    double opened; /* accepted at (fm_mx_now) */
     struct fm_wbuf in, out;
     int close_after_write; /* rejected: close once `out` is sent */
 };
@@ -113,6 +114,9 @@ void fm_mx_run(struct fm_mx_job *job);
 /* mpiexec_server.c */
 int fm_mx_server_open(struct fm_mx_job *job);
 void fm_mx_server_accept(struct fm_mx_job *job);
+/* Close connections that did not say HELLO in time; returns when the next
+ * one is due (0: none waiting). */
+double fm_mx_server_expire(struct fm_mx_job *job, double now);
 void fm_mx_conn_readable(struct fm_mx_job *job, int ci);
 void fm_mx_conn_writable(struct fm_mx_job *job, int ci);
 /* A rank's process is gone: read what it sent before dying (a FINALIZE or an

@@ -240,6 +240,9 @@ static void deadlines(struct fm_mx_job *job, double now, double *next)
             SOONER(job->report_until > 0 ? job->report_until : job->start + job->timeout);
         }
     }
+    double hello_due = fm_mx_server_expire(job, now);
+    if (hello_due > 0)
+        SOONER(hello_due);
     for (int r = 0; r < job->n && !job->ending; r++) {
         struct fm_mx_rank *rk = &job->ranks[r];
         if (rk->lost_at <= 0 || rk->reaped)

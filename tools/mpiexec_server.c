@@ -17,7 +17,17 @@
 #include <unistd.h>
 
 #define ABORT_GRACE 0.5 /* s between SIGTERM and SIGKILL after MPI_Abort */
-#define SPARE_CONNS 64  /* unauthenticated connections tolerated beyond one per rank */
+
+/* Connections that have not proven the job key yet.  A rank sends its
+ * HELLO right after connecting, so a stranger that stays silent is closed
+ * after HELLO_DEADLINE, and there are at most one per rank plus
+ * SPARE_CONNS of them.  When they are all taken, the oldest one that has
+ * been silent for EVICT_AGE gives its place to the newcomer; if none has,
+ * the newcomer is refused (a rank retries: src/boot/mpiexec_client.c).
+ * Authenticated ranks never count here and are never closed for room. */
+#define SPARE_CONNS 64
+#define HELLO_DEADLINE 5.0
+#define EVICT_AGE 0.2
 
 int fm_mx_server_open(struct fm_mx_job *job)
 {
@@ -25,13 +35,17 @@ int fm_mx_server_open(struct fm_mx_job *job)
     /* Ranks on other hosts need a routable address; job->addr already holds
      * the one on the route toward them.  Strangers who connect still need
      * the job key. */
-    struct sockaddr_in sa = {.sin_family = AF_INET,
-                             .sin_addr.s_addr = htonl(job->ssh ? INADDR_ANY : INADDR_LOOPBACK)};
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    /* With remote hosts, only the address the ranks are told to use: the
+     * one on the route toward them (not every interface of this host). */
+    if (job->ssh && inet_pton(AF_INET, job->addr, &sa.sin_addr) != 1)
+        sa.sin_addr.s_addr = htonl(INADDR_ANY);
+    char shown[INET_ADDRSTRLEN] = "?";
+    inet_ntop(AF_INET, &sa.sin_addr, shown, sizeof shown);
     socklen_t sl = sizeof sa;
     if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) || listen(fd, 4096) ||
         getsockname(fd, (struct sockaddr *)&sa, &sl)) {
-        fm_mx_say("cannot open the bootstrap socket on %s: %s", job->ssh ? "0.0.0.0" : "127.0.0.1",
-                  strerror(errno));
+        fm_mx_say("cannot open the bootstrap socket on %s: %s", shown, strerror(errno));
         if (fd >= 0)
             close(fd);
         return -1;
@@ -43,13 +57,23 @@ int fm_mx_server_open(struct fm_mx_job *job)
     return 0;
 }
 
-static int open_conns(const struct fm_mx_job *job)
+/* Unauthenticated connections open, and the oldest of them (-1: none). */
+static int strangers(const struct fm_mx_job *job, int *oldest)
 {
     int k = 0;
-    for (int c = 0; c < job->nconns; c++)
-        k += job->conns[c].fd >= 0;
+    *oldest = -1;
+    for (int c = 0; c < job->nconns; c++) {
+        const struct fm_mx_conn *x = &job->conns[c];
+        if (x->fd < 0 || x->rank >= 0)
+            continue;
+        k++;
+        if (*oldest < 0 || x->opened < job->conns[*oldest].opened)
+            *oldest = c;
+    }
     return k;
 }
+
+static void conn_close(struct fm_mx_job *job, int ci);
 
 static int new_conn(struct fm_mx_job *job, int fd)
 {
@@ -63,7 +87,7 @@ static int new_conn(struct fm_mx_job *job, int fd)
         job->conns = nc;
         job->nconns++;
     }
-    job->conns[c] = (struct fm_mx_conn){.fd = fd, .rank = -1};
+    job->conns[c] = (struct fm_mx_conn){.fd = fd, .rank = -1, .opened = fm_mx_now()};
     return c;
 }
 
@@ -76,13 +100,37 @@ void fm_mx_server_accept(struct fm_mx_job *job)
                 fm_mx_say("cannot accept a bootstrap connection: %s (raise ulimit -n)", strerror(errno));
             return;
         }
-        if (open_conns(job) >= job->n + SPARE_CONNS || new_conn(job, fd) < 0) {
+        int oldest, k = strangers(job, &oldest);
+        if (k >= job->n + SPARE_CONNS) {
+            if (fm_mx_now() - job->conns[oldest].opened < EVICT_AGE) {
+                close(fd); /* a burst: nobody has had time to say HELLO yet */
+                continue;
+            }
+            conn_close(job, oldest);
+        }
+        if (new_conn(job, fd) < 0) {
             close(fd);
             continue;
         }
         int one = 1; /* fence replies are small and latency-bound */
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     }
+}
+
+double fm_mx_server_expire(struct fm_mx_job *job, double now)
+{
+    double next = 0;
+    for (int c = 0; c < job->nconns; c++) {
+        struct fm_mx_conn *x = &job->conns[c];
+        if (x->fd < 0 || x->rank >= 0)
+            continue;
+        double due = x->opened + HELLO_DEADLINE;
+        if (now >= due)
+            conn_close(job, c); /* silent too long: not one of our ranks */
+        else if (next == 0 || due < next)
+            next = due;
+    }
+    return next;
 }
 
 static void conn_close(struct fm_mx_job *job, int ci)
@@ -165,12 +213,15 @@ static void hello(struct fm_mx_job *job, int ci, const unsigned char *p, uint32_
     }
     uint32_t ver = fm_wire_get_u32(p), rank = fm_wire_get_u32(p + 4), size = fm_wire_get_u32(p + 8);
     uint32_t pid = fm_wire_get_u32(p + 12);
-    if (ver != FM_WIRE_VERSION) {
+    /* The key first: a peer that cannot prove it learns nothing, not even
+     * which protocol version this is. */
+    if (!key_matches(job->key, p + 16, len - 16)) {
+        snprintf(why, sizeof why, "wrong FABMPI_BOOT_KEY for this job (or a program of "
+                 "another fabmpi installation)");
+        fm_mx_say("rejected a bootstrap connection claiming rank %u (pid %u): wrong key", rank, pid);
+    } else if (ver != FM_WIRE_VERSION) {
         snprintf(why, sizeof why, "bootstrap protocol version %u, but this mpiexec speaks %u "
                  "(program and mpiexec from different fabmpi installations?)", ver, FM_WIRE_VERSION);
-    } else if (!key_matches(job->key, p + 16, len - 16)) {
-        snprintf(why, sizeof why, "wrong FABMPI_BOOT_KEY for this job");
-        fm_mx_say("rejected a bootstrap connection claiming rank %u (pid %u): wrong key", rank, pid);
     } else if (size != (uint32_t)job->n || rank >= size) {
         snprintf(why, sizeof why, "FABMPI_RANK=%u FABMPI_SIZE=%u, but this job has %d ranks", rank, size,
                  job->n);

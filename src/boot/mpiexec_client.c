@@ -24,6 +24,7 @@
 
 #define CONNECT_TIMEOUT_MS 10000
 #define HANDSHAKE_TIMEOUT_MS 60000
+#define CONNECT_TRIES 20 /* connections closed unanswered (mpiexec full of strangers) */
 #define ABORT_WAIT_MS 5000 /* how long abort waits for mpiexec to kill us */
 
 static struct {
@@ -194,7 +195,10 @@ static int connect_launcher(char *err, size_t errlen)
     return FM_OK;
 }
 
-static int handshake(const char *key, char *err, size_t errlen)
+/* *retry = 1 when the server closed the connection without answering:
+ * mpiexec refuses newcomers while its unauthenticated slots are full of
+ * fresh connections (tools/mpiexec_server.c), so trying again is right. */
+static int handshake(const char *key, char *err, size_t errlen, int *retry)
 {
     size_t klen = strlen(key);
     struct fm_wbuf m = {0};
@@ -212,6 +216,7 @@ static int handshake(const char *key, char *err, size_t errlen)
         rc = recv_msg(B.fd, &type, &pl, &len, HANDSHAKE_TIMEOUT_MS);
     if (rc) {
         int e = errno;
+        *retry = e == 0 || e == ECONNRESET || e == EPIPE;
         return fail(err, errlen, "FABMPI_BOOT_ADDR=%s: %s during the handshake; %s", B.addr,
                     e == 0 ? "connection closed by the other side"
                     : e == ETIMEDOUT ? "no answer within 60 s"
@@ -268,9 +273,19 @@ static int m_init(fm_boot_info *info, char *err, size_t errlen)
     B.addr = addr;
     B.rank = (int)rank;
     B.size = (int)size;
-    int rc = connect_launcher(err, errlen);
-    if (rc == FM_OK && (rc = handshake(key, err, errlen)) != FM_OK)
-        close_conn();
+    int rc;
+    for (int tries = 1;; tries++) {
+        int retry = 0;
+        rc = connect_launcher(err, errlen);
+        if (rc == FM_OK && (rc = handshake(key, err, errlen, &retry)) != FM_OK)
+            close_conn();
+        if (rc == FM_OK || !retry || tries == CONNECT_TRIES)
+            break;
+        /* 50 ms, doubling up to 1 s: about 16 s in all. */
+        long ms = tries < 5 ? 50L << (tries - 1) : 1000;
+        struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+    }
     if (rc != FM_OK)
         return rc;
     fm_boot_hang_reply_install(B.fd);

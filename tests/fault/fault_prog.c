@@ -3,6 +3,7 @@
  * (the trailing marker only makes the processes of one case findable).
  *
  *   init                     MPI_Init, print "init ok rank R of N", MPI_Finalize
+ *   late-init SECONDS        sleep, then the same as init
  *   noinit                   never touches MPI: print a line, exit 0
  *   abort RANK CODE          RANK calls MPI_Abort(CODE); the others sleep forever
  *   selfkill RANK            RANK kills itself with SIGKILL; the others sleep forever
@@ -40,6 +41,10 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "noinit")) {
         printf("no MPI here\n");
         return 0;
+    }
+    if (!strcmp(mode, "late-init")) {
+        sleep((unsigned)arg(argc, argv, 2));
+        mode = "init";
     }
     int rc = MPI_Init(&argc, &argv);
     if (rc != MPI_SUCCESS) {
