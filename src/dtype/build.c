@@ -50,6 +50,12 @@ void fm_dt_destroy(MPI_Datatype dt)
 /* Subarray rows: each row is subsizes[fastest dim] consecutive elements;
  * rows come in type-map order (the odometer's fastest digit is the
  * second-fastest array dimension). */
+static int run(fm_dt_piece_fn *fn, void *ctx, MPI_Aint disp, MPI_Count count, MPI_Datatype t)
+{
+    fm_dt_piece p = {disp, count, t, 1, 0};
+    return fn(ctx, &p);
+}
+
 static int subarray_pieces(const int *ints, MPI_Datatype old, fm_dt_piece_fn *fn, void *ctx)
 {
     int nd = ints[0];
@@ -74,7 +80,7 @@ static int subarray_pieces(const int *ints, MPI_Datatype old, fm_dt_piece_fn *fn
         MPI_Aint disp = (MPI_Aint)starts[dim[0]] * stride[0];
         for (int k = 1; k < nd; k++)
             disp += (MPI_Aint)(starts[dim[k]] + idx[k]) * stride[k];
-        rc = fn(ctx, disp, subs[dim[0]], old);
+        rc = run(fn, ctx, disp, subs[dim[0]], old);
         if (rc)
             break;
         int k = 1;
@@ -100,37 +106,37 @@ int fm_dt_for_each_piece(MPI_Datatype dt, fm_dt_piece_fn *fn, void *ctx)
     MPI_Datatype t = c->ntypes ? c->types[0] : MPI_DATATYPE_NULL; /* struct may have none */
     MPI_Aint ext = t ? t->extent : 0;
     int n = c->nints ? in[0] : 0, rc = 0;
+    fm_dt_piece vec = {0, 0, t, n, 0};
     switch (dt->combiner) {
     case MPI_COMBINER_DUP:
-    case MPI_COMBINER_RESIZED: return fn(ctx, 0, 1, t);
-    case MPI_COMBINER_CONTIGUOUS: return fn(ctx, 0, n, t);
+    case MPI_COMBINER_RESIZED: return run(fn, ctx, 0, 1, t);
+    case MPI_COMBINER_CONTIGUOUS: return run(fn, ctx, 0, n, t);
     case MPI_COMBINER_VECTOR:
-        for (int i = 0; i < n && !rc; i++)
-            rc = fn(ctx, (MPI_Aint)i * in[2] * ext, in[1], t);
-        return rc;
     case MPI_COMBINER_HVECTOR:
-        for (int i = 0; i < n && !rc; i++)
-            rc = fn(ctx, (MPI_Aint)i * a[0], in[1], t);
-        return rc;
+        if (n == 0)
+            return 0;
+        vec.count = in[1];
+        vec.rep_stride = dt->combiner == MPI_COMBINER_VECTOR ? (MPI_Aint)in[2] * ext : a[0];
+        return fn(ctx, &vec);
     case MPI_COMBINER_INDEXED:
         for (int i = 0; i < n && !rc; i++)
-            rc = fn(ctx, (MPI_Aint)in[1 + n + i] * ext, in[1 + i], t);
+            rc = run(fn, ctx, (MPI_Aint)in[1 + n + i] * ext, in[1 + i], t);
         return rc;
     case MPI_COMBINER_HINDEXED:
         for (int i = 0; i < n && !rc; i++)
-            rc = fn(ctx, a[i], in[1 + i], t);
+            rc = run(fn, ctx, a[i], in[1 + i], t);
         return rc;
     case MPI_COMBINER_INDEXED_BLOCK:
         for (int i = 0; i < n && !rc; i++)
-            rc = fn(ctx, (MPI_Aint)in[2 + i] * ext, in[1], t);
+            rc = run(fn, ctx, (MPI_Aint)in[2 + i] * ext, in[1], t);
         return rc;
     case MPI_COMBINER_HINDEXED_BLOCK:
         for (int i = 0; i < n && !rc; i++)
-            rc = fn(ctx, a[i], in[1], t);
+            rc = run(fn, ctx, a[i], in[1], t);
         return rc;
     case MPI_COMBINER_STRUCT:
         for (int i = 0; i < n && !rc; i++)
-            rc = fn(ctx, a[i], in[1 + i], c->types[i]);
+            rc = run(fn, ctx, a[i], in[1 + i], c->types[i]);
         return rc;
     case MPI_COMBINER_SUBARRAY: return subarray_pieces(in, t, fn, ctx);
     default: return FM_ERR_INTERN;
@@ -150,17 +156,28 @@ struct fm_dt_meta {
 static inline MPI_Aint min_aint(MPI_Aint a, MPI_Aint b) { return a < b ? a : b; }
 static inline MPI_Aint max_aint(MPI_Aint a, MPI_Aint b) { return a > b ? a : b; }
 
-static int meta_piece(void *ctx, MPI_Aint disp, MPI_Count count, MPI_Datatype t)
+/* Lowest and highest of lo and hi shifted by 0 .. (reps-1)*stride. */
+static void widen(MPI_Aint *lo, MPI_Aint *hi, MPI_Count reps, MPI_Aint stride)
+{
+    MPI_Aint shift = (MPI_Aint)(reps - 1) * stride;
+    *lo = min_aint(*lo, *lo + shift);
+    *hi = max_aint(*hi, *hi + shift);
+}
+
+static int meta_piece(void *ctx, const fm_dt_piece *pc)
 {
     struct fm_dt_meta *m = ctx;
-    MPI_Count bytes, nb, ne;
+    MPI_Datatype t = pc->child;
+    MPI_Aint disp = pc->disp;
+    MPI_Count count, bytes, nb, ne;
     if (t->align > m->align)
         m->align = t->align;
     if (t->flags & FM_DT_EXPLICIT_BOUNDS)
         m->explicit_bounds = 1;
-    if (count == 0)
+    if (pc->count == 0)
         return 0; /* no data and, per MPI, no effect on the bounds */
-    if (__builtin_mul_overflow(count, t->size, &bytes) ||
+    if (__builtin_mul_overflow(pc->count, pc->reps, &count) ||
+        __builtin_mul_overflow(count, t->size, &bytes) ||
         __builtin_add_overflow(m->size, bytes, &m->size) ||
         __builtin_mul_overflow(count, t->nbasic, &nb) ||
         __builtin_add_overflow(m->nbasic, nb, &m->nbasic) ||
@@ -175,11 +192,13 @@ static int meta_piece(void *ctx, MPI_Aint disp, MPI_Count count, MPI_Datatype t)
     } else if (t->basic == FM_BK_NONE || t->basic != m->basic) {
         m->kind_state = 2;
     }
-    /* Element i of the run sits at disp + i*extent; the run's bounds come
-     * from its first and last element (extent may be negative). */
-    MPI_Aint span = (MPI_Aint)(count - 1) * t->extent;
+    /* Element i of a run sits at disp + i*extent; the run's bounds come
+     * from its first and last element (extent may be negative), and the
+     * piece's from its first and last run. */
+    MPI_Aint span = (MPI_Aint)(pc->count - 1) * t->extent;
     MPI_Aint first = disp + t->lb, last = first + span;
     MPI_Aint lo = min_aint(first, last), hi = max_aint(first, last) + t->extent;
+    widen(&lo, &hi, pc->reps, pc->rep_stride);
     m->lb = m->have_bounds ? min_aint(m->lb, lo) : lo;
     m->ub = m->have_bounds ? max_aint(m->ub, hi) : hi;
     m->have_bounds = 1;
@@ -188,6 +207,7 @@ static int meta_piece(void *ctx, MPI_Aint disp, MPI_Count count, MPI_Datatype t)
         last = first + span;
         lo = min_aint(first, last);
         hi = max_aint(first, last) + t->true_extent;
+        widen(&lo, &hi, pc->reps, pc->rep_stride);
         m->tlb = m->have_data ? min_aint(m->tlb, lo) : lo;
         m->tub = m->have_data ? max_aint(m->tub, hi) : hi;
         m->have_data = 1;

@@ -21,18 +21,20 @@ struct fm_partial {
 };
 
 /* Consume whole runs until the remaining bytes end inside one. */
-static int partial_piece(void *ctx, MPI_Aint disp, MPI_Count count, MPI_Datatype child)
+static int partial_piece(void *ctx, const fm_dt_piece *pc)
 {
     struct fm_partial *p = ctx;
-    (void)disp;
+    MPI_Count count = pc->count;
+    MPI_Datatype child = pc->child;
     if (count == 0 || child->size == 0)
         return 0;
     MPI_Count run = count * child->size;
-    if (p->r >= run) {
-        p->n += count * child->nelem;
-        p->r -= run;
+    /* The remaining bytes cover r < size of the parent: no overflow. */
+    MPI_Count whole = p->r / run < pc->reps ? p->r / run : pc->reps;
+    p->n += whole * count * child->nelem;
+    p->r -= whole * run;
+    if (whole == pc->reps || p->r == 0)
         return p->r == 0; /* non-zero stops the walk */
-    }
     MPI_Count sub = partial_elements(child, p->r % child->size);
     p->n = sub == MPI_UNDEFINED ? MPI_UNDEFINED : p->n + (p->r / child->size) * child->nelem + sub;
     p->r = 0;
@@ -65,4 +67,59 @@ MPI_Count fm_dt_elements_of(MPI_Datatype dt, MPI_Count bytes)
     if (sub == MPI_UNDEFINED)
         return MPI_UNDEFINED;
     return (bytes / dt->size) * dt->nelem + sub;
+}
+
+static MPI_Count prefix_bytes(MPI_Datatype dt, MPI_Count e);
+
+struct fm_prefix {
+    MPI_Count e, bytes;
+};
+
+/* Consume whole runs until the remaining elements end inside one. */
+static int prefix_piece(void *ctx, const fm_dt_piece *pc)
+{
+    struct fm_prefix *p = ctx;
+    MPI_Datatype child = pc->child;
+    if (pc->count == 0 || child->nelem == 0)
+        return 0;
+    MPI_Count run = pc->count * child->nelem; /* elements per run */
+    MPI_Count whole = p->e / run < pc->reps ? p->e / run : pc->reps;
+    p->bytes += whole * pc->count * child->size;
+    p->e -= whole * run;
+    if (whole == pc->reps || p->e == 0)
+        return p->e == 0; /* non-zero stops the walk */
+    MPI_Count sub = prefix_bytes(child, p->e % child->nelem);
+    p->bytes = sub < 0 ? -1 : p->bytes + (p->e / child->nelem) * child->size + sub;
+    p->e = 0;
+    return 1;
+}
+
+/* Packed bytes of the first e basic elements of one element (e < nelem),
+ * or -1 when they end inside something that is not an element (the int
+ * of a pair cannot come first). */
+static MPI_Count prefix_bytes(MPI_Datatype dt, MPI_Count e)
+{
+    if (e == 0)
+        return 0;
+    if (dt->combiner == MPI_COMBINER_NAMED) {
+        MPI_Count v = fm_dt_pair_value_size(dt->basic);
+        return v && e == 1 ? v : -1;
+    }
+    struct fm_prefix p = {e, 0};
+    if (fm_dt_for_each_piece(dt, prefix_piece, &p) < 0)
+        return -1;
+    return p.e ? -1 : p.bytes;
+}
+
+MPI_Count fm_dt_bytes_of_elements(MPI_Datatype dt, MPI_Count elements)
+{
+    if (elements < 0)
+        return -1;
+    if (dt->nelem == 0)
+        return 0;
+    MPI_Count sub = prefix_bytes(dt, elements % dt->nelem), whole;
+    if (sub < 0 || __builtin_mul_overflow(elements / dt->nelem, dt->size, &whole) ||
+        __builtin_add_overflow(whole, sub, &whole))
+        return -1;
+    return whole;
 }

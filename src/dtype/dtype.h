@@ -3,7 +3,14 @@
  * A committed datatype is a list of contiguous blocks (offset from the
  * buffer start, length in bytes) describing ONE element; element i sits at
  * i * extent.  Fast paths: FM_DT_CONTIG (one block and extent == size, so
- * `count` elements are one run of count*size bytes starting at buf+true_lb). */
+ * `count` elements are one run of count*size bytes starting at buf+true_lb).
+ *
+ * A list entry may stand for a run of equal blocks at a fixed stride
+ * (count > 1).  Types whose list stays short are expanded to single blocks
+ * at commit, so the common pack loop never sees a run; only types that
+ * would need more than FM_DT_EXPAND_MAX blocks (a vector of 10^9 elements)
+ * keep runs and are marked FM_DT_RUNS, so they commit in memory
+ * proportional to their constructor, not to their element count. */
 #ifndef FM_DTYPE_DTYPE_H
 #define FM_DTYPE_DTYPE_H
 
@@ -31,11 +38,17 @@ enum {
     FM_DT_PREDEFINED = 1, /* library-owned; never freed */
     FM_DT_COMMITTED = 2,
     FM_DT_CONTIG = 4,     /* count elements = one run of count*size bytes */
+    FM_DT_RUNS = 16,      /* some block has count > 1 (8 is FM_DT_EXPLICIT_BOUNDS) */
 };
 
+/* Committed types needing at most this many single blocks are expanded. */
+#define FM_DT_EXPAND_MAX 65536
+
 typedef struct fm_dt_block {
-    MPI_Aint off; /* from the buffer start */
-    MPI_Aint len; /* bytes */
+    MPI_Aint off;    /* first block, from the buffer start */
+    MPI_Aint len;    /* bytes of each block */
+    MPI_Aint count;  /* blocks in the run (>= 1; 1 unless FM_DT_RUNS) */
+    MPI_Aint stride; /* bytes from one block of the run to the next */
 } fm_dt_block;
 
 struct fm_datatype {
@@ -106,6 +119,10 @@ size_t fm_dt_unpack(void *buf, MPI_Count count, MPI_Datatype dt, size_t offset, 
  * MPI_UNDEFINED when bytes is not a whole number of elements. */
 MPI_Count fm_dt_count_of(MPI_Datatype dt, MPI_Count bytes);
 MPI_Count fm_dt_elements_of(MPI_Datatype dt, MPI_Count bytes);
+/* Packed bytes holding the first `elements` basic elements of a stream of
+ * dt (the inverse of fm_dt_elements_of); -1 when that overflows or ends
+ * inside a basic element. */
+MPI_Count fm_dt_bytes_of_elements(MPI_Datatype dt, MPI_Count elements);
 
 /* Reference counting for derived types held by pending operations. */
 void fm_dt_retain(MPI_Datatype dt);
@@ -121,9 +138,18 @@ int fm_dt_create(int combiner, int nints, const int *ints, int naints, const MPI
  * Returns FM_OK, FM_ERR_NOMEM, or FM_ERR_ARG when it has over INT_MAX blocks. */
 int fm_dt_commit(MPI_Datatype dt);
 
-/* One run of `count` consecutive elements of `child`, the first at byte
- * displacement `disp` of the parent element.  Pieces come in type-map order. */
-typedef int fm_dt_piece_fn(void *ctx, MPI_Aint disp, MPI_Count count, MPI_Datatype child);
+/* `reps` runs of `count` consecutive elements of `child`: run r starts at
+ * byte displacement disp + r * rep_stride of the parent element.  Pieces
+ * come in type-map order; a vector is one piece (reps = its count), so
+ * walking it costs the same for 10 blocks as for 10^9. */
+typedef struct fm_dt_piece {
+    MPI_Aint disp;
+    MPI_Count count;
+    MPI_Datatype child;
+    MPI_Count reps;       /* >= 1 */
+    MPI_Aint rep_stride;
+} fm_dt_piece;
+typedef int fm_dt_piece_fn(void *ctx, const fm_dt_piece *piece);
 /* Call fn for every piece of a derived dt (nothing for predefined ones);
  * stops at and returns the first non-zero fn result. */
 int fm_dt_for_each_piece(MPI_Datatype dt, fm_dt_piece_fn *fn, void *ctx);

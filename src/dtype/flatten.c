@@ -1,7 +1,12 @@
 /* flatten.c — commit: turn a derived type into its list of contiguous
  * blocks for one element (type-map order, adjacent blocks merged) plus the
- * packed offset of every block, which pack/unpack binary-search to start
- * anywhere in the packed stream. */
+ * packed offset of every list entry, which pack/unpack binary-search to
+ * start anywhere in the packed stream.
+ *
+ * The list is built with runs (count equal blocks at a stride: a vector
+ * piece is one entry however long it is), then expanded to single blocks
+ * when that takes at most FM_DT_EXPAND_MAX of them — the form the common
+ * pack loop is written for.  Longer types keep their runs (FM_DT_RUNS). */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,14 +20,8 @@ struct fm_blist {
     size_t n, cap;
 };
 
-static int blist_add(struct fm_blist *l, MPI_Aint off, MPI_Aint len)
+static int blist_push(struct fm_blist *l, fm_dt_block blk)
 {
-    if (len == 0)
-        return 0;
-    if (l->n && l->b[l->n - 1].off + l->b[l->n - 1].len == off) {
-        l->b[l->n - 1].len += len; /* continues the previous block */
-        return 0;
-    }
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 16;
         if (l->n >= INT_MAX)
@@ -33,10 +32,37 @@ static int blist_add(struct fm_blist *l, MPI_Aint off, MPI_Aint len)
         l->b = nb;
         l->cap = cap;
     }
-    l->b[l->n].off = off;
-    l->b[l->n].len = len;
-    l->n++;
+    l->b[l->n++] = blk;
     return 0;
+}
+
+/* Append `count` blocks of len bytes, the first at off, stride apart. */
+static int blist_add(struct fm_blist *l, MPI_Aint off, MPI_Aint len, MPI_Aint count,
+                     MPI_Aint stride)
+{
+    if (len == 0 || count == 0)
+        return 0;
+    if (count > 1 && stride == len) {
+        len *= count; /* touching blocks are one block */
+        count = 1;
+    }
+    fm_dt_block *last = l->n ? &l->b[l->n - 1] : NULL;
+    if (last && count == 1 && last->count == 1) {
+        if (last->off + last->len == off) {
+            last->len += len; /* continues the previous block */
+            return 0;
+        }
+        if (last->len == len) {
+            last->count = 2; /* two equal blocks start a run */
+            last->stride = off - last->off;
+            return 0;
+        }
+    } else if (last && count == 1 && last->len == len &&
+               off == last->off + last->count * last->stride) {
+        last->count++; /* the run goes on */
+        return 0;
+    }
+    return blist_push(l, (fm_dt_block){off, len, count, count > 1 ? stride : 0});
 }
 
 struct fm_emit {
@@ -46,21 +72,37 @@ struct fm_emit {
 
 static int emit(struct fm_blist *l, MPI_Datatype t, MPI_Aint base);
 
-static int emit_piece(void *ctx, MPI_Aint disp, MPI_Count count, MPI_Datatype child)
+static int emit_piece(void *ctx, const fm_dt_piece *pc)
 {
     struct fm_emit *e = ctx;
-    MPI_Aint at = e->base + disp;
-    if (child->size == 0)
+    MPI_Datatype child = pc->child;
+    MPI_Aint at = e->base + pc->disp, ext = child->extent;
+    if (child->size == 0 || pc->count == 0)
         return 0;
-    /* A child that is one block filling its extent makes the whole run one
-     * block: skip the per-element loop (the common vector-of-basic case). */
-    if (child->blocks && child->nblocks == 1 && child->blocks[0].len == child->extent)
-        return blist_add(e->l, at + child->blocks[0].off, (MPI_Aint)count * child->extent);
-    for (MPI_Count i = 0; i < count; i++) {
-        int rc = emit(e->l, child, at + (MPI_Aint)i * child->extent);
-        if (rc)
-            return rc;
+    /* A child that is one block makes each run of `count` of them one
+     * block (when it fills its extent) or one run, and the `reps` runs of
+     * a vector one run of those: no per-element loop for the common
+     * vector-of-basic case, nor for a vector of 10^9 blocks. */
+    if (child->blocks && child->nblocks == 1 && child->blocks[0].count == 1) {
+        MPI_Aint off = child->blocks[0].off, len = child->blocks[0].len;
+        if (len == ext || pc->count == 1) {
+            MPI_Aint bytes = len == ext ? (MPI_Aint)pc->count * ext : len;
+            return blist_add(e->l, at + off, bytes, (MPI_Aint)pc->reps, pc->rep_stride);
+        }
+        for (MPI_Count r = 0; r < pc->reps; r++) {
+            int rc = blist_add(e->l, at + (MPI_Aint)r * pc->rep_stride + off, len,
+                               (MPI_Aint)pc->count, ext);
+            if (rc)
+                return rc;
+        }
+        return 0;
     }
+    for (MPI_Count r = 0; r < pc->reps; r++)
+        for (MPI_Count i = 0; i < pc->count; i++) {
+            int rc = emit(e->l, child, at + (MPI_Aint)r * pc->rep_stride + (MPI_Aint)i * ext);
+            if (rc)
+                return rc;
+        }
     return 0;
 }
 
@@ -72,7 +114,8 @@ static int emit(struct fm_blist *l, MPI_Datatype t, MPI_Aint base)
 {
     if (t->blocks) {
         for (int i = 0; i < t->nblocks; i++) {
-            int rc = blist_add(l, base + t->blocks[i].off, t->blocks[i].len);
+            const fm_dt_block *b = &t->blocks[i];
+            int rc = blist_add(l, base + b->off, b->len, b->count, b->stride);
             if (rc)
                 return rc;
         }
@@ -82,18 +125,57 @@ static int emit(struct fm_blist *l, MPI_Datatype t, MPI_Aint base)
     return fm_dt_for_each_piece(t, emit_piece, &e);
 }
 
+/* Replace the runs of *l by single blocks if there are at most `max` of
+ * them (then none has count > 1).  Returns 1 if it did, 0 if the runs
+ * stay, or a negative status. */
+static int expand(struct fm_blist *l, size_t max)
+{
+    int runs = 0;
+    for (size_t i = 0; i < l->n; i++)
+        runs |= l->b[i].count > 1;
+    if (!runs)
+        return 1;
+    size_t total = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        total += (size_t)l->b[i].count;
+        if (total > max)
+            return 0;
+    }
+    struct fm_blist x = {0};
+    for (size_t i = 0; i < l->n; i++) {
+        const fm_dt_block *b = &l->b[i];
+        for (MPI_Aint k = 0; k < b->count; k++) {
+            /* single blocks only: adjacent ones merge, no runs form */
+            fm_dt_block one = {b->off + k * b->stride, b->len, 1, 0};
+            if (x.n && x.b[x.n - 1].off + x.b[x.n - 1].len == one.off) {
+                x.b[x.n - 1].len += one.len;
+                continue;
+            }
+            int rc = blist_push(&x, one);
+            if (rc) {
+                free(x.b);
+                return rc;
+            }
+        }
+    }
+    free(l->b);
+    *l = x;
+    return 1;
+}
+
 int fm_dt_commit(MPI_Datatype dt)
 {
     if (dt->flags & FM_DT_COMMITTED)
         return FM_OK;
     struct fm_blist l = {0};
     int rc = emit(&l, dt, 0);
-    if (rc) {
+    int expanded = rc ? rc : expand(&l, FM_DT_EXPAND_MAX);
+    if (expanded < 0) {
         free(l.b);
-        return rc;
+        return expanded;
     }
     if (l.n <= 1) {
-        dt->one_block = l.n ? l.b[0] : (fm_dt_block){0, 0};
+        dt->one_block = l.n ? l.b[0] : (fm_dt_block){0, 0, 1, 0};
         dt->blocks = &dt->one_block;
         dt->pos = NULL;
         free(l.b);
@@ -109,12 +191,15 @@ int fm_dt_commit(MPI_Datatype dt)
         MPI_Aint *pos = (MPI_Aint *)(b + l.n);
         pos[0] = 0;
         for (size_t i = 0; i < l.n; i++)
-            pos[i + 1] = pos[i] + b[i].len;
+            pos[i + 1] = pos[i] + b[i].count * b[i].len;
         dt->blocks = b;
         dt->pos = pos;
     }
     dt->nblocks = (int)l.n;
-    if (dt->size == 0 || (l.n == 1 && dt->blocks[0].len == dt->size && dt->extent == dt->size))
+    if (!expanded)
+        dt->flags |= FM_DT_RUNS;
+    if (dt->size == 0 || (l.n == 1 && dt->blocks[0].count == 1 &&
+                          dt->blocks[0].len == dt->size && dt->extent == dt->size))
         dt->flags |= FM_DT_CONTIG;
     dt->flags |= FM_DT_COMMITTED;
     return FM_OK;

@@ -71,7 +71,7 @@ FM_PREDEFINED_DATATYPES(FM_CT_TYPEDEF)
     {                                                                                \
         FM_DT_COMMON(ct, str), .flags = FM_DT_PREDEFINED | FM_DT_COMMITTED | FM_DT_CONTIG, \
         .size = sizeof(ct), .true_extent = sizeof(ct), .nblocks = 1,  \
-        .blocks = &var.one_block, .one_block = {0, sizeof(ct)},         \
+        .blocks = &var.one_block, .one_block = {0, sizeof(ct), 1, 0},   \
         .basic = (kind), .nbasic = 1, .basic_size = sizeof(ct), .pos = NULL,  \
         .nelem = 1,                                                                  \
     }
@@ -92,9 +92,9 @@ FM_PREDEFINED_DATATYPES(FM_CT_TYPEDEF)
                                                                              : 0),   \
         .size = FM_PAIR_SIZE(ct), .true_extent = FM_PAIR_IOFF(ct) + sizeof(int),      \
         .nblocks = FM_PAIR_JOINED(ct) ? 1 : 2,                                         \
-        .blocks = (fm_dt_block[]){{0, FM_PAIR_JOINED(ct) ? FM_PAIR_SIZE(ct) : FM_PAIR_VSZ(ct)}, \
-                                  {FM_PAIR_IOFF(ct), sizeof(int)}},                  \
-        .one_block = {0, FM_PAIR_SIZE(ct)}, .basic = (kind), .nbasic = 1,             \
+        .blocks = (fm_dt_block[]){{0, FM_PAIR_JOINED(ct) ? FM_PAIR_SIZE(ct) : FM_PAIR_VSZ(ct), 1, 0}, \
+                                  {FM_PAIR_IOFF(ct), sizeof(int), 1, 0}},            \
+        .one_block = {0, FM_PAIR_SIZE(ct), 1, 0}, .basic = (kind), .nbasic = 1,       \
         .basic_size = FM_PAIR_SIZE(ct),                                               \
         .pos = FM_PAIR_JOINED(ct) ? NULL : (MPI_Aint[]){0, FM_PAIR_VSZ(ct), FM_PAIR_SIZE(ct)}, \
         .nelem = 2,                                                                  \

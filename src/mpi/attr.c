@@ -9,6 +9,12 @@
  * in that order, i.e. in reverse order of setting, which is what the
  * standard asks for MPI_COMM_SELF at MPI_Finalize and harmless elsewhere.
  *
+ * Delete callbacks may call attribute functions on the same communicator
+ * (delete or set other attributes, delete their own).  So nothing keeps a
+ * pointer into the list across a callback: the entry whose callback runs
+ * is marked `deleting`, which hides it from lookups (deleting it again is a
+ * no-op rather than a recursion), and it is unlinked by identity afterwards.
+ *
  * The predefined keys (MPI_TAG_UB ...) are answered from static ints and
  * can be neither set nor deleted; they are answered on every communicator,
  * as if copied from MPI_COMM_WORLD on every dup. */
@@ -19,6 +25,7 @@
 struct fm_attr {
     int keyval;
     void *val;
+    int deleting; /* its delete callback is running: invisible to lookups */
     struct fm_attr *next;
 };
 
@@ -105,21 +112,46 @@ static int raise_cb(MPI_Comm comm, const char *call, const char *which)
                     cb_keyval, cb_code);
 }
 
-static void attr_free(struct fm_attr *a)
+/* Run a's delete callback with a hidden from the callback's own lookups. */
+static int delete_hidden(MPI_Comm comm, struct fm_attr *a)
 {
+    a->deleting = 1;
+    int rc = call_delete(comm, a);
+    a->deleting = 0;
+    return rc;
+}
+
+/* Unlink a and free it.  Searched by identity: the callback that just ran
+ * may have added or removed entries around a. */
+static void attr_remove(MPI_Comm comm, struct fm_attr *a)
+{
+    struct fm_attr **p = &comm->attrs;
+    while (*p != a)
+        p = &(*p)->next;
+    *p = a->next;
     key_unref(a->keyval);
     free(a);
 }
 
+/* The newest attribute whose deletion is not under way, or NULL. */
+static struct fm_attr *first_visible(MPI_Comm comm)
+{
+    struct fm_attr *a = comm->attrs;
+    while (a && a->deleting)
+        a = a->next;
+    return a;
+}
+
 int fm_attr_delete_all(MPI_Comm comm)
 {
-    while (comm->attrs) {
-        struct fm_attr *a = comm->attrs;
-        int rc = call_delete(comm, a);
+    /* Restart from the head each time: a callback may delete the next
+     * entry or set new ones (which are then deleted too). */
+    struct fm_attr *a;
+    while ((a = first_visible(comm))) {
+        int rc = delete_hidden(comm, a);
         if (rc != FM_OK)
             return rc; /* this and older attributes stay; MPI_Comm_free fails */
-        comm->attrs = a->next;
-        attr_free(a);
+        attr_remove(comm, a);
     }
     return FM_OK;
 }
@@ -162,6 +194,7 @@ int fm_attr_copy_all(MPI_Comm oldcomm, MPI_Comm newcomm)
         }
         c->keyval = a->keyval;
         c->val = out;
+        c->deleting = 0;
         c->next = newcomm->attrs;
         newcomm->attrs = c;
         keys[a->keyval - 1].refs++; /* not k: the callback may have grown the table */
@@ -222,15 +255,12 @@ int MPI_Comm_free_keyval(int *comm_keyval)
     return MPI_SUCCESS;
 }
 
-static struct fm_attr *find(MPI_Comm comm, int keyval, struct fm_attr ***link)
+static struct fm_attr *find(MPI_Comm comm, int keyval)
 {
-    struct fm_attr **p = &comm->attrs;
-    for (; *p; p = &(*p)->next)
-        if ((*p)->keyval == keyval)
-            break;
-    if (link)
-        *link = p;
-    return *p;
+    struct fm_attr *a = comm->attrs;
+    while (a && (a->keyval != keyval || a->deleting))
+        a = a->next;
+    return a;
 }
 
 #define CHECK_KEYVAL(call, comm, keyval)                                                  \
@@ -249,11 +279,17 @@ int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);
     CHECK_KEYVAL(call, comm, comm_keyval);
-    struct fm_attr *a = find(comm, comm_keyval, NULL);
+    struct fm_attr *a = find(comm, comm_keyval);
     if (a) {
         /* Replacing a value deletes the old one first (MPI-3.1 6.7.2). */
-        if (call_delete(comm, a) != FM_OK)
+        if (delete_hidden(comm, a) != FM_OK)
             return raise_cb(comm, call, "delete");
+        struct fm_attr *newer = find(comm, comm_keyval);
+        if (newer != a) {
+            /* The callback set this key again: keep one entry, the newer. */
+            attr_remove(comm, a);
+            a = newer;
+        }
         a->val = attribute_val;
         return MPI_SUCCESS;
     }
@@ -263,6 +299,7 @@ int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
                         comm_keyval);
     a->keyval = comm_keyval;
     a->val = attribute_val;
+    a->deleting = 0;
     a->next = comm->attrs;
     comm->attrs = a;
     keys[comm_keyval - 1].refs++;
@@ -297,7 +334,7 @@ int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *
     if (!lookup(comm_keyval, 0))
         return fm_raise(comm, call, MPI_ERR_KEYVAL, "comm_keyval=%d is not a valid keyval",
                         comm_keyval);
-    struct fm_attr *a = find(comm, comm_keyval, NULL);
+    struct fm_attr *a = find(comm, comm_keyval);
     if (a)
         *(void **)attribute_val = a->val;
     *flag = a != NULL;
@@ -315,13 +352,11 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
     if (!lookup(comm_keyval, 0))
         return fm_raise(comm, call, MPI_ERR_KEYVAL, "comm_keyval=%d is not a valid keyval",
                         comm_keyval);
-    struct fm_attr **link;
-    struct fm_attr *a = find(comm, comm_keyval, &link);
+    struct fm_attr *a = find(comm, comm_keyval);
     if (!a)
-        return MPI_SUCCESS; /* nothing set: nothing to delete */
-    if (call_delete(comm, a) != FM_OK)
+        return MPI_SUCCESS; /* nothing set (or its deletion is under way) */
+    if (delete_hidden(comm, a) != FM_OK)
         return raise_cb(comm, call, "delete");
-    *link = a->next;
-    attr_free(a);
+    attr_remove(comm, a);
     return MPI_SUCCESS;
 }

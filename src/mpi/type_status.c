@@ -39,31 +39,31 @@ int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count
     return MPI_SUCCESS;
 }
 
-/* count is in elements of datatype (as MPICH reads the standard), so
- * MPI_Get_count with the same datatype returns it back. */
-int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+/* count is in basic elements: MPI says MPI_Get_elements then returns it
+ * (and MPI_Get_count the whole datatype elements that makes, if any). */
+static int set_elements(const char *call, MPI_Status *status, MPI_Datatype datatype,
+                        MPI_Count count)
 {
-    static const char call[] = "MPI_Status_set_elements_x";
     FM_CHECK_PTR(call, status, "status");
     FM_CHECK_DT_ARG(call, datatype, "datatype");
     FM_CHECK_NONNEG(call, count, "count", MPI_ERR_COUNT);
-    MPI_Count bytes;
-    if (__builtin_mul_overflow(count, datatype->size, &bytes))
+    MPI_Count bytes = fm_dt_bytes_of_elements(datatype, count);
+    if (bytes < 0)
         return fm_raise(MPI_COMM_NULL, call, MPI_ERR_COUNT,
-                        "count=%lld of %lld-byte elements overflows MPI_Count", count,
-                        (long long)datatype->size);
+                        "count=%lld basic elements of the datatype %s", (long long)count,
+                        "overflow MPI_Count or end inside a pair type's element");
     status->fm_count = bytes;
     return MPI_SUCCESS;
 }
 
+int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+{
+    return set_elements("MPI_Status_set_elements_x", status, datatype, count);
+}
+
 int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
 {
-    static const char call[] = "MPI_Status_set_elements";
-    FM_CHECK_PTR(call, status, "status");
-    FM_CHECK_DT_ARG(call, datatype, "datatype");
-    FM_CHECK_NONNEG(call, count, "count", MPI_ERR_COUNT);
-    status->fm_count = (MPI_Count)count * datatype->size;
-    return MPI_SUCCESS;
+    return set_elements("MPI_Status_set_elements", status, datatype, count);
 }
 
 int MPI_Status_set_cancelled(MPI_Status *status, int flag)

@@ -123,6 +123,23 @@ static unsigned acc_order_hint(MPI_Info info, unsigned cur, const char *call)
     return cur;
 }
 
+/* The alloc_shared_noncontig hint: 1 for "true", 0 when absent or "false"
+ * (another value is ignored, as hints may be, but said). */
+static int noncontig_hint(MPI_Info info, const char *call)
+{
+    char v[MPI_MAX_INFO_VAL + 1];
+    int flag = 0;
+    if (info == MPI_INFO_NULL ||
+        MPI_Info_get(info, "alloc_shared_noncontig", MPI_MAX_INFO_VAL, v, &flag) != MPI_SUCCESS ||
+        !flag)
+        return 0;
+    if (!strcmp(v, "true"))
+        return 1;
+    if (strcmp(v, "false"))
+        fm_warn("%s: alloc_shared_noncontig=\"%s\" ignored (want \"true\" or \"false\")", call, v);
+    return 0;
+}
+
 static int win_make(const char *call, int flavor, void *base, MPI_Aint size, int disp_unit,
                     MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
@@ -138,13 +155,16 @@ static int win_make(const char *call, int flavor, void *base, MPI_Aint size, int
         return fm_raise(comm, call, MPI_ERR_INFO, "info is not a valid info object");
     char why[FM_RMA_WHY];
     struct fm_win *w;
-    unsigned order = acc_order_hint(info, FM_RMA_ORDER_ALL, call);
+    struct fm_win_hints hints = {
+        .acc_order = acc_order_hint(info, FM_RMA_ORDER_ALL, call),
+        .shared_noncontig = flavor == MPI_WIN_FLAVOR_SHARED && noncontig_hint(info, call),
+    };
     MPI_Comm dup;
     int rc = fm_comm_dup_private(comm, &dup);
     if (rc != FM_OK)
         snprintf(why, FM_RMA_WHY, "cannot duplicate the communicator: %s", fm_status_msg(rc));
     else
-        rc = fm_win_setup(flavor, base, size, disp_unit, order, dup, &w, why);
+        rc = fm_win_setup(flavor, base, size, disp_unit, &hints, dup, &w, why);
     if (rc != FM_OK) {
         int cls = rc == FM_ERR_NOMEM ? MPI_ERR_NO_MEM
                   : flavor == MPI_WIN_FLAVOR_SHARED ? MPI_ERR_RMA_SHARED
@@ -219,7 +239,7 @@ int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, 
     }
     *size = win->peer[rank].size;
     *disp_unit = win->peer[rank].disp_unit;
-    *(void **)baseptr = (void *)win->peer[rank].base;
+    *(void **)baseptr = fm_win_segment_base(win, rank);
     return MPI_SUCCESS;
 }
 

@@ -133,7 +133,9 @@ static void regions(const fm_rma_am_hdr *h, const fm_dt_block *b, uintptr_t t, r
     }
     for (int64_t i = 0; i < h->tcount; i++)
         for (int k = 0; k < h->nblocks; k++)
-            fn(ctx, (unsigned char *)t + i * h->extent + b[k].off, (size_t)b[k].len);
+            for (MPI_Aint j = 0; j < b[k].count; j++)
+                fn(ctx, (unsigned char *)t + i * h->extent + b[k].off + j * b[k].stride,
+                   (size_t)b[k].len);
 }
 
 typedef struct stream {

@@ -29,16 +29,26 @@ static int build(iovlist *l, uintptr_t buf, MPI_Count count, MPI_Datatype dt)
         l->n = 1;
         return FM_OK;
     }
-    size_t nb = (size_t)dt->nblocks;
-    l->v = malloc((size_t)count * nb * sizeof *l->v);
+    /* One iovec per block; a run (FM_DT_RUNS) is count blocks. */
+    size_t nb = (size_t)dt->nblocks, per = 0, total;
+    for (size_t b = 0; b < nb; b++)
+        per += (size_t)dt->blocks[b].count;
+    if (__builtin_mul_overflow((size_t)count, per, &total) ||
+        __builtin_mul_overflow(total, sizeof *l->v, &total))
+        return FM_ERR_NOMEM;
+    l->v = malloc(total);
     if (!l->v)
         return FM_ERR_NOMEM;
     l->n = 0;
     for (MPI_Count i = 0; i < count; i++)
         for (size_t b = 0; b < nb; b++) {
-            l->v[l->n].iov_base = (void *)(buf + (uintptr_t)(i * dt->extent + dt->blocks[b].off));
-            l->v[l->n].iov_len = (size_t)dt->blocks[b].len;
-            l->n++;
+            const fm_dt_block *blk = &dt->blocks[b];
+            for (MPI_Aint k = 0; k < blk->count; k++) {
+                l->v[l->n].iov_base =
+                    (void *)(buf + (uintptr_t)(i * dt->extent + blk->off + k * blk->stride));
+                l->v[l->n].iov_len = (size_t)blk->len;
+                l->n++;
+            }
         }
     return FM_OK;
 }

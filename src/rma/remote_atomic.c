@@ -261,7 +261,7 @@ int fm_rma_hw_acc(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_Data
     int rw = (res ? XOP_READS : 0) | (op != MPI_NO_OP ? XOP_WRITES : 0);
     hw_order(w, trank, rw & XOP_READS, rw & XOP_WRITES);
     const fm_rma_peer *p = &w->peer[trank];
-    const fm_dt_block one = {tdt->true_lb, (MPI_Aint)bytes};
+    const fm_dt_block one = {tdt->true_lb, (MPI_Aint)bytes, 1, 0};
     int contig = fm_dt_is_contig(tdt);
     const fm_dt_block *b = contig ? &one : tdt->blocks;
     int nb = contig ? 1 : tdt->nblocks;
@@ -270,19 +270,21 @@ int fm_rma_hw_acc(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_Data
     size_t pos = 0;
     int rc = FM_OK;
     for (MPI_Count i = 0; i < reps && rc == FM_OK; i++)
-        for (int j = 0; j < nb && rc == FM_OK; j++) {
-            uint64_t off = base + (uint64_t)(i * tdt->extent + b[j].off);
-            size_t n = (size_t)b[j].len / esz;
-            for (size_t e = 0; e < n && rc == FM_OK;) {
-                size_t c = n - e < maxc ? n - e : maxc;
-                /* NO_OP reads: buf is not read, any valid address does */
-                const void *src = data ? (const void *)(data + pos) : (const void *)(rbuf + pos);
-                rc = hw_issue(w, trank, kind, rw, src, c, esz, NULL, rbuf ? rbuf + pos : NULL,
-                              off + e * esz, type, aop, g);
-                e += c;
-                pos += c * esz;
+        for (int j = 0; j < nb && rc == FM_OK; j++)
+            for (MPI_Aint k = 0; k < b[j].count && rc == FM_OK; k++) {
+                uint64_t off = base + (uint64_t)(i * tdt->extent + b[j].off + k * b[j].stride);
+                size_t n = (size_t)b[j].len / esz;
+                for (size_t e = 0; e < n && rc == FM_OK;) {
+                    size_t c = n - e < maxc ? n - e : maxc;
+                    /* NO_OP reads: buf is not read, any valid address does */
+                    const void *src =
+                        data ? (const void *)(data + pos) : (const void *)(rbuf + pos);
+                    rc = hw_issue(w, trank, kind, rw, src, c, esz, NULL, rbuf ? rbuf + pos : NULL,
+                                  off + e * esz, type, aop, g);
+                    e += c;
+                    pos += c * esz;
+                }
             }
-        }
     fm_rma_grp_put(g, rc);
     if (trank == w->rank)
         hw_drain(w, trank);

@@ -119,6 +119,7 @@ struct fm_win {
     struct fm_rma_remote *rm;  /* OFI peers' bookkeeping (remote.c), or NULL */
     uint64_t hw_kinds;         /* basic kinds accumulated by provider atomics (bit = kind) */
     unsigned acc_order;        /* FM_RMA_ORDER_* the accumulate_ordering hint asks for */
+    int shared_noncontig;      /* allocate_shared with alloc_shared_noncontig=true */
 };
 
 /* The window info key accumulate_ordering (MPI default "rar,raw,war,waw"):
@@ -137,16 +138,33 @@ int fm_rma_parse_order(const char *value, unsigned *out);
 static inline int fm_win_valid(MPI_Win w) { return w && w->magic == FM_MAGIC_WIN; }
 
 /* ---- creation (win_setup.c) --------------------------------------------- */
+/* The info hints window setup acts on. */
+struct fm_win_hints {
+    unsigned acc_order;   /* FM_RMA_ORDER_* from accumulate_ordering */
+    int shared_noncontig; /* alloc_shared_noncontig=true (allocate_shared only) */
+};
 /* Collective over dup, a private duplicate of the user's communicator
  * (fm_comm_dup_private) that the window owns from here, failure included.
  * base/size/disp_unit: create (user memory) and the
- * sizes of allocate / allocate_shared (base ignored); dynamic: all 0;
- * acc_order from the accumulate_ordering hint (FM_RMA_ORDER_*).  On
- * FM_OK *out is the window and w->base this rank's memory.  Names why in
- * `why` (FM_RMA_WHY bytes) on failure. */
+ * sizes of allocate / allocate_shared (base ignored); dynamic: all 0.  On
+ * FM_OK *out is the window and w->base this rank's memory
+ * (fm_win_segment_base).  Names why in `why` (FM_RMA_WHY bytes) on failure. */
 #define FM_RMA_WHY 256
-int fm_win_setup(int flavor, void *base, MPI_Aint size, int disp_unit, unsigned acc_order,
-                 MPI_Comm dup, struct fm_win **out, char *why);
+int fm_win_setup(int flavor, void *base, MPI_Aint size, int disp_unit,
+                 const struct fm_win_hints *hints, MPI_Comm dup, struct fm_win **out, char *why);
+/* The address a program gets for rank's segment (MPI_Win_shared_query, the
+ * allocating call's baseptr, MPI_WIN_BASE).  A zero-size segment of a
+ * contiguous shared window is where it would start: MPI promises the
+ * memory is contiguous across ranks, so programs compute neighbours'
+ * addresses from it.  With alloc_shared_noncontig there is no such promise
+ * and nothing there to address, so it is NULL. */
+static inline void *fm_win_segment_base(const struct fm_win *w, int rank)
+{
+    const fm_rma_peer *p = &w->peer[rank];
+    if (w->shared_noncontig && p->size == 0)
+        return NULL;
+    return (void *)p->base;
+}
 /* Unmap and free everything (after the closing barrier). */
 void fm_win_teardown(struct fm_win *w);
 

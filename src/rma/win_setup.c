@@ -302,8 +302,8 @@ static void agree_atomics(struct fm_win *w, const win_card *cards)
     }
 }
 
-int fm_win_setup(int flavor, void *base, MPI_Aint size, int disp_unit, unsigned acc_order,
-                 MPI_Comm dup, struct fm_win **out, char *why)
+int fm_win_setup(int flavor, void *base, MPI_Aint size, int disp_unit,
+                 const struct fm_win_hints *hints, MPI_Comm dup, struct fm_win **out, char *why)
 {
     why[0] = 0;
     int rc;
@@ -313,7 +313,8 @@ int fm_win_setup(int flavor, void *base, MPI_Aint size, int disp_unit, unsigned 
         snprintf(why, FM_RMA_WHY, "out of memory");
         return FM_ERR_NOMEM;
     }
-    w->acc_order = acc_order;
+    w->acc_order = hints->acc_order;
+    w->shared_noncontig = flavor == MPI_WIN_FLAVOR_SHARED && hints->shared_noncontig;
     size_t data_off = ctl_len(w->size);
     size_t len = data_off;
     MPI_Aint *shared_off = NULL;
@@ -406,7 +407,7 @@ int fm_win_setup(int flavor, void *base, MPI_Aint size, int disp_unit, unsigned 
         return rc != FM_OK ? rc : FM_ERR_NET;
     }
     fm_rma_peer *self = &w->peer[w->rank];
-    w->base = flavor == MPI_WIN_FLAVOR_DYNAMIC ? NULL : (void *)self->base;
+    w->base = flavor == MPI_WIN_FLAVOR_DYNAMIC ? NULL : fm_win_segment_base(w, w->rank);
     w->win_size = self->size;
     w->disp_unit = self->disp_unit;
     w->magic = FM_MAGIC_WIN;

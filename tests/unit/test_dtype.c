@@ -568,8 +568,17 @@ static void test_status_counts(void **state)
     st.fm_count = 13;
     assert_int_equal(MPI_Get_elements_x(&st, two, &cx), MPI_SUCCESS);
     assert_int_equal(cx, MPI_UNDEFINED);
+    /* set_elements counts basic elements: Get_elements gives them back,
+     * Get_count the whole elements they make (MPI_UNDEFINED for 5 ints). */
+    assert_int_equal(MPI_Status_set_elements(&st, two, 6), MPI_SUCCESS);
+    assert_int_equal(MPI_Get_count(&st, two, &c), MPI_SUCCESS);
+    assert_int_equal(c, 3);
+    assert_int_equal(MPI_Get_elements(&st, two, &c), MPI_SUCCESS);
+    assert_int_equal(c, 6);
     assert_int_equal(MPI_Status_set_elements(&st, two, 5), MPI_SUCCESS);
     assert_int_equal(MPI_Get_count(&st, two, &c), MPI_SUCCESS);
+    assert_int_equal(c, MPI_UNDEFINED);
+    assert_int_equal(MPI_Get_elements(&st, two, &c), MPI_SUCCESS);
     assert_int_equal(c, 5);
     assert_int_equal(MPI_Status_set_elements_x(&st, MPI_DOUBLE, 7), MPI_SUCCESS);
     assert_int_equal(st.fm_count, 56);
