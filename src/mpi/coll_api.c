@@ -66,6 +66,18 @@
                                 i_, (counts)[i_]);                                          \
     } while (0)
 
+/* A buffer that holds data must not be NULL (FM_CHECK_BUF); `count` is
+ * the whole buffer's, e.g. size * rcount at a gather's root. */
+#define CHECK_DATA(call, comm, buf, count, dt, what) FM_CHECK_BUF(call, comm, buf, count, dt, what)
+
+static MPI_Count total_of(const int counts[], int n)
+{
+    MPI_Count t = 0;
+    for (int i = 0; i < n; i++)
+        t += counts[i];
+    return t;
+}
+
 #define FINISH(call, comm, rc) \
     return (rc) == FM_OK ? MPI_SUCCESS : fm_raise_status(comm, call, rc)
 
@@ -83,6 +95,7 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
     FM_HANG_SCOPE("MPI_Bcast", root, FM_HANG_NONE, comm->name, count);
     CHECK_BUF_ARGS("MPI_Bcast", comm, count, dt);
     FM_CHECK_ROOT("MPI_Bcast", comm, root);
+    CHECK_DATA("MPI_Bcast", comm, buf, count, dt, "buffer");
     int rc = fm_coll_sel_bcast(buf, count, dt, root, comm);
     FINISH("MPI_Bcast", comm, rc);
 }
@@ -96,10 +109,14 @@ int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op 
     CHECK_BUF_ARGS(call, comm, count, dt);
     FM_CHECK_ROOT(call, comm, root);
     CHECK_OP_FOR(call, comm, op, dt);
-    if (comm->rank == root)
+    if (comm->rank == root) {
         CHECK_NO_ALIAS(call, comm, sbuf, rbuf, count);
-    else
+        CHECK_DATA(call, comm, rbuf, count, dt, "recvbuf");
+    } else {
         CHECK_NOT_IN_PLACE(call, comm, sbuf, "sendbuf at a non-root rank");
+    }
+    if (sbuf != MPI_IN_PLACE)
+        CHECK_DATA(call, comm, sbuf, count, dt, "sendbuf");
     int rc = fm_coll_sel_reduce(sbuf, rbuf, count, dt, op, root, comm);
     FINISH(call, comm, rc);
 }
@@ -114,6 +131,9 @@ int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_
     CHECK_OP_FOR(call, comm, op, dt);
     CHECK_NO_ALIAS(call, comm, sbuf, rbuf, count);
     CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
+    if (sbuf != MPI_IN_PLACE)
+        CHECK_DATA(call, comm, sbuf, count, dt, "sendbuf");
+    CHECK_DATA(call, comm, rbuf, count, dt, "recvbuf");
     int rc = fm_coll_sel_allreduce(sbuf, rbuf, count, dt, op, comm);
     FINISH(call, comm, rc);
 }
@@ -128,11 +148,14 @@ int MPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int r
     if (comm->rank == root) {
         CHECK_BUF_ARGS(call, comm, rcount, rdt);
         CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
+        CHECK_DATA(call, comm, rbuf, (MPI_Count)rcount * comm->size, rdt, "recvbuf");
     } else {
         CHECK_NOT_IN_PLACE(call, comm, sbuf, "sendbuf at a non-root rank");
     }
-    if (sbuf != MPI_IN_PLACE)
+    if (sbuf != MPI_IN_PLACE) {
         CHECK_BUF_ARGS(call, comm, scount, sdt);
+        CHECK_DATA(call, comm, sbuf, scount, sdt, "sendbuf");
+    }
     int rc = fm_coll_gather(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm);
     FINISH(call, comm, rc);
 }
@@ -149,11 +172,14 @@ int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, cons
         CHECK_COUNTS(call, comm, rcounts, "recvcounts");
         CHECK_ARRAY(call, comm, displs, "displs");
         CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
+        CHECK_DATA(call, comm, rbuf, total_of(rcounts, comm->size), rdt, "recvbuf");
     } else {
         CHECK_NOT_IN_PLACE(call, comm, sbuf, "sendbuf at a non-root rank");
     }
-    if (sbuf != MPI_IN_PLACE)
+    if (sbuf != MPI_IN_PLACE) {
         CHECK_BUF_ARGS(call, comm, scount, sdt);
+        CHECK_DATA(call, comm, sbuf, scount, sdt, "sendbuf");
+    }
     int rc = fm_coll_gatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, root, comm);
     FINISH(call, comm, rc);
 }
@@ -168,11 +194,14 @@ int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int 
     if (comm->rank == root) {
         CHECK_BUF_ARGS(call, comm, scount, sdt);
         CHECK_NOT_IN_PLACE(call, comm, sbuf, "sendbuf");
+        CHECK_DATA(call, comm, sbuf, (MPI_Count)scount * comm->size, sdt, "sendbuf");
     } else {
         CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf at a non-root rank");
     }
-    if (rbuf != MPI_IN_PLACE)
+    if (rbuf != MPI_IN_PLACE) {
         CHECK_BUF_ARGS(call, comm, rcount, rdt);
+        CHECK_DATA(call, comm, rbuf, rcount, rdt, "recvbuf");
+    }
     int rc = fm_coll_scatter(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm);
     FINISH(call, comm, rc);
 }
@@ -189,11 +218,14 @@ int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_
         CHECK_COUNTS(call, comm, scounts, "sendcounts");
         CHECK_ARRAY(call, comm, displs, "displs");
         CHECK_NOT_IN_PLACE(call, comm, sbuf, "sendbuf");
+        CHECK_DATA(call, comm, sbuf, total_of(scounts, comm->size), sdt, "sendbuf");
     } else {
         CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf at a non-root rank");
     }
-    if (rbuf != MPI_IN_PLACE)
+    if (rbuf != MPI_IN_PLACE) {
         CHECK_BUF_ARGS(call, comm, rcount, rdt);
+        CHECK_DATA(call, comm, rbuf, rcount, rdt, "recvbuf");
+    }
     int rc = fm_coll_scatterv(sbuf, scounts, displs, sdt, rbuf, rcount, rdt, root, comm);
     FINISH(call, comm, rc);
 }
@@ -206,8 +238,11 @@ int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, in
     FM_HANG_SCOPE(call, FM_HANG_NONE, FM_HANG_NONE, comm->name, scount);
     CHECK_BUF_ARGS(call, comm, rcount, rdt);
     CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
-    if (sbuf != MPI_IN_PLACE)
+    CHECK_DATA(call, comm, rbuf, (MPI_Count)rcount * comm->size, rdt, "recvbuf");
+    if (sbuf != MPI_IN_PLACE) {
         CHECK_BUF_ARGS(call, comm, scount, sdt);
+        CHECK_DATA(call, comm, sbuf, scount, sdt, "sendbuf");
+    }
     int rc = fm_coll_allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
     FINISH(call, comm, rc);
 }
@@ -222,8 +257,11 @@ int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
     CHECK_COUNTS(call, comm, rcounts, "recvcounts");
     CHECK_ARRAY(call, comm, displs, "displs");
     CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
-    if (sbuf != MPI_IN_PLACE)
+    CHECK_DATA(call, comm, rbuf, total_of(rcounts, comm->size), rdt, "recvbuf");
+    if (sbuf != MPI_IN_PLACE) {
         CHECK_BUF_ARGS(call, comm, scount, sdt);
+        CHECK_DATA(call, comm, sbuf, scount, sdt, "sendbuf");
+    }
     int rc = fm_coll_allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
     FINISH(call, comm, rc);
 }
@@ -236,8 +274,11 @@ int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int
     FM_HANG_SCOPE(call, FM_HANG_NONE, FM_HANG_NONE, comm->name, scount);
     CHECK_BUF_ARGS(call, comm, rcount, rdt);
     CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
-    if (sbuf != MPI_IN_PLACE)
+    CHECK_DATA(call, comm, rbuf, (MPI_Count)rcount * comm->size, rdt, "recvbuf");
+    if (sbuf != MPI_IN_PLACE) {
         CHECK_BUF_ARGS(call, comm, scount, sdt);
+        CHECK_DATA(call, comm, sbuf, (MPI_Count)scount * comm->size, sdt, "sendbuf");
+    }
     int rc = fm_coll_alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
     FINISH(call, comm, rc);
 }
@@ -257,7 +298,9 @@ int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MP
         FM_CHECK_TYPE(call, comm, sdt);
         CHECK_COUNTS(call, comm, scounts, "sendcounts");
         CHECK_ARRAY(call, comm, sdispls, "sdispls");
+        CHECK_DATA(call, comm, sbuf, total_of(scounts, comm->size), sdt, "sendbuf");
     }
+    CHECK_DATA(call, comm, rbuf, total_of(rcounts, comm->size), rdt, "recvbuf");
     int rc = fm_coll_alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm);
     FINISH(call, comm, rc);
 }
@@ -273,6 +316,11 @@ int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Da
     CHECK_OP_FOR(call, comm, op, dt);
     CHECK_NO_ALIAS(call, comm, sbuf, rbuf, rcounts[comm->rank]);
     CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
+    if (sbuf != MPI_IN_PLACE)
+        CHECK_DATA(call, comm, sbuf, total_of(rcounts, comm->size), dt, "sendbuf");
+    CHECK_DATA(call, comm, rbuf,
+               sbuf == MPI_IN_PLACE ? total_of(rcounts, comm->size) : rcounts[comm->rank], dt,
+               "recvbuf");
     int rc = fm_coll_reduce_scatter(sbuf, rbuf, rcounts, dt, op, comm);
     FINISH(call, comm, rc);
 }
@@ -287,6 +335,9 @@ int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datat
     CHECK_OP_FOR(call, comm, op, dt);
     CHECK_NO_ALIAS(call, comm, sbuf, rbuf, rcount);
     CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
+    if (sbuf != MPI_IN_PLACE)
+        CHECK_DATA(call, comm, sbuf, (MPI_Count)rcount * comm->size, dt, "sendbuf");
+    CHECK_DATA(call, comm, rbuf, rcount, dt, "recvbuf");
     int rc = fm_coll_reduce_scatter_block(sbuf, rbuf, rcount, dt, op, comm);
     FINISH(call, comm, rc);
 }
@@ -300,6 +351,10 @@ static int scan_common(const char *call, const void *sbuf, void *rbuf, int count
     CHECK_OP_FOR(call, comm, op, dt);
     CHECK_NO_ALIAS(call, comm, sbuf, rbuf, count);
     CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
+    if (sbuf != MPI_IN_PLACE)
+        CHECK_DATA(call, comm, sbuf, count, dt, "sendbuf");
+    if (!exclusive || comm->rank > 0) /* exscan leaves rank 0's recvbuf alone */
+        CHECK_DATA(call, comm, rbuf, count, dt, "recvbuf");
     int rc = exclusive ? fm_coll_exscan(sbuf, rbuf, count, dt, op, comm)
                        : fm_coll_scan(sbuf, rbuf, count, dt, op, comm);
     FINISH(call, comm, rc);

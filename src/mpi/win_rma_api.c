@@ -13,8 +13,11 @@
 
 /* Everything Put/Get/Accumulate check about the origin and target
  * arguments; MPI_SUCCESS or the raised code. */
-static int check_xfer(const char *call, MPI_Win win, int ocount, MPI_Datatype odt, int trank,
-                      MPI_Aint tdisp, int tcount, MPI_Datatype tdt, int check_origin)
+/* obuf / what: the origin-side buffer and its argument name, checked when
+ * check_origin (NULL with data in it is MPI_ERR_BUFFER, as FM_CHECK_BUF). */
+static int check_xfer(const char *call, MPI_Win win, const void *obuf, const char *what,
+                      int ocount, MPI_Datatype odt, int trank, MPI_Aint tdisp, int tcount,
+                      MPI_Datatype tdt, int check_origin)
 {
     if (check_origin) {
         if (ocount < 0)
@@ -22,6 +25,10 @@ static int check_xfer(const char *call, MPI_Win win, int ocount, MPI_Datatype od
         if (!fm_dt_valid(odt) || !fm_dt_usable(odt))
             return fm_win_raise(win, call, MPI_ERR_TYPE, "origin_datatype is %s",
                                 fm_dt_valid(odt) ? "not committed" : "not a valid datatype");
+        if (!obuf && ocount > 0 && odt->size > 0 && odt->true_lb <= 0)
+            return fm_win_raise(win, call, MPI_ERR_BUFFER,
+                                "%s=NULL with count=%d (MPI_BOTTOM needs a datatype of absolute "
+                                "addresses)", what, ocount);
     }
     if (tcount < 0)
         return fm_win_raise(win, call, MPI_ERR_COUNT, "target_count=%d must be >= 0", tcount);
@@ -91,12 +98,12 @@ static int done_request(MPI_Win win, int trank, const char *call, MPI_Request *r
 /* The common case — same contiguous committed type on both sides, a
  * mapped target, in range — is one memcpy with no further checks.
  * Returns the address to copy at, or 0 to take the general path. */
-static inline uintptr_t fast_target(MPI_Win win, int ocount, MPI_Datatype odt, int trank,
+static inline uintptr_t fast_target(MPI_Win win, const void *obuf, int ocount, MPI_Datatype odt, int trank,
                                     MPI_Aint tdisp, int tcount, MPI_Datatype tdt, size_t *n)
 {
     const int ok = FM_DT_COMMITTED | FM_DT_CONTIG;
     if (fm_mpi_state != 1 || !fm_win_valid(win) || (unsigned)trank >= (unsigned)win->size ||
-        odt != tdt || ocount != tcount || ocount < 0 || !odt ||
+        odt != tdt || ocount != tcount || ocount < 0 || !odt || !obuf ||
         odt->magic != FM_MAGIC_DTYPE || (odt->flags & ok) != ok)
         return 0;
     const fm_rma_peer *p = &win->peer[trank];
@@ -113,14 +120,14 @@ static int put(const char *call, const void *obuf, int ocount, MPI_Datatype odt,
                MPI_Aint tdisp, int tcount, MPI_Datatype tdt, MPI_Win win)
 {
     size_t n;
-    uintptr_t t = fast_target(win, ocount, odt, trank, tdisp, tcount, tdt, &n);
+    uintptr_t t = fast_target(win, obuf, ocount, odt, trank, tdisp, tcount, tdt, &n);
     if (t) {
         memcpy((void *)t, (const char *)obuf + odt->true_lb, n);
         return MPI_SUCCESS;
     }
     FM_CHECK_INIT(call);
     FM_CHECK_WIN(call, win);
-    int rc = check_xfer(call, win, ocount, odt, trank, tdisp, tcount, tdt, 1);
+    int rc = check_xfer(call, win, obuf, "origin_addr", ocount, odt, trank, tdisp, tcount, tdt, 1);
     if (rc != MPI_SUCCESS || trank == MPI_PROC_NULL)
         return rc;
     rc = fm_rma_put(win, obuf, ocount, odt, trank, tdisp, tcount, tdt);
@@ -131,14 +138,14 @@ static int get(const char *call, void *obuf, int ocount, MPI_Datatype odt, int t
                MPI_Aint tdisp, int tcount, MPI_Datatype tdt, MPI_Win win)
 {
     size_t n;
-    uintptr_t t = fast_target(win, ocount, odt, trank, tdisp, tcount, tdt, &n);
+    uintptr_t t = fast_target(win, obuf, ocount, odt, trank, tdisp, tcount, tdt, &n);
     if (t) {
         memcpy((char *)obuf + odt->true_lb, (const void *)t, n);
         return MPI_SUCCESS;
     }
     FM_CHECK_INIT(call);
     FM_CHECK_WIN(call, win);
-    int rc = check_xfer(call, win, ocount, odt, trank, tdisp, tcount, tdt, 1);
+    int rc = check_xfer(call, win, obuf, "origin_addr", ocount, odt, trank, tdisp, tcount, tdt, 1);
     if (rc != MPI_SUCCESS || trank == MPI_PROC_NULL)
         return rc;
     rc = fm_rma_get(win, obuf, ocount, odt, trank, tdisp, tcount, tdt);
@@ -153,11 +160,15 @@ static int acc(const char *call, const void *obuf, int ocount, MPI_Datatype odt,
     FM_CHECK_INIT(call);
     FM_CHECK_WIN(call, win);
     int noop = fm_op_valid(op) && op == MPI_NO_OP;
-    int rc = check_xfer(call, win, ocount, odt, trank, tdisp, tcount, tdt, !noop);
+    int rc = check_xfer(call, win, obuf, "origin_addr", ocount, odt, trank, tdisp, tcount, tdt,
+                        !noop);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (res && (rc = check_xfer(call, win, rcount, rdt, trank, tdisp, tcount, tdt, 1)) != MPI_SUCCESS)
+    if (rdt && (rc = check_xfer(call, win, res, "result_addr", rcount, rdt, trank, tdisp, tcount,
+                                tdt, 1)) != MPI_SUCCESS)
         return rc;
+    if (rdt && !res) /* nothing to fetch into; fm_rma_acc reads res != NULL as "fetch" */
+        res = (void *)&rcount;
     if ((rc = check_acc(call, win, noop ? NULL : odt, tdt, op)) != MPI_SUCCESS)
         return rc;
     if (trank == MPI_PROC_NULL)
@@ -198,7 +209,7 @@ int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype o
         return fm_win_raise(win, "MPI_Get_accumulate", MPI_ERR_BUFFER, "result_addr=NULL");
     /* a non-NULL marker for zero-sized results keeps the Get_ semantics */
     return acc("MPI_Get_accumulate", origin_addr, origin_count, origin_datatype,
-               result_addr ? result_addr : (void *)&result_count, result_count, result_datatype,
+               result_addr, result_count, result_datatype,
                target_rank, target_disp, target_count, target_datatype, op, win);
 }
 
@@ -218,7 +229,8 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
     const char *call = "MPI_Compare_and_swap";
     FM_CHECK_INIT(call);
     FM_CHECK_WIN(call, win);
-    int rc = check_xfer(call, win, 1, datatype, target_rank, target_disp, 1, datatype, 1);
+    int rc = check_xfer(call, win, origin_addr, "origin_addr", 1, datatype, target_rank,
+                        target_disp, 1, datatype, 1);
     if (rc != MPI_SUCCESS)
         return rc;
     enum fm_basic_kind k = datatype->basic;

@@ -2,7 +2,9 @@
  * is NULL, so NULL is only legal with a datatype of absolute addresses:
  * basic types give MPI_ERR_BUFFER from every point-to-point call (and no
  * message goes out, so the job stays usable); a struct type built from
- * MPI_Get_address of real buffers moves exact data from MPI_BOTTOM. */
+ * MPI_Get_address of real buffers moves exact data from MPI_BOTTOM.  The
+ * same in collectives (every member passes NULL, so all refuse alike) and
+ * in one-sided calls' origin and result buffers. */
 #include "testutil.h"
 
 int main(int argc, char **argv)
@@ -53,6 +55,36 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Sendrecv(&w, 1, MPI_INT, peer, 1, &v, 1, MPI_INT, from, 1, MPI_COMM_WORLD,
                            MPI_STATUS_IGNORE));
     CHECKF(v == from + 100, "got %d, expected %d", v, from + 100);
+
+    /* Collectives. */
+    int buf[8] = {0}, res[8 * 64];
+    CHECK_ERR(MPI_Bcast(NULL, 4, MPI_INT, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    CHECK_ERR(MPI_Allreduce(NULL, buf, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    CHECK_ERR(MPI_Allreduce(buf, NULL, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    CHECK_ERR(MPI_Reduce(NULL, buf, 4, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    CHECK_ERR(MPI_Gather(NULL, 2, MPI_INT, res, 2, MPI_INT, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    CHECK_ERR(MPI_Allgather(buf, 2, MPI_INT, NULL, 2, MPI_INT, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    CHECK_ERR(MPI_Alltoall(NULL, 1, MPI_INT, res, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    CHECK_ERR(MPI_Scan(NULL, buf, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, buf, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Bcast(NULL, 0, MPI_INT, 0, MPI_COMM_WORLD));
+
+    /* One-sided: origin and result buffers. */
+    MPI_Win win;
+    CHECK_MPI(MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    CHECK_MPI(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+    CHECK_MPI(MPI_Win_fence(0, win));
+    int one = 1;
+    CHECK_ERR(MPI_Put(NULL, 4, MPI_INT, peer, 0, 4, MPI_INT, win), MPI_ERR_BUFFER);
+    CHECK_ERR(MPI_Get(NULL, 4, MPI_INT, peer, 0, 4, MPI_INT, win), MPI_ERR_BUFFER);
+    CHECK_ERR(MPI_Accumulate(NULL, 4, MPI_INT, peer, 0, 4, MPI_INT, MPI_SUM, win), MPI_ERR_BUFFER);
+    CHECK_ERR(MPI_Get_accumulate(&one, 1, MPI_INT, NULL, 1, MPI_INT, peer, 0, 1, MPI_INT, MPI_SUM,
+                                 win), MPI_ERR_BUFFER);
+    CHECK_ERR(MPI_Fetch_and_op(&one, NULL, MPI_INT, peer, 0, MPI_SUM, win), MPI_ERR_BUFFER);
+    CHECK_MPI(MPI_Win_fence(0, win));
+    for (int i = 0; i < 8; i++)
+        CHECKF(buf[i] == 0, "window word %d = %d after refused one-sided calls", i, buf[i]);
+    CHECK_MPI(MPI_Win_free(&win));
     CHECK_MPI(MPI_Finalize());
     return 0;
 }
