@@ -103,15 +103,15 @@ static inline uintptr_t fast_target(MPI_Win win, const void *obuf, int ocount, M
 {
     const int ok = FM_DT_COMMITTED | FM_DT_CONTIG;
     if (fm_mpi_state != 1 || !fm_win_valid(win) || (unsigned)trank >= (unsigned)win->size ||
-        odt != tdt || ocount != tcount || ocount < 0 || !odt || !obuf ||
+        odt != tdt || ocount != tcount || ocount < 0 || !odt ||
         odt->magic != FM_MAGIC_DTYPE || (odt->flags & ok) != ok)
         return 0;
     const fm_rma_peer *p = &win->peer[trank];
     size_t bytes = (size_t)ocount * (size_t)odt->size;
     MPI_Aint off = tdisp * p->disp_unit + odt->true_lb;
     if (!p->direct || win->flavor == MPI_WIN_FLAVOR_DYNAMIC || tdisp < 0 || off < 0 ||
-        (size_t)off + bytes > (size_t)p->size || !bytes)
-        return 0;
+        (size_t)off + bytes > (size_t)p->size || !bytes || !obuf)
+        return 0; /* (a NULL origin goes to the checked path, which refuses it) */
     *n = bytes;
     return p->base + (uintptr_t)off;
 }
