@@ -63,6 +63,13 @@ int fm_mx_hosts_add_file(struct fm_mx_job *job, const char *path)
         fprintf(stderr, "mpiexec: --hostfile %s: %s\n", path, strerror(errno));
         return 2;
     }
+    int rc = fm_mx_hosts_add_stream(job, f, path);
+    fclose(f);
+    return rc;
+}
+
+int fm_mx_hosts_add_stream(struct fm_mx_job *job, FILE *f, const char *path)
+{
     char line[1024];
     int lineno = 0, rc = 0;
     while (!rc && fgets(line, sizeof line, f)) {
@@ -87,7 +94,6 @@ int fm_mx_hosts_add_file(struct fm_mx_job *job, const char *path)
         if (!rc && add_host(job, tok, strlen(tok), slots))
             rc = 1;
     }
-    fclose(f);
     if (!rc && job->nhosts == 0) {
         fprintf(stderr, "mpiexec: --hostfile %s: no hosts in it\n", path);
         rc = 2;
