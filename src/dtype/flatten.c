@@ -3,6 +3,7 @@
  * packed offset of every block, which pack/unpack binary-search to start
  * anywhere in the packed stream. */
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,16 @@ static int blist_add(struct fm_blist *l, MPI_Aint off, MPI_Aint len)
     return 0;
 }
 
+/* a + b for offsets inside the type being flattened.  Every data offset it
+ * ends at lies within the true bounds fm_dt_create checked, but the origin
+ * of a nested piece on the way there need not (a piece far out whose data
+ * sits far back): modular arithmetic reaches the right final offset
+ * without a signed overflow on the way. */
+static inline MPI_Aint off_add(MPI_Aint a, MPI_Aint b)
+{
+    return (MPI_Aint)((uint64_t)a + (uint64_t)b);
+}
+
 struct fm_emit {
     struct fm_blist *l;
     MPI_Aint base;
@@ -49,15 +60,15 @@ static int emit(struct fm_blist *l, MPI_Datatype t, MPI_Aint base);
 static int emit_piece(void *ctx, MPI_Aint disp, MPI_Count count, MPI_Datatype child)
 {
     struct fm_emit *e = ctx;
-    MPI_Aint at = e->base + disp;
+    MPI_Aint at = off_add(e->base, disp);
     if (child->size == 0)
         return 0;
     /* A child that is one block filling its extent makes the whole run one
      * block: skip the per-element loop (the common vector-of-basic case). */
     if (child->blocks && child->nblocks == 1 && child->blocks[0].len == child->extent)
-        return blist_add(e->l, at + child->blocks[0].off, (MPI_Aint)count * child->extent);
+        return blist_add(e->l, off_add(at, child->blocks[0].off), (MPI_Aint)count * child->extent);
     for (MPI_Count i = 0; i < count; i++) {
-        int rc = emit(e->l, child, at + (MPI_Aint)i * child->extent);
+        int rc = emit(e->l, child, off_add(at, (MPI_Aint)((uint64_t)i * (uint64_t)child->extent)));
         if (rc)
             return rc;
     }
@@ -72,7 +83,7 @@ static int emit(struct fm_blist *l, MPI_Datatype t, MPI_Aint base)
 {
     if (t->blocks) {
         for (int i = 0; i < t->nblocks; i++) {
-            int rc = blist_add(l, base + t->blocks[i].off, t->blocks[i].len);
+            int rc = blist_add(l, off_add(base, t->blocks[i].off), t->blocks[i].len);
             if (rc)
                 return rc;
         }

@@ -241,9 +241,18 @@ static void commit_and_check(ent *e, int count)
 
 /* ---- constructors ------------------------------------------------------- */
 
-/* Model the new type only while every value was small and the reference
- * (one offset per data byte) stays small. */
-#define MODEL(copies, bytes) (!big && (copies) * (bytes) <= MAX_REF)
+/* 1 if t's bounds are far from overflowing the reference's longs (nested
+ * small strides still multiply extents). */
+static int moderate(MPI_Datatype t)
+{
+    const long l = 1L << 40;
+    return t->lb > -l && t->lb < l && t->extent > -l && t->extent < l && t->true_lb > -l &&
+           t->true_lb < l && t->true_extent < l;
+}
+
+/* Model the new type nt only while every value was small, its bounds are
+ * moderate, and the reference (one offset per data byte) stays small. */
+#define MODEL(copies, bytes) (!big && moderate(nt) && (copies) * (bytes) <= MAX_REF)
 
 /* Build from the top of the stack; returns after pushing the new type, or
  * without when the call refused it or it would be too big to flatten. */
@@ -351,14 +360,14 @@ static void construct(fz_in *in, unsigned op)
     case 8: { /* resized */
         long lb = disp_of(in, 1), ext = disp_of(in, 1);
         rc = MPI_Type_create_resized(c->dt, lb, ext, &nt);
-        if (rc == MPI_SUCCESS && c->r && !big)
+        if (rc == MPI_SUCCESS && c->r && MODEL(1, c->bytes))
             r = ref_resized(c->r, lb, ext);
         copies = 1;
         break;
     }
     case 9: { /* dup */
         rc = MPI_Type_dup(c->dt, &nt);
-        if (rc == MPI_SUCCESS && c->r) {
+        if (rc == MPI_SUCCESS && c->r && MODEL(1, c->bytes)) {
             int one = 1;
             long zero = 0;
             r = ref_struct(1, &one, &zero, &c->r, 0);
