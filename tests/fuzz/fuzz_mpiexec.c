@@ -9,7 +9,8 @@
  *      naming -h, --help, --version (they exit) or a hostfile option (it
  *      opens a file by the fuzzer's name) are skipped.
  * Checked on success: counts within what the options accept, every host
- * with a name and at least one slot, the program argv inside argv. */
+ * with a name and 1..1000000 slots (a repeated host adds up), the program
+ * argv inside argv. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +38,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 static void check_hosts(const struct fm_mx_job *job)
 {
     for (int h = 0; h < job->nhosts; h++)
-        if (!job->hosts[h].name || !job->hosts[h].name[0] || job->hosts[h].slots < 1)
+        if (!job->hosts[h].name || !job->hosts[h].name[0] || job->hosts[h].slots < 1 ||
+            job->hosts[h].slots > 1000000) /* as for one entry: repeats must not wrap an int */
             abort();
 }
 
