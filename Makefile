@@ -3,6 +3,7 @@
 #   make demo       install what is missing, build, run the examples with 4 ranks
 #   make test       install what is missing, build, run every default test suite
 #   make test-asan  the MPI tests under AddressSanitizer + UBSan (build-asan/)
+#   make test-fuzz  each libFuzzer target FUZZ_SECONDS (60) from its seed corpus (clang, build-fuzz/)
 #   make test-valgrind  the MPI tests with every rank under valgrind memcheck
 #   make test-cluster   two hosts (network namespaces + sshd) joined by mpiexec --launcher ssh
 #   make bench      fabmpi vs Open MPI vs MPICH, side by side (bench/RESULTS.md)
@@ -25,7 +26,7 @@ BENCH_DEPS := openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox
 
 MESON_OPTS := -Dwerror=$(if $(filter 1,$(WERROR)),true,false)
 
-.PHONY: all build deps test-deps bench-deps demo test test-asan test-cluster test-ofi test-valgrind bench install docs clean
+.PHONY: all build deps test-deps bench-deps demo test test-asan test-fuzz test-cluster test-ofi test-valgrind bench install docs clean
 
 all: build
 
@@ -71,6 +72,16 @@ test-asan: deps
 	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  bash tests/run-all build-asan
 
+# The parsers that read bytes from outside the process, under libFuzzer +
+# ASan + UBSan (tests/fuzz/): each target FUZZ_SECONDS, one after another.
+FUZZ_SECONDS ?= 60
+test-fuzz: deps
+	@command -v clang >/dev/null || { echo "make test-fuzz needs clang: apt-get install -y clang"; exit 1; }
+	[ -f build-fuzz/build.ninja ] || CC=clang meson setup build-fuzz -Dfuzz=true -Dtests=false \
+	  -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug -Doptimization=1
+	ninja -C build-fuzz
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/fuzz/run-fuzz build-fuzz
+
 # Two hosts on this machine: network namespaces joined by a veth pair, sshd in
 # each, our mpiexec --launcher ssh across them over the OFI net provider.
 test-cluster: test-deps build
@@ -100,4 +111,4 @@ docs: build
 	$(BUILD)/tools/fabmpi_info --markdown > docs/ENV.md
 
 clean:
-	rm -rf $(BUILD) build-asan $(BUILD)-install
+	rm -rf $(BUILD) build-asan build-fuzz $(BUILD)-install

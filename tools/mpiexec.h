@@ -6,6 +6,7 @@
 
 #include "boot/wire.h"
 
+#include <stdio.h>
 #include <sys/types.h>
 
 /* One forwarded output stream of one rank (--tag-output only). */
@@ -139,9 +140,16 @@ void fm_mx_rank_ended(struct fm_mx_job *job, int r, int st);
 /* "rank R (pid P)" plus " on host H" when the job spans hosts. */
 const char *fm_mx_who(const struct fm_mx_job *job, int r);
 
+/* mpiexec_args.c: the command line.  0 ok (job->argv: the program and its
+ * arguments), else the exit status after saying why on stderr; -h and
+ * --version print and exit(0). */
+int fm_mx_parse_args(struct fm_mx_job *job, int argc, char **argv);
+
 /* mpiexec_hosts.c: --host, --hostfile, placement and the server address */
 int fm_mx_hosts_add_list(struct fm_mx_job *job, const char *list);
 int fm_mx_hosts_add_file(struct fm_mx_job *job, const char *path);
+/* The lines of an open hostfile (`path` names it in messages). */
+int fm_mx_hosts_add_stream(struct fm_mx_job *job, FILE *f, const char *path);
 /* Decide the launcher and the rank count, place ranks; 0 ok, else exit status. */
 int fm_mx_hosts_place(struct fm_mx_job *job);
 /* The address (IPv4) this machine has on the route toward `host`. */

@@ -13,10 +13,19 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+/* Slots of one host, and ranks of a job, at most (as -n). */
+#define MAX_SLOTS 1000000
+
+/* 0, 1 out of memory, 2 (said) too many slots. */
 static int add_host(struct fm_mx_job *job, const char *name, size_t len, int slots)
 {
     for (int h = 0; h < job->nhosts; h++) /* a repeated host adds slots, as in Open MPI */
         if (strlen(job->hosts[h].name) == len && !strncmp(job->hosts[h].name, name, len)) {
+            if (job->hosts[h].slots > MAX_SLOTS - slots) {
+                fprintf(stderr, "mpiexec: host %s: more than %d slots in all\n", job->hosts[h].name,
+                        MAX_SLOTS);
+                return 2;
+            }
             job->hosts[h].slots += slots;
             return 0;
         }
@@ -49,8 +58,9 @@ int fm_mx_hosts_add_list(struct fm_mx_job *job, const char *list)
             fprintf(stderr, "mpiexec: --host %s: empty host name\n", list);
             return 2;
         }
-        if (add_host(job, p, nl, slots))
-            return 1;
+        int rc = add_host(job, p, nl, slots);
+        if (rc)
+            return rc;
         p = *end ? end + 1 : end;
     }
     return 0;
@@ -63,6 +73,13 @@ int fm_mx_hosts_add_file(struct fm_mx_job *job, const char *path)
         fprintf(stderr, "mpiexec: --hostfile %s: %s\n", path, strerror(errno));
         return 2;
     }
+    int rc = fm_mx_hosts_add_stream(job, f, path);
+    fclose(f);
+    return rc;
+}
+
+int fm_mx_hosts_add_stream(struct fm_mx_job *job, FILE *f, const char *path)
+{
     char line[1024];
     int lineno = 0, rc = 0;
     while (!rc && fgets(line, sizeof line, f)) {
@@ -84,10 +101,9 @@ int fm_mx_hosts_add_file(struct fm_mx_job *job, const char *path)
             }
             slots = (int)s;
         }
-        if (!rc && add_host(job, tok, strlen(tok), slots))
-            rc = 1;
+        if (!rc)
+            rc = add_host(job, tok, strlen(tok), slots);
     }
-    fclose(f);
     if (!rc && job->nhosts == 0) {
         fprintf(stderr, "mpiexec: --hostfile %s: no hosts in it\n", path);
         rc = 2;
@@ -165,12 +181,20 @@ int fm_mx_hosts_place(struct fm_mx_job *job)
         fprintf(stderr, "mpiexec: --launcher %s: expected fork or ssh; see mpiexec --help\n", job->launcher);
         return 2;
     }
-    int total = 0;
+    /* In long long: a million slots (or --ppn) on thousands of hosts. */
+    long long total = 0, per = (long long)job->ppn * job->nhosts;
     for (int h = 0; h < job->nhosts; h++)
         total += job->hosts[h].slots;
-    if (!job->n_given)
-        job->n = job->ppn ? job->ppn * job->nhosts : given ? total : 1;
-    if (job->ppn && job->n > job->ppn * job->nhosts) {
+    if (!job->n_given) {
+        long long n = job->ppn ? per : given ? total : 1;
+        if (n > MAX_SLOTS) {
+            fprintf(stderr, "mpiexec: %lld ranks (%s) is more than %d; give -n\n", n,
+                    job->ppn ? "--ppn times hosts" : "the hosts' slots", MAX_SLOTS);
+            return 2;
+        }
+        job->n = (int)n;
+    }
+    if (job->ppn && job->n > per) {
         fprintf(stderr, "mpiexec: -n %d does not fit %d host(s) x --ppn %d\n", job->n, job->nhosts, job->ppn);
         return 2;
     }

@@ -313,9 +313,11 @@ void fm_mx_run(struct fm_mx_job *job)
         if (job->stdin_open && !job->ending)
             ADD(STDIN_FILENO, POLLIN, P_STDIN, 0);
 #undef ADD
+        /* At most an hour per wait: a --timeout of 1e7 s (or inf) in
+         * milliseconds does not fit an int; the loop recomputes `next`. */
         int timeout = -1;
         if (next > 0)
-            timeout = next <= now ? 0 : (int)((next - now) * 1000) + 1;
+            timeout = next <= now ? 0 : next - now > 3600 ? 3600 * 1000 : (int)((next - now) * 1000) + 1;
         int nready = poll(pfds, (nfds_t)np, timeout);
         if (nready < 0 && errno != EINTR) {
             fm_mx_say("poll: %s", strerror(errno));

@@ -74,12 +74,22 @@ static int subarray_pieces(const int *ints, MPI_Datatype old, fm_dt_piece_fn *fn
         dim[k] = fortran ? k : nd - 1 - k;
         if (subs[dim[k]] == 0)
             goto out_free; /* empty subarray: no pieces */
-        stride[k] = k == 0 ? old->extent : stride[k - 1] * sizes[dim[k - 1]];
+        stride[k] = old->extent;
+        if (k > 0 && __builtin_mul_overflow(stride[k - 1], (MPI_Aint)sizes[dim[k - 1]], &stride[k])) {
+            rc = FM_ERR_ARG;
+            goto out_free;
+        }
     }
     for (;;) {
-        MPI_Aint disp = (MPI_Aint)starts[dim[0]] * stride[0];
-        for (int k = 1; k < nd; k++)
-            disp += (MPI_Aint)(starts[dim[k]] + idx[k]) * stride[k];
+        MPI_Aint disp, d;
+        rc = __builtin_mul_overflow((MPI_Aint)starts[dim[0]], stride[0], &disp);
+        for (int k = 1; k < nd && !rc; k++)
+            rc = __builtin_mul_overflow((MPI_Aint)starts[dim[k]] + idx[k], stride[k], &d) ||
+                 __builtin_add_overflow(disp, d, &disp);
+        if (rc) {
+            rc = FM_ERR_ARG;
+            break;
+        }
         rc = run(fn, ctx, disp, subs[dim[0]], old);
         if (rc)
             break;
@@ -96,6 +106,13 @@ out_free:
     return rc;
 }
 
+/* a * b as a displacement; 1 when it does not fit an MPI_Aint (the type
+ * is then refused: FM_ERR_ARG). */
+static inline int disp_mul(MPI_Aint a, MPI_Aint b, MPI_Aint *out)
+{
+    return __builtin_mul_overflow(a, b, out);
+}
+
 int fm_dt_for_each_piece(MPI_Datatype dt, fm_dt_piece_fn *fn, void *ctx)
 {
     const struct fm_dt_contents *c = dt->contents;
@@ -107,6 +124,7 @@ int fm_dt_for_each_piece(MPI_Datatype dt, fm_dt_piece_fn *fn, void *ctx)
     MPI_Aint ext = t ? t->extent : 0;
     int n = c->nints ? in[0] : 0, rc = 0;
     fm_dt_piece vec = {0, 0, t, n, 0};
+    MPI_Aint d;
     switch (dt->combiner) {
     case MPI_COMBINER_DUP:
     case MPI_COMBINER_RESIZED: return run(fn, ctx, 0, 1, t);
@@ -116,11 +134,14 @@ int fm_dt_for_each_piece(MPI_Datatype dt, fm_dt_piece_fn *fn, void *ctx)
         if (n == 0)
             return 0;
         vec.count = in[1];
-        vec.rep_stride = dt->combiner == MPI_COMBINER_VECTOR ? (MPI_Aint)in[2] * ext : a[0];
+        if (dt->combiner == MPI_COMBINER_HVECTOR)
+            vec.rep_stride = a[0];
+        else if (disp_mul(in[2], ext, &vec.rep_stride))
+            return FM_ERR_ARG;
         return fn(ctx, &vec);
     case MPI_COMBINER_INDEXED:
         for (int i = 0; i < n && !rc; i++)
-            rc = run(fn, ctx, (MPI_Aint)in[1 + n + i] * ext, in[1 + i], t);
+            rc = disp_mul(in[1 + n + i], ext, &d) ? FM_ERR_ARG : run(fn, ctx, d, in[1 + i], t);
         return rc;
     case MPI_COMBINER_HINDEXED:
         for (int i = 0; i < n && !rc; i++)
@@ -128,7 +149,7 @@ int fm_dt_for_each_piece(MPI_Datatype dt, fm_dt_piece_fn *fn, void *ctx)
         return rc;
     case MPI_COMBINER_INDEXED_BLOCK:
         for (int i = 0; i < n && !rc; i++)
-            rc = run(fn, ctx, (MPI_Aint)in[2 + i] * ext, in[1], t);
+            rc = disp_mul(in[2 + i], ext, &d) ? FM_ERR_ARG : run(fn, ctx, d, in[1], t);
         return rc;
     case MPI_COMBINER_HINDEXED_BLOCK:
         for (int i = 0; i < n && !rc; i++)
@@ -157,11 +178,17 @@ static inline MPI_Aint min_aint(MPI_Aint a, MPI_Aint b) { return a < b ? a : b; 
 static inline MPI_Aint max_aint(MPI_Aint a, MPI_Aint b) { return a > b ? a : b; }
 
 /* Lowest and highest of lo and hi shifted by 0 .. (reps-1)*stride. */
-static void widen(MPI_Aint *lo, MPI_Aint *hi, MPI_Count reps, MPI_Aint stride)
+/* Stretch [lo, hi) over `reps` copies `stride` apart; 1 when that leaves
+ * the MPI_Aint range. */
+static int widen(MPI_Aint *lo, MPI_Aint *hi, MPI_Count reps, MPI_Aint stride)
 {
-    MPI_Aint shift = (MPI_Aint)(reps - 1) * stride;
-    *lo = min_aint(*lo, *lo + shift);
-    *hi = max_aint(*hi, *hi + shift);
+    MPI_Aint shift, l, h;
+    if (__builtin_mul_overflow((MPI_Aint)(reps - 1), stride, &shift) ||
+        __builtin_add_overflow(*lo, shift, &l) || __builtin_add_overflow(*hi, shift, &h))
+        return 1;
+    *lo = min_aint(*lo, l);
+    *hi = max_aint(*hi, h);
+    return 0;
 }
 
 static int meta_piece(void *ctx, const fm_dt_piece *pc)
@@ -194,20 +221,28 @@ static int meta_piece(void *ctx, const fm_dt_piece *pc)
     }
     /* Element i of a run sits at disp + i*extent; the run's bounds come
      * from its first and last element (extent may be negative), and the
-     * piece's from its first and last run. */
-    MPI_Aint span = (MPI_Aint)(pc->count - 1) * t->extent;
-    MPI_Aint first = disp + t->lb, last = first + span;
-    MPI_Aint lo = min_aint(first, last), hi = max_aint(first, last) + t->extent;
-    widen(&lo, &hi, pc->reps, pc->rep_stride);
+     * piece's from its first and last run.  Bounds beyond an MPI_Aint
+     * refuse the type; once they fit, so does every displacement inside
+     * them (flatten, pack). */
+    MPI_Aint span, first, last, lo, hi;
+    if (__builtin_mul_overflow((MPI_Aint)(pc->count - 1), t->extent, &span) ||
+        __builtin_add_overflow(disp, t->lb, &first) || __builtin_add_overflow(first, span, &last) ||
+        __builtin_add_overflow(max_aint(first, last), t->extent, &hi))
+        return FM_ERR_ARG;
+    lo = min_aint(first, last);
+    if (widen(&lo, &hi, pc->reps, pc->rep_stride))
+        return FM_ERR_ARG;
     m->lb = m->have_bounds ? min_aint(m->lb, lo) : lo;
     m->ub = m->have_bounds ? max_aint(m->ub, hi) : hi;
     m->have_bounds = 1;
     if (t->size > 0) {
-        first = disp + t->true_lb;
-        last = first + span;
+        if (__builtin_add_overflow(disp, t->true_lb, &first) ||
+            __builtin_add_overflow(first, span, &last) ||
+            __builtin_add_overflow(max_aint(first, last), t->true_extent, &hi))
+            return FM_ERR_ARG;
         lo = min_aint(first, last);
-        hi = max_aint(first, last) + t->true_extent;
-        widen(&lo, &hi, pc->reps, pc->rep_stride);
+        if (widen(&lo, &hi, pc->reps, pc->rep_stride))
+            return FM_ERR_ARG;
         m->tlb = m->have_data ? min_aint(m->tlb, lo) : lo;
         m->tub = m->have_data ? max_aint(m->tub, hi) : hi;
         m->have_data = 1;
@@ -258,6 +293,10 @@ int fm_dt_create(int combiner, int nints, const int *ints, int naints, const MPI
 
     struct fm_dt_meta m = {.align = 1};
     int rc = fm_dt_for_each_piece(dt, meta_piece, &m);
+    MPI_Aint extent = 0, true_extent = 0;
+    if (!rc && ((m.have_bounds && __builtin_sub_overflow(m.ub, m.lb, &extent)) ||
+                (m.have_data && __builtin_sub_overflow(m.tub, m.tlb, &true_extent))))
+        rc = FM_ERR_ARG;
     if (rc) {
         free(c);
         fm_handle_put(&dt_pool, dt);
@@ -268,9 +307,9 @@ int fm_dt_create(int combiner, int nints, const int *ints, int naints, const MPI
 
     dt->size = m.size;
     dt->lb = m.have_bounds ? m.lb : 0;
-    dt->extent = m.have_bounds ? m.ub - m.lb : 0;
+    dt->extent = extent;
     dt->true_lb = m.have_data ? m.tlb : 0;
-    dt->true_extent = m.have_data ? m.tub - m.tlb : 0;
+    dt->true_extent = true_extent;
     dt->align = m.align;
     dt->nbasic = m.nbasic;
     dt->nelem = m.nelem;
@@ -292,8 +331,9 @@ int fm_dt_create(int combiner, int nints, const int *ints, int naints, const MPI
     case MPI_COMBINER_STRUCT:
         /* Like C, pad the extent to the strictest member alignment, so an
          * array of structs described this way lines up with the C array. */
-        if (!m.explicit_bounds && dt->align > 1 && dt->extent > 0 && dt->extent % dt->align)
-            dt->extent += dt->align - dt->extent % dt->align;
+        if (!m.explicit_bounds && dt->align > 1 && dt->extent > 0 && dt->extent % dt->align &&
+            __builtin_add_overflow(dt->extent, dt->align - dt->extent % dt->align, &dt->extent))
+            rc = FM_ERR_ARG;
         break;
     case MPI_COMBINER_RESIZED:
         dt->lb = aints[0];
@@ -302,8 +342,9 @@ int fm_dt_create(int combiner, int nints, const int *ints, int naints, const MPI
         break;
     case MPI_COMBINER_SUBARRAY: {
         MPI_Aint full = types[0]->extent;
-        for (int i = 0; i < ints[0]; i++)
-            full *= ints[1 + i];
+        for (int i = 0; i < ints[0] && !rc; i++)
+            if (__builtin_mul_overflow(full, (MPI_Aint)ints[1 + i], &full))
+                rc = FM_ERR_ARG;
         dt->lb = 0;
         dt->extent = full;
         dt->flags |= FM_DT_EXPLICIT_BOUNDS;
@@ -313,12 +354,11 @@ int fm_dt_create(int combiner, int nints, const int *ints, int naints, const MPI
     }
 
     /* A duplicate of a committed type is committed (MPI_Type_dup). */
-    if (combiner == MPI_COMBINER_DUP && (types[0]->flags & FM_DT_COMMITTED)) {
+    if (!rc && combiner == MPI_COMBINER_DUP && (types[0]->flags & FM_DT_COMMITTED))
         rc = fm_dt_commit(dt);
-        if (rc) {
-            fm_dt_destroy(dt);
-            return rc;
-        }
+    if (rc) {
+        fm_dt_destroy(dt);
+        return rc;
     }
     *newtype = dt;
     return FM_OK;

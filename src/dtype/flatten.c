@@ -8,6 +8,7 @@
  * when that takes at most FM_DT_EXPAND_MAX of them — the form the common
  * pack loop is written for.  Longer types keep their runs (FM_DT_RUNS). */
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,22 @@ static int blist_push(struct fm_blist *l, fm_dt_block blk)
     }
     l->b[l->n++] = blk;
     return 0;
+}
+
+/* a + b for offsets inside the type being flattened.  Every data offset it
+ * ends at lies within the true bounds fm_dt_create checked, but the origin
+ * of a nested piece on the way there need not (a piece far out whose data
+ * sits far back): modular arithmetic reaches the right final offset
+ * without a signed overflow on the way. */
+static inline MPI_Aint off_add(MPI_Aint a, MPI_Aint b)
+{
+    return (MPI_Aint)((uint64_t)a + (uint64_t)b);
+}
+
+/* k * stride, by the same modular arithmetic. */
+static inline MPI_Aint off_mul(MPI_Count k, MPI_Aint stride)
+{
+    return (MPI_Aint)((uint64_t)k * (uint64_t)stride);
 }
 
 /* Append `count` blocks of len bytes, the first at off, stride apart. */
@@ -76,7 +93,7 @@ static int emit_piece(void *ctx, const fm_dt_piece *pc)
 {
     struct fm_emit *e = ctx;
     MPI_Datatype child = pc->child;
-    MPI_Aint at = e->base + pc->disp, ext = child->extent;
+    MPI_Aint at = off_add(e->base, pc->disp), ext = child->extent;
     if (child->size == 0 || pc->count == 0)
         return 0;
     /* A child that is one block makes each run of `count` of them one
@@ -87,10 +104,10 @@ static int emit_piece(void *ctx, const fm_dt_piece *pc)
         MPI_Aint off = child->blocks[0].off, len = child->blocks[0].len;
         if (len == ext || pc->count == 1) {
             MPI_Aint bytes = len == ext ? (MPI_Aint)pc->count * ext : len;
-            return blist_add(e->l, at + off, bytes, (MPI_Aint)pc->reps, pc->rep_stride);
+            return blist_add(e->l, off_add(at, off), bytes, (MPI_Aint)pc->reps, pc->rep_stride);
         }
         for (MPI_Count r = 0; r < pc->reps; r++) {
-            int rc = blist_add(e->l, at + (MPI_Aint)r * pc->rep_stride + off, len,
+            int rc = blist_add(e->l, off_add(off_add(at, off_mul(r, pc->rep_stride)), off), len,
                                (MPI_Aint)pc->count, ext);
             if (rc)
                 return rc;
@@ -99,7 +116,8 @@ static int emit_piece(void *ctx, const fm_dt_piece *pc)
     }
     for (MPI_Count r = 0; r < pc->reps; r++)
         for (MPI_Count i = 0; i < pc->count; i++) {
-            int rc = emit(e->l, child, at + (MPI_Aint)r * pc->rep_stride + (MPI_Aint)i * ext);
+            int rc = emit(e->l, child,
+                          off_add(off_add(at, off_mul(r, pc->rep_stride)), off_mul(i, ext)));
             if (rc)
                 return rc;
         }
@@ -115,7 +133,7 @@ static int emit(struct fm_blist *l, MPI_Datatype t, MPI_Aint base)
     if (t->blocks) {
         for (int i = 0; i < t->nblocks; i++) {
             const fm_dt_block *b = &t->blocks[i];
-            int rc = blist_add(l, base + b->off, b->len, b->count, b->stride);
+            int rc = blist_add(l, off_add(base, b->off), b->len, b->count, b->stride);
             if (rc)
                 return rc;
         }

@@ -8,6 +8,7 @@
 #include "dtype/dtype.h"
 #include "core/comm.h"
 #include "core/vci.h"
+#include "pt2pt/envelope.h"
 #include "pt2pt/internal.h"
 #include "pt2pt/pt2pt.h"
 #include "util/log.h"
@@ -326,37 +327,29 @@ static __attribute__((cold, noinline)) void no_queue(int peer, const fm_hdr *h)
     fm_boot_abort(1, "fabmpi: out of memory creating the matching queue of a communicator");
 }
 
+/* A message whose envelope does not fit its length (envelope.h): from a
+ * corrupt or hostile peer; dropped, said. */
+static __attribute__((cold, noinline)) void bad_envelope(int peer, const fm_hdr *h, size_t len)
+{
+    fm_error_msg("message of %zu bytes from rank %d with a corrupt envelope (protocol %u, "
+                 "length field %llu) dropped",
+                 len, peer, (unsigned)h->proto, (unsigned long long)h->len);
+}
+
 void fm_deliver(int peer, const void *msg, size_t len)
 {
-    const fm_hdr *h = msg;
-    const void *payload;
-    size_t hlen;
-    fm_hdr full;
-    switch (h->proto) {
-    case FM_PROTO_EAGER_SHORT: {
-        /* From here on it is an EAGER with its envelope completed. */
-        const fm_hdr_short *hs = msg;
-        full = (fm_hdr){.proto = FM_PROTO_EAGER, .flags = hs->flags, .ctx = hs->ctx,
-                        .src = hs->src, .tag = hs->tag, .len = len - sizeof *hs};
-        payload = hs + 1;
-        h = &full;
-        msg = &full;
-        hlen = sizeof full;
-        goto match;
-    }
-    case FM_PROTO_EAGER:
-        hlen = sizeof(fm_hdr);
+    fm_envelope e;
+    switch (fm_envelope_decode(msg, len, &e)) {
+    case FM_ENV_MATCH:
         break;
-    case FM_PROTO_EAGER_SYNC:
-    case FM_PROTO_RTS:
-        hlen = sizeof(fm_hdr_rndv);
-        break;
-    default:
+    case FM_ENV_DISPATCH:
         dispatch(peer, msg, len);
         return;
+    default:
+        bad_envelope(peer, msg, len);
+        return;
     }
-    payload = (const char *)msg + hlen;
-match:
+    const fm_hdr *h = e.h;
     /* Matched straight from the transport's buffer when a receive waits;
      * only an unexpected message gets a record (and a copy). */
     fm_match_queue *q = fm_ctx_queue_fast(&fm_vci0.ctx, h->ctx);
@@ -366,18 +359,18 @@ match:
     }
     fm_match_entry *m = fm_match_take_posted(q, h->src, h->tag);
     if (m) {
-        fm_recv_matched((struct fm_request *)m, peer, (const fm_hdr_rndv *)msg, payload);
+        fm_recv_matched((struct fm_request *)m, peer, (const fm_hdr_rndv *)h, e.payload);
         return;
     }
     int eager = h->proto != FM_PROTO_RTS;
     struct fm_message *u = fm_msg_alloc(eager ? h->len : 0);
     if (!u)
         fm_boot_abort(1, "fabmpi: out of memory queueing an unexpected message");
-    memcpy(&u->h, msg, hlen);
+    memcpy(&u->h, h, e.hlen);
     u->peer = peer;
     u->me.src = h->src;
     u->me.tag = h->tag;
     if (eager && h->len)
-        memcpy(u->data, payload, h->len);
+        memcpy(u->data, e.payload, h->len);
     fm_match_add_unexpected(q, &u->me);
 }

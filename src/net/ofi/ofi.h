@@ -22,17 +22,7 @@
 #include <rdma/fi_errno.h>
 
 #include "net/net_rma.h"
-
-/* Wire prefix of every OFI message. */
-typedef struct fm_ofi_wire {
-    uint32_t src;  /* sender's world rank */
-    uint32_t kind; /* FM_OFI_MSG_* */
-} fm_ofi_wire;
-
-enum {
-    FM_OFI_MSG_DATA = 0,  /* fm_hdr + payload, delivered to pt2pt */
-    FM_OFI_MSG_FLUSH = 1, /* finalize: pushes earlier injects out, not delivered */
-};
+#include "net/ofi/wire.h"
 
 /* FM_OFI_OP_TAGGED: an operation of the provider-matching engine
  * (src/pt2pt/ofi_engine*), whose completions go to its callbacks. */
@@ -139,8 +129,7 @@ int fm_ofi_rma_atomic(int form, int world, const void *buf, size_t count, const 
                       fm_ofi_rma_op *o);
 
 /* --- rndv.c: rendezvous by fi_read (software-matching engine) --- */
-/* Wire kind of an RTS whose addr is the remote address and rreq the key. */
-enum { FM_OFI_MSG_RTS_KEY = 2 };
+/* Wire kind of an RTS with a key: FM_OFI_MSG_RTS_KEY (wire.h). */
 typedef struct fm_ofi_rndv_state {
     int on;   /* the RMA endpoint is open: RTS carry keys, pull() works */
     int nout; /* registrations waiting for FIN/CTS: poll serves RMA */

@@ -214,6 +214,16 @@ static void cq_error(void)
         post_rx(b);
 }
 
+/* A received message whose prefix fm_ofi_wire_decode refused: from a
+ * foreign or corrupt sender; dropped, said. */
+static __attribute__((cold, noinline)) void bad_wire(const char *buf, size_t len)
+{
+    fm_ofi_wire w = {0, 0};
+    memcpy(&w, buf, len < sizeof w ? len : sizeof w);
+    fm_error_msg("ofi: received message of %zu bytes with a malformed prefix (sender %u of %d, "
+                 "kind %u) dropped", len, w.src, fm_world_size, w.kind);
+}
+
 int fm_ofi_poll(void (*cb)(int, const void *, size_t))
 {
     fm_ofi_state *s = &fm_ofi;
@@ -254,23 +264,23 @@ int fm_ofi_poll(void (*cb)(int, const void *, size_t))
                 n++;
                 continue;
             }
-            const fm_ofi_wire *w = (const fm_ofi_wire *)b->data;
-            size_t len = s->events[i].len;
-            if (cb && len >= sizeof *w + sizeof(fm_hdr)) {
-                char *m = b->data + sizeof *w;
-                if (w->kind == FM_OFI_MSG_RTS_KEY)
-                    fm_ofi_rndv_arrived((int)w->src, (fm_hdr_rndv *)m);
-                else if (fm_ofi_rndv.nout && len >= sizeof *w + sizeof(fm_hdr_rndv)) {
-                    /* FIN (pulled) or CTS (will stream): close the key
-                     * before the sender's request can complete. */
-                    const fm_hdr_rndv *hr = (const fm_hdr_rndv *)m;
-                    if (hr->h.proto == FM_PROTO_FIN || hr->h.proto == FM_PROTO_CTS)
-                        fm_ofi_rndv_release((int)w->src, hr->sreq);
-                }
-                if (w->kind != FM_OFI_MSG_FLUSH) {
-                    cb((int)w->src, m, len - sizeof *w);
-                    n++;
-                }
+            fm_ofi_rx m;
+            int what = cb ? fm_ofi_wire_decode(b->data, s->events[i].len, fm_world_size, &m)
+                          : FM_OFI_RX_FLUSH;
+            if (what == FM_OFI_RX_RTS_KEY) {
+                fm_ofi_rndv_arrived(m.src, (fm_hdr_rndv *)(void *)m.msg);
+            } else if (what == FM_OFI_RX_DELIVER && fm_ofi_rndv.nout && m.len >= sizeof(fm_hdr_rndv)) {
+                /* FIN (pulled) or CTS (will stream): close the key
+                 * before the sender's request can complete. */
+                const fm_hdr_rndv *hr = (const fm_hdr_rndv *)(void *)m.msg;
+                if (hr->h.proto == FM_PROTO_FIN || hr->h.proto == FM_PROTO_CTS)
+                    fm_ofi_rndv_release(m.src, hr->sreq);
+            }
+            if (what <= FM_OFI_RX_RTS_KEY) {
+                cb(m.src, m.msg, m.len);
+                n++;
+            } else if (__builtin_expect(what == FM_OFI_RX_BAD, 0)) {
+                bad_wire(b->data, s->events[i].len);
             }
             post_rx(b);
         }

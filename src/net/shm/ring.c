@@ -182,16 +182,32 @@ static inline void clear_record(fm_ring_rx *rx, uint64_t pos, uint64_t bytes)
         atomic_store_explicit(word_at(rx->data, rx->mask, at), 0, memory_order_relaxed);
 }
 
+/* A skip the producer could have written: it moves on by whole cells and
+ * stays inside the data area (ring_put: half a line, or the rest of the
+ * area before a wrap). */
+static int skip_ok(const fm_ring_rx *rx, uint64_t pos, uint64_t len)
+{
+    return len != 0 && len % FM_RING_CELL == 0 && (pos & rx->mask) + len <= rx->mask + 1;
+}
+
 int fm_ring_poll(fm_ring_rx *rx, int peer, fm_net_deliver_fn *cb, int max)
 {
     uint64_t pos = rx->pos;
-    int n = 0;
+    int n = 0, rc = FM_OK;
     while (n < max) {
         _Atomic uint64_t *w = word_at(rx->data, rx->mask, pos);
         uint64_t word = atomic_load_explicit(w, memory_order_acquire);
         if (word == 0)
             break;
-        if (REC_KIND(word) == REC_SKIP) {
+        /* The words come from another process: a record must be one the
+         * producer can write, inside the data area, or we would read past
+         * it (a corrupt or hostile peer).  One test on the message path. */
+        uint64_t rec = rec_bytes(REC_LEN(word));
+        if (__builtin_expect(REC_KIND(word) != REC_MSG || (pos & rx->mask) + rec > rx->mask + 1, 0)) {
+            if (REC_KIND(word) != REC_SKIP || !skip_ok(rx, pos, REC_LEN(word))) {
+                rc = FM_ERR_NET;
+                break;
+            }
             clear_record(rx, pos, REC_LEN(word));
             pos += REC_LEN(word);
             continue;
@@ -199,7 +215,6 @@ int fm_ring_poll(fm_ring_rx *rx, int peer, fm_net_deliver_fn *cb, int max)
         /* The cells stay ours until the tail store below, so the message
          * is valid for the whole callback (which may send, not poll). */
         cb(peer, (const uint8_t *)w + FM_RING_HDR, REC_LEN(word));
-        uint64_t rec = rec_bytes(REC_LEN(word));
         clear_record(rx, pos, rec);
         pos += rec;
         n++;
@@ -208,5 +223,5 @@ int fm_ring_poll(fm_ring_rx *rx, int peer, fm_net_deliver_fn *cb, int max)
         rx->pos = pos;
         atomic_store_explicit(rx->tail, pos, memory_order_release);
     }
-    return n;
+    return rc == FM_OK ? n : rc;
 }

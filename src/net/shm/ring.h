@@ -106,7 +106,11 @@ int fm_ring_send_fill(fm_ring_tx *tx, const void *hdr, size_t hlen, fm_ring_fill
                       void *arg, size_t plen);
 
 /* Deliver up to `max` messages through cb(peer, msg, len), in order, then
- * release their cells.  Returns how many were delivered. */
+ * release their cells.  Returns how many were delivered, or FM_ERR_NET when
+ * the record at the consumer's position is not one a producer writes (a
+ * corrupt or hostile peer): the ring cannot be read past it.  A delivered
+ * message (len bytes) lies inside the data area; at least one cell (24
+ * bytes after the header word) is readable at msg whatever len says. */
 int fm_ring_poll(fm_ring_rx *rx, int peer, fm_net_deliver_fn *cb, int max);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <sys/prctl.h>
 
+#include "boot/boot.h"
 #include "net/net.h"
 #include "util/log.h"
 #include "util/param.h"
@@ -191,6 +192,16 @@ static int shm_pull(int peer, void *local, uint64_t remote_addr, size_t len, fm_
     return fm_shm_cma_pull(peer, local, remote_addr, len);
 }
 
+/* fm_ring_poll found a record no producer writes: the ring from `peer` is
+ * unreadable from here on, and its messages lost; end the job, saying so. */
+static __attribute__((cold, noinline, noreturn)) void ring_corrupt(int peer)
+{
+    char why[160];
+    snprintf(why, sizeof why, "fabmpi: the shared-memory ring from rank %d holds a malformed "
+             "record (corrupt or foreign writer); ending the job", peer);
+    fm_boot_abort(1, why);
+}
+
 static fm_net_deliver_fn *bell_cb;
 
 static int visit_ring(void *arg, int sender, int *more)
@@ -200,6 +211,8 @@ static int visit_ring(void *arg, int sender, int *more)
     if (i < 0)
         return 0;
     int n = fm_ring_poll(&s->rx[i], s->rx_peer[i], bell_cb, SHM_POLL_BATCH);
+    if (__builtin_expect(n < 0, 0))
+        ring_corrupt(s->rx_peer[i]);
     *more = n == SHM_POLL_BATCH;
     return n;
 }
@@ -222,7 +235,10 @@ static int shm_poll(fm_net_deliver_fn *cb, fm_net *net)
         if (!fm_ring_ready(&s->rx[i]))
             continue; /* the common case while spinning: one load per peer */
         polling = 1;
-        n += fm_ring_poll(&s->rx[i], s->rx_peer[i], cb, SHM_POLL_BATCH);
+        int k = fm_ring_poll(&s->rx[i], s->rx_peer[i], cb, SHM_POLL_BATCH);
+        if (__builtin_expect(k < 0, 0))
+            ring_corrupt(s->rx_peer[i]);
+        n += k;
         polling = 0;
     }
     return n;
