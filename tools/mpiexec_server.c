@@ -207,15 +207,15 @@ static int key_matches(const char *want, const unsigned char *got, size_t len)
 static void hello(struct fm_mx_job *job, int ci, const unsigned char *p, uint32_t len)
 {
     char why[256];
-    if (len < 16) {
+    struct fm_wire_hello h;
+    if (fm_wire_hello_decode(p, len, &h)) {
         reject(job, ci, "malformed HELLO");
         return;
     }
-    uint32_t ver = fm_wire_get_u32(p), rank = fm_wire_get_u32(p + 4), size = fm_wire_get_u32(p + 8);
-    uint32_t pid = fm_wire_get_u32(p + 12);
+    uint32_t ver = h.ver, rank = h.rank, size = h.size, pid = h.pid;
     /* The key first: a peer that cannot prove it learns nothing, not even
      * which protocol version this is. */
-    if (!key_matches(job->key, p + 16, len - 16)) {
+    if (!key_matches(job->key, h.key, h.klen)) {
         snprintf(why, sizeof why, "wrong FABMPI_BOOT_KEY for this job (or a program of "
                  "another fabmpi installation)");
         fm_mx_say("rejected a bootstrap connection claiming rank %u (pid %u): wrong key", rank, pid);
@@ -276,10 +276,8 @@ static int message(struct fm_mx_job *job, int r, uint32_t type, const unsigned c
     struct fm_mx_rank *rk = &job->ranks[r];
     switch (type) {
     case FM_WIRE_PUT: {
-        if (len < 8 || rk->in_fence)
-            return -1;
-        uint32_t kl = fm_wire_get_u32(p), vl = fm_wire_get_u32(p + 4);
-        if (kl > FM_BOOT_KEY_MAX || vl > FM_BOOT_VAL_MAX || (size_t)kl + vl + 8 != len)
+        struct fm_wire_kv kv;
+        if (rk->in_fence || fm_wire_kv_decode(p, len, 0, &kv) != (long)len)
             return -1;
         if (fm_wbuf_u32(&job->epoch, (uint32_t)r) || fm_wbuf_add(&job->epoch, p, len))
             return -1;
@@ -342,13 +340,16 @@ void fm_mx_conn_readable(struct fm_mx_job *job, int ci)
             off = c->in.len;
             break;
         }
-        if (c->in.len - off < FM_WIRE_HDR)
+        uint32_t type = 0, len = 0;
+        int got = fm_wire_frame(c->in.p + off, c->in.len - off,
+                                c->rank < 0 ? 16 + FM_BOOT_SECRET_MAX : FM_WIRE_CLIENT_MAX, &type,
+                                &len);
+        /* Wait for the rest, unless a stranger's header already says it is
+         * not a HELLO: that ends it at once. */
+        if (got == FM_WIRE_NEED_MORE && (c->in.len - off < FM_WIRE_HDR || c->rank >= 0 ||
+                                         type == FM_WIRE_HELLO))
             break;
-        uint32_t type = fm_wire_get_u32(c->in.p + off), len = fm_wire_get_u32(c->in.p + off + 4);
-        int bad = len > (c->rank < 0 ? 16 + FM_BOOT_SECRET_MAX : FM_WIRE_CLIENT_MAX) ||
-                  (c->rank < 0 && type != FM_WIRE_HELLO);
-        if (!bad && c->in.len - off < FM_WIRE_HDR + len)
-            break;
+        int bad = got == FM_WIRE_BAD || (c->rank < 0 && type != FM_WIRE_HELLO);
         const unsigned char *p = c->in.p + off + FM_WIRE_HDR;
         off += FM_WIRE_HDR + len;
         if (bad) {

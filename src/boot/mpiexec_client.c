@@ -314,16 +314,15 @@ static int m_put(const char *key, const void *val, size_t len)
 static int absorb(const unsigned char *p, size_t len)
 {
     while (len) {
-        if (len < 12)
+        struct fm_wire_kv kv;
+        long used = fm_wire_kv_decode(p, len, 4, &kv);
+        if (used < 0)
             return FM_ERR_BOOT;
-        uint32_t rank = fm_wire_get_u32(p), kl = fm_wire_get_u32(p + 4), vl = fm_wire_get_u32(p + 8);
-        if (kl > FM_BOOT_KEY_MAX || vl > FM_BOOT_VAL_MAX || len - 12 < (size_t)kl + vl)
-            return FM_ERR_BOOT;
-        int rc = fm_kvs_put((int)rank, (const char *)p + 12, kl, p + 12 + kl, vl);
+        int rc = fm_kvs_put((int)kv.rank, (const char *)kv.key, kv.klen, kv.val, kv.vlen);
         if (rc != FM_OK)
             return rc;
-        p += 12 + kl + vl;
-        len -= 12 + kl + vl;
+        p += used;
+        len -= (size_t)used;
     }
     return FM_OK;
 }

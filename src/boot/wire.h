@@ -138,4 +138,71 @@ static inline void fm_wbuf_free(struct fm_wbuf *b)
     b->len = b->cap = 0;
 }
 
+/* ---- decoding: these bytes come from another process ---------------------
+ * Pure functions (no I/O, no state), used by the server, the client and
+ * tests/fuzz/fuzz_boot_wire.c alike; each returned slice lies inside the
+ * bytes it was given. */
+
+enum { FM_WIRE_BAD = -1, FM_WIRE_NEED_MORE = 0, FM_WIRE_FRAME = 1 };
+
+/* The message at p, of which `avail` bytes have arrived: FM_WIRE_FRAME when
+ * all of it is there (*type, and *len payload bytes after the header),
+ * FM_WIRE_NEED_MORE, or FM_WIRE_BAD when it declares more than max. */
+static inline int fm_wire_frame(const unsigned char *p, size_t avail, uint32_t max, uint32_t *type,
+                                uint32_t *len)
+{
+    if (avail < FM_WIRE_HDR)
+        return FM_WIRE_NEED_MORE;
+    *type = fm_wire_get_u32(p);
+    *len = fm_wire_get_u32(p + 4);
+    if (*len > max)
+        return FM_WIRE_BAD;
+    return avail - FM_WIRE_HDR < *len ? FM_WIRE_NEED_MORE : FM_WIRE_FRAME;
+}
+
+struct fm_wire_hello {
+    uint32_t ver, rank, size, pid;
+    const unsigned char *key; /* not NUL-terminated */
+    size_t klen;
+};
+
+/* A HELLO payload: 0, or -1 when it is shorter than its fixed part. */
+static inline int fm_wire_hello_decode(const unsigned char *p, size_t len, struct fm_wire_hello *h)
+{
+    if (len < 16)
+        return -1;
+    h->ver = fm_wire_get_u32(p);
+    h->rank = fm_wire_get_u32(p + 4);
+    h->size = fm_wire_get_u32(p + 8);
+    h->pid = fm_wire_get_u32(p + 12);
+    h->key = p + 16;
+    h->klen = len - 16;
+    return 0;
+}
+
+/* A key-value pair: a PUT's payload, or one record of a FENCE_DONE. */
+struct fm_wire_kv {
+    uint32_t rank; /* records only */
+    uint32_t klen, vlen;
+    const unsigned char *key, *val;
+};
+
+/* The pair at p after `skip` bytes (PUT: 0; record: 4, its rank), sizes
+ * within FM_BOOT_KEY_MAX / FM_BOOT_VAL_MAX: the bytes it takes, or -1. */
+static inline long fm_wire_kv_decode(const unsigned char *p, size_t len, size_t skip,
+                                     struct fm_wire_kv *kv)
+{
+    if (len < skip + 8)
+        return -1;
+    kv->rank = skip ? fm_wire_get_u32(p) : 0;
+    kv->klen = fm_wire_get_u32(p + skip);
+    kv->vlen = fm_wire_get_u32(p + skip + 4);
+    if (kv->klen > FM_BOOT_KEY_MAX || kv->vlen > FM_BOOT_VAL_MAX ||
+        len - skip - 8 < (size_t)kv->klen + kv->vlen)
+        return -1;
+    kv->key = p + skip + 8;
+    kv->val = kv->key + kv->klen;
+    return (long)(skip + 8 + kv->klen + kv->vlen);
+}
+
 #endif

@@ -63,19 +63,23 @@ static int blist_add(struct fm_blist *l, MPI_Aint off, MPI_Aint len, MPI_Aint co
         len *= count; /* touching blocks are one block */
         count = 1;
     }
+    /* Runs are only formed where every k * stride of them fits an MPI_Aint
+     * (pack and the one-sided code compute off + k * stride directly). */
     fm_dt_block *last = l->n ? &l->b[l->n - 1] : NULL;
+    MPI_Aint end, d, step, next;
     if (last && count == 1 && last->count == 1) {
-        if (last->off + last->len == off) {
+        if (!__builtin_add_overflow(last->off, last->len, &end) && end == off) {
             last->len += len; /* continues the previous block */
             return 0;
         }
-        if (last->len == len) {
+        if (last->len == len && !__builtin_sub_overflow(off, last->off, &d)) {
             last->count = 2; /* two equal blocks start a run */
-            last->stride = off - last->off;
+            last->stride = d;
             return 0;
         }
     } else if (last && count == 1 && last->len == len &&
-               off == last->off + last->count * last->stride) {
+               !__builtin_mul_overflow(last->count, last->stride, &step) &&
+               !__builtin_add_overflow(last->off, step, &next) && next == off) {
         last->count++; /* the run goes on */
         return 0;
     }
