@@ -10,16 +10,14 @@
 #include "pt2pt/pt2pt.h"
 #include "util/status.h"
 
-int fm_coll_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
-                      MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm)
+void fm_cc_allgather(fm_coll_call *cc, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
+                     void *rbuf, MPI_Count rcount, MPI_Datatype rdt)
 {
-    const int size = comm->size, rank = comm->rank;
-    fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_ALLGATHER);
+    const int size = cc->comm->size, rank = cc->comm->rank;
     if (sbuf != MPI_IN_PLACE)
-        fm_cc_fail(&cc, fm_dt_copy(sbuf, scount, sdt, fm_coll_at(rbuf, rank * rcount, rdt),
-                                   rcount, rdt));
+        fm_cc_copy(cc, sbuf, scount, sdt, fm_coll_at(rbuf, rank * rcount, rdt), rcount, rdt);
     if (size == 1 || rcount * rdt->size == 0)
-        return cc.rc;
+        return;
 
     if ((size & (size - 1)) == 0) {
         /* Power of two: in round mask, exchange the aligned run of `mask`
@@ -27,38 +25,49 @@ int fm_coll_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void
         for (int mask = 1; mask < size; mask <<= 1) {
             int partner = rank ^ mask;
             int mine = rank & ~(mask - 1), theirs = partner & ~(mask - 1);
-            fm_cc_sendrecv(&cc, fm_coll_at(rbuf, mine * rcount, rdt), mask * rcount, rdt,
+            fm_cc_sendrecv(cc, fm_coll_at(rbuf, mine * rcount, rdt), mask * rcount, rdt,
                            partner, fm_coll_at(rbuf, theirs * rcount, rdt), mask * rcount, rdt,
                            partner);
         }
-        return cc.rc;
+        return;
     }
     /* Otherwise a ring: in step s pass block rank-s right, take rank-s-1
      * from the left. */
     const int right = (rank + 1) % size, left = (rank - 1 + size) % size;
     for (int s = 0; s < size - 1; s++) {
         int sb = (rank - s + size) % size, rb = (rank - s - 1 + size) % size;
-        fm_cc_sendrecv(&cc, fm_coll_at(rbuf, sb * rcount, rdt), rcount, rdt, right,
+        fm_cc_sendrecv(cc, fm_coll_at(rbuf, sb * rcount, rdt), rcount, rdt, right,
                        fm_coll_at(rbuf, rb * rcount, rdt), rcount, rdt, left);
     }
+}
+
+int fm_coll_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
+                      MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm)
+{
+    fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_ALLGATHER);
+    fm_cc_allgather(&cc, sbuf, scount, sdt, rbuf, rcount, rdt);
     return cc.rc;
+}
+
+void fm_cc_allgatherv(fm_coll_call *cc, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
+                      void *rbuf, const int rcounts[], const int displs[], MPI_Datatype rdt)
+{
+    const int size = cc->comm->size, rank = cc->comm->rank;
+    if (sbuf != MPI_IN_PLACE)
+        fm_cc_copy(cc, sbuf, scount, sdt, fm_coll_at(rbuf, displs[rank], rdt), rcounts[rank],
+                   rdt);
+    const int right = (rank + 1) % size, left = (rank - 1 + size) % size;
+    for (int s = 0; s < size - 1; s++) {
+        int sb = (rank - s + size) % size, rb = (rank - s - 1 + size) % size;
+        fm_cc_sendrecv(cc, fm_coll_at(rbuf, displs[sb], rdt), rcounts[sb], rdt, right,
+                       fm_coll_at(rbuf, displs[rb], rdt), rcounts[rb], rdt, left);
+    }
 }
 
 int fm_coll_allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                        const int rcounts[], const int displs[], MPI_Datatype rdt, MPI_Comm comm)
 {
-    const int size = comm->size, rank = comm->rank;
-    int rc = FM_OK;
-    if (sbuf != MPI_IN_PLACE)
-        rc = fm_dt_copy(sbuf, scount, sdt, fm_coll_at(rbuf, displs[rank], rdt), rcounts[rank],
-                        rdt);
-    const int right = (rank + 1) % size, left = (rank - 1 + size) % size;
     fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_ALLGATHERV);
-    fm_cc_fail(&cc, rc);
-    for (int s = 0; s < size - 1; s++) {
-        int sb = (rank - s + size) % size, rb = (rank - s - 1 + size) % size;
-        fm_cc_sendrecv(&cc, fm_coll_at(rbuf, displs[sb], rdt), rcounts[sb], rdt, right,
-                       fm_coll_at(rbuf, displs[rb], rdt), rcounts[rb], rdt, left);
-    }
+    fm_cc_allgatherv(&cc, sbuf, scount, sdt, rbuf, rcounts, displs, rdt);
     return cc.rc;
 }

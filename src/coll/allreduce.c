@@ -38,19 +38,17 @@ static void fm_allreduce_doubling(fm_coll_call *cc, void *rbuf, void *tmp, MPI_C
     for (int mask = 1; mask < pof2; mask <<= 1) {
         int partner = fm_real_rank(newrank ^ mask, rem);
         fm_cc_sendrecv(cc, acc, count, dt, partner, tmp, count, dt, partner);
-        if (cc->rc != FM_OK)
-            continue;
         if (partner < rank || op->commute) {
-            fm_cc_fail(cc, fm_op_apply(op, tmp, acc, count, dt));
+            fm_cc_op(cc, op, tmp, acc, count, dt);
         } else { /* acc op tmp, computed into tmp */
-            fm_cc_fail(cc, fm_op_apply(op, acc, tmp, count, dt));
+            fm_cc_op(cc, op, acc, tmp, count, dt);
             void *t = acc;
             acc = tmp;
             tmp = t;
         }
     }
-    if (cc->rc == FM_OK && acc != rbuf)
-        fm_cc_fail(cc, fm_dt_copy(acc, count, dt, rbuf, count, dt));
+    if (acc != rbuf)
+        fm_cc_copy(cc, acc, count, dt, rbuf, count, dt);
 }
 
 /* Piece i of the vector (i in 0..pof2) starts at element fm_piece(i). */
@@ -77,9 +75,7 @@ static void fm_allreduce_halving(fm_coll_call *cc, void *rbuf, void *tmp, MPI_Co
         MPI_Count s0 = fm_piece(count, pof2, send_lo), s1 = fm_piece(count, pof2, send_hi);
         fm_cc_sendrecv(cc, fm_coll_at(rbuf, s0, dt), s1 - s0, dt, partner,
                        tmp ? fm_coll_at(tmp, k0, dt) : NULL, k1 - k0, dt, partner);
-        if (cc->rc == FM_OK)
-            fm_cc_fail(cc, fm_op_apply(op, fm_coll_at(tmp, k0, dt), fm_coll_at(rbuf, k0, dt),
-                                       k1 - k0, dt));
+        fm_cc_op(cc, op, fm_coll_at(tmp, k0, dt), fm_coll_at(rbuf, k0, dt), k1 - k0, dt);
         lo = keep_lo;
         hi = keep_hi;
     }
@@ -93,48 +89,53 @@ static void fm_allreduce_halving(fm_coll_call *cc, void *rbuf, void *tmp, MPI_Co
     }
 }
 
-int fm_coll_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
-                      MPI_Comm comm)
+void fm_cc_allreduce(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_Count count,
+                     MPI_Datatype dt, MPI_Op op)
 {
-    const int size = comm->size, rank = comm->rank;
+    const int size = cc->comm->size, rank = cc->comm->rank;
     if (count == 0 || dt->size == 0)
-        return FM_OK;
-    fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_ALLREDUCE);
+        return;
     if (sbuf != MPI_IN_PLACE)
-        fm_cc_fail(&cc, fm_dt_copy(sbuf, count, dt, rbuf, count, dt));
+        fm_cc_copy(cc, sbuf, count, dt, rbuf, count, dt);
     if (size == 1)
-        return cc.rc;
+        return;
 
     int pof2 = 1;
     while (pof2 * 2 <= size)
         pof2 *= 2;
     const int rem = size - pof2;
-    void *raw = NULL, *tmp = fm_coll_tmp_alloc(count, dt, &raw);
+    void *raw, *tmp = fm_cc_tmp(cc, count, dt, &raw);
     if (!tmp)
-        fm_cc_fail(&cc, FM_ERR_NOMEM); /* and take the peers' messages into nothing */
+        fm_cc_fail(cc, FM_ERR_NOMEM); /* and take the peers' messages into nothing */
     int newrank = rank >= 2 * rem ? rank - rem : rank % 2 ? rank / 2 : -1;
 
     if (rank < 2 * rem) {
         if (newrank < 0) {
-            fm_cc_send(&cc, rbuf, count, dt, rank + 1);
+            fm_cc_send(cc, rbuf, count, dt, rank + 1);
         } else {
-            fm_cc_recv(&cc, tmp, count, dt, rank - 1);
-            if (cc.rc == FM_OK)
-                fm_cc_fail(&cc, fm_op_apply(op, tmp, rbuf, count, dt));
+            fm_cc_recv(cc, tmp, count, dt, rank - 1);
+            fm_cc_op(cc, op, tmp, rbuf, count, dt);
         }
     }
     if (newrank >= 0) {
         if (op->commute && count >= pof2 && count * dt->size >= FM_ALLREDUCE_LARGE)
-            fm_allreduce_halving(&cc, rbuf, tmp, count, dt, op, newrank, pof2, rem);
+            fm_allreduce_halving(cc, rbuf, tmp, count, dt, op, newrank, pof2, rem);
         else
-            fm_allreduce_doubling(&cc, rbuf, tmp, count, dt, op, newrank, pof2, rem);
+            fm_allreduce_doubling(cc, rbuf, tmp, count, dt, op, newrank, pof2, rem);
     }
     if (rank < 2 * rem) {
         if (newrank >= 0)
-            fm_cc_send(&cc, rbuf, count, dt, rank - 1);
+            fm_cc_send(cc, rbuf, count, dt, rank - 1);
         else
-            fm_cc_recv(&cc, rbuf, count, dt, rank + 1);
+            fm_cc_recv(cc, rbuf, count, dt, rank + 1);
     }
-    free(raw);
+    fm_cc_tmp_done(cc, raw);
+}
+
+int fm_coll_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
+                      MPI_Comm comm)
+{
+    fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_ALLREDUCE);
+    fm_cc_allreduce(&cc, sbuf, rbuf, count, dt, op);
     return cc.rc;
 }

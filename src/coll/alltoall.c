@@ -17,12 +17,14 @@
 
 #define FM_A2A_WINDOW 32
 
-/* Either side of an exchange: block i is (buf + displ(i) * extent, count(i), dt). */
+/* Either side of an exchange: block i is (buf + displ(i) * extent, count(i),
+ * dt), or for alltoallw (buf + displs[i] bytes, counts[i], dts[i]). */
 struct fm_a2a_side {
     const void *buf;
     const int *counts, *displs; /* NULL: fixed `count`, displacement i * count */
     MPI_Count count;
     MPI_Datatype dt;
+    const MPI_Datatype *dts;    /* alltoallw: a type per peer, byte displacements */
 };
 
 static MPI_Count fm_side_count(const struct fm_a2a_side *s, int i)
@@ -30,81 +32,116 @@ static MPI_Count fm_side_count(const struct fm_a2a_side *s, int i)
     return s->counts ? s->counts[i] : s->count;
 }
 
+static MPI_Datatype fm_side_dt(const struct fm_a2a_side *s, int i)
+{
+    return s->dts ? s->dts[i] : s->dt;
+}
+
 static void *fm_side_addr(const struct fm_a2a_side *s, int i)
 {
+    if (s->dts)
+        return (char *)(uintptr_t)s->buf + s->displs[i];
     MPI_Aint disp = s->counts ? s->displs[i] : (MPI_Aint)i * s->count;
     return fm_coll_at(s->buf, disp, s->dt);
 }
 
+static MPI_Count fm_side_bytes(const struct fm_a2a_side *s, int i)
+{
+    return fm_side_count(s, i) * fm_side_dt(s, i)->size;
+}
+
 /* Every window is posted even after an error (coll_call.h), so no peer is
  * left waiting for its block. */
-static int fm_a2a_windows(const struct fm_a2a_side *snd, const struct fm_a2a_side *rcv, int tag,
-                          MPI_Comm comm)
+static void fm_a2a_windows(fm_coll_call *cc, const struct fm_a2a_side *snd,
+                           const struct fm_a2a_side *rcv)
 {
-    const int size = comm->size, rank = comm->rank;
-    fm_coll_call cc = FM_COLL_CALL(comm, tag);
+    const int size = cc->comm->size, rank = cc->comm->rank;
     struct fm_request *reqs[2 * FM_A2A_WINDOW];
     long long want[2 * FM_A2A_WINDOW];
     fm_cc_batch b = {.reqs = reqs, .want = want};
-    fm_cc_fail(&cc, fm_dt_copy(fm_side_addr(snd, rank), fm_side_count(snd, rank), snd->dt,
-                               fm_side_addr(rcv, rank), fm_side_count(rcv, rank), rcv->dt));
+    fm_cc_copy(cc, fm_side_addr(snd, rank), fm_side_count(snd, rank), fm_side_dt(snd, rank),
+               fm_side_addr(rcv, rank), fm_side_count(rcv, rank), fm_side_dt(rcv, rank));
     for (int base = 1; base < size; base += FM_A2A_WINDOW) {
         for (int i = base; i < size && i < base + FM_A2A_WINDOW; i++) {
             int src = (rank - i + size) % size, dst = (rank + i) % size;
-            if (fm_side_count(rcv, src) * rcv->dt->size > 0)
-                fm_cc_irecv(&cc, &b, fm_side_addr(rcv, src), fm_side_count(rcv, src), rcv->dt,
-                            src);
-            if (fm_side_count(snd, dst) * snd->dt->size > 0)
-                fm_cc_isend(&cc, &b, fm_side_addr(snd, dst), fm_side_count(snd, dst), snd->dt,
-                            dst);
+            if (fm_side_bytes(rcv, src) > 0)
+                fm_cc_irecv(cc, &b, fm_side_addr(rcv, src), fm_side_count(rcv, src),
+                            fm_side_dt(rcv, src), src);
+            if (fm_side_bytes(snd, dst) > 0)
+                fm_cc_isend(cc, &b, fm_side_addr(snd, dst), fm_side_count(snd, dst),
+                            fm_side_dt(snd, dst), dst);
         }
-        fm_cc_waitall(&cc, &b);
+        fm_cc_waitall(cc, &b);
     }
-    return cc.rc;
 }
 
-static int fm_a2a_inplace(const struct fm_a2a_side *rcv, int tag, MPI_Comm comm)
+static void fm_a2a_inplace(fm_coll_call *cc, const struct fm_a2a_side *rcv)
 {
-    const int size = comm->size, rank = comm->rank;
-    fm_coll_call cc = FM_COLL_CALL(comm, tag);
-    MPI_Count maxcount = 0;
+    const int size = cc->comm->size, rank = cc->comm->rank;
+    /* Scratch for the largest block, in bytes of its packed form. */
+    MPI_Count maxbytes = 0;
     for (int i = 0; i < size; i++)
-        if (fm_side_count(rcv, i) > maxcount)
-            maxcount = fm_side_count(rcv, i);
-    void *raw = NULL, *tmp = fm_coll_tmp_alloc(maxcount, rcv->dt, &raw);
+        if (fm_side_bytes(rcv, i) > maxbytes)
+            maxbytes = fm_side_bytes(rcv, i);
+    void *raw, *tmp = fm_cc_tmp(cc, maxbytes, MPI_BYTE, &raw);
     if (!tmp)
-        fm_cc_fail(&cc, FM_ERR_NOMEM); /* the exchanges still run, as markers */
+        fm_cc_fail(cc, FM_ERR_NOMEM); /* the exchanges still run, as markers */
     for (int i = 0; i < size; i++) {
         int peer = (i - rank + size) % size;
-        MPI_Count n = fm_side_count(rcv, peer);
-        if (peer == rank || n * rcv->dt->size == 0)
+        MPI_Count n = fm_side_count(rcv, peer), bytes = fm_side_bytes(rcv, peer);
+        MPI_Datatype dt = fm_side_dt(rcv, peer);
+        if (peer == rank || bytes == 0)
             continue;
         void *blk = fm_side_addr(rcv, peer);
-        if (cc.rc == FM_OK)
-            fm_cc_fail(&cc, fm_dt_copy(blk, n, rcv->dt, tmp, n, rcv->dt));
-        fm_cc_sendrecv(&cc, tmp, n, rcv->dt, peer, blk, n, rcv->dt, peer);
+        fm_cc_copy(cc, blk, n, dt, tmp, bytes, MPI_BYTE);
+        fm_cc_sendrecv(cc, tmp, bytes, MPI_BYTE, peer, blk, n, dt, peer);
     }
-    free(raw);
-    return cc.rc;
+    fm_cc_tmp_done(cc, raw);
+}
+
+/* scounts NULL: alltoall (scount, rcount); sdts NULL: alltoallv. */
+void fm_cc_alltoallw(fm_coll_call *cc, const void *sbuf, const int scounts[],
+                     const int sdispls[], MPI_Count scount, MPI_Datatype sdt,
+                     const MPI_Datatype sdts[], void *rbuf, const int rcounts[],
+                     const int rdispls[], MPI_Count rcount, MPI_Datatype rdt,
+                     const MPI_Datatype rdts[])
+{
+    struct fm_a2a_side rcv = {.buf = rbuf, .counts = rcounts, .displs = rdispls,
+                              .count = rcount, .dt = rdt, .dts = rdts};
+    if (sbuf == MPI_IN_PLACE) {
+        fm_a2a_inplace(cc, &rcv);
+        return;
+    }
+    struct fm_a2a_side snd = {.buf = sbuf, .counts = scounts, .displs = sdispls,
+                              .count = scount, .dt = sdt, .dts = sdts};
+    fm_a2a_windows(cc, &snd, &rcv);
 }
 
 int fm_coll_alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                      MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm)
 {
-    struct fm_a2a_side rcv = {.buf = rbuf, .count = rcount, .dt = rdt};
-    if (sbuf == MPI_IN_PLACE)
-        return fm_a2a_inplace(&rcv, FM_TAG_ALLTOALL, comm);
-    struct fm_a2a_side snd = {.buf = sbuf, .count = scount, .dt = sdt};
-    return fm_a2a_windows(&snd, &rcv, FM_TAG_ALLTOALL, comm);
+    fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_ALLTOALL);
+    fm_cc_alltoallw(&cc, sbuf, NULL, NULL, scount, sdt, NULL, rbuf, NULL, NULL, rcount, rdt,
+                    NULL);
+    return cc.rc;
 }
 
 int fm_coll_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
                       MPI_Datatype sdt, void *rbuf, const int rcounts[], const int rdispls[],
                       MPI_Datatype rdt, MPI_Comm comm)
 {
-    struct fm_a2a_side rcv = {.buf = rbuf, .counts = rcounts, .displs = rdispls, .dt = rdt};
-    if (sbuf == MPI_IN_PLACE)
-        return fm_a2a_inplace(&rcv, FM_TAG_ALLTOALLV, comm);
-    struct fm_a2a_side snd = {.buf = sbuf, .counts = scounts, .displs = sdispls, .dt = sdt};
-    return fm_a2a_windows(&snd, &rcv, FM_TAG_ALLTOALLV, comm);
+    fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_ALLTOALLV);
+    fm_cc_alltoallw(&cc, sbuf, scounts, sdispls, 0, sdt, NULL, rbuf, rcounts, rdispls, 0, rdt,
+                    NULL);
+    return cc.rc;
+}
+
+int fm_coll_alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
+                      const MPI_Datatype sdts[], void *rbuf, const int rcounts[],
+                      const int rdispls[], const MPI_Datatype rdts[], MPI_Comm comm)
+{
+    fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_ALLTOALLW);
+    fm_cc_alltoallw(&cc, sbuf, scounts, sdispls, 0, NULL, sdts, rbuf, rcounts, rdispls, 0, NULL,
+                    rdts);
+    return cc.rc;
 }

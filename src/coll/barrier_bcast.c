@@ -10,18 +10,21 @@
  * rank-2^k, so after ceil(log2 p) rounds each rank has heard, directly or
  * transitively, from every other.  Works for any p, no extra round for
  * non-powers of two. */
-int fm_coll_barrier(MPI_Comm comm)
+void fm_cc_barrier(fm_coll_call *cc)
 {
-    const int size = comm->size, rank = comm->rank;
-    char token; /* zero bytes move, but give the layer below a real address */
+    const int size = cc->comm->size, rank = cc->comm->rank;
+    static char token; /* zero bytes move, but give the layer below a real address */
     for (int k = 1; k < size; k <<= 1) {
         int to = (rank + k) % size, from = (rank - k + size) % size;
-        int rc = fm_coll_sendrecv(&token, 0, MPI_BYTE, to, &token, 0, MPI_BYTE, from,
-                                  FM_TAG_BARRIER, comm);
-        if (rc != FM_OK)
-            return rc;
+        fm_cc_sendrecv(cc, &token, 0, MPI_BYTE, to, &token, 0, MPI_BYTE, from);
     }
-    return FM_OK;
+}
+
+int fm_coll_barrier(MPI_Comm comm)
+{
+    fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_BARRIER);
+    fm_cc_barrier(&cc);
+    return cc.rc;
 }
 
 /* Binomial tree on ranks relative to root: a rank receives once from the
@@ -29,17 +32,16 @@ int fm_coll_barrier(MPI_Comm comm)
  * that bit, all sends in flight together.  A rank whose receive failed
  * (its count is smaller than the root's) still forwards, an error marker
  * (coll_call.h), so the ranks below it return too. */
-int fm_coll_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm)
+void fm_cc_bcast(fm_coll_call *cc, void *buf, MPI_Count count, MPI_Datatype dt, int root)
 {
-    const int size = comm->size, rank = comm->rank;
+    const int size = cc->comm->size, rank = cc->comm->rank;
     if (size == 1 || count == 0 || dt->size == 0)
-        return FM_OK;
-    fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_BCAST);
+        return;
     const int vr = (rank - root + size) % size;
     int mask = 1;
     while (mask < size) {
         if (vr & mask) {
-            fm_cc_recv(&cc, buf, count, dt, (rank - mask + size) % size);
+            fm_cc_recv(cc, buf, count, dt, (rank - mask + size) % size);
             break;
         }
         mask <<= 1;
@@ -49,7 +51,13 @@ int fm_coll_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Com
     fm_cc_batch b = {.reqs = reqs, .want = want};
     for (mask >>= 1; mask > 0; mask >>= 1)
         if (vr + mask < size)
-            fm_cc_isend(&cc, &b, buf, count, dt, (rank + mask) % size);
-    fm_cc_waitall(&cc, &b);
+            fm_cc_isend(cc, &b, buf, count, dt, (rank + mask) % size);
+    fm_cc_waitall(cc, &b);
+}
+
+int fm_coll_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+    fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_BCAST);
+    fm_cc_bcast(&cc, buf, count, dt, root);
     return cc.rc;
 }

@@ -8,6 +8,8 @@
 
 #include <mpi.h>
 
+#include "coll/coll_call.h"
+
 int fm_coll_barrier(MPI_Comm comm);
 int fm_coll_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm);
 int fm_coll_reduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
@@ -42,5 +44,34 @@ int fm_coll_scan(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
                  MPI_Comm comm);
 int fm_coll_exscan(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
                    MPI_Comm comm);
+int fm_coll_alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
+                      const MPI_Datatype sdts[], void *rbuf, const int rcounts[],
+                      const int rdispls[], const MPI_Datatype rdts[], MPI_Comm comm);
+
+/* The same algorithms as steps of a call (coll_call.h): acting at once, or
+ * recorded into a schedule for a nonblocking or persistent collective
+ * (sched.h).  Where one function serves several collectives, NULL count
+ * arrays select the fixed-count form. */
+void fm_cc_barrier(fm_coll_call *cc);
+void fm_cc_bcast(fm_coll_call *cc, void *buf, MPI_Count count, MPI_Datatype dt, int root);
+void fm_cc_allreduce(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_Count count,
+                     MPI_Datatype dt, MPI_Op op);
+void fm_cc_gatherv(fm_coll_call *cc, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
+                   void *rbuf, const int rcounts[], const int displs[], MPI_Count rcount,
+                   MPI_Datatype rdt, int root);
+void fm_cc_allgather(fm_coll_call *cc, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
+                     void *rbuf, MPI_Count rcount, MPI_Datatype rdt);
+void fm_cc_allgatherv(fm_coll_call *cc, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
+                      void *rbuf, const int rcounts[], const int displs[], MPI_Datatype rdt);
+void fm_cc_alltoallw(fm_coll_call *cc, const void *sbuf, const int scounts[],
+                     const int sdispls[], MPI_Count scount, MPI_Datatype sdt,
+                     const MPI_Datatype sdts[], void *rbuf, const int rcounts[],
+                     const int rdispls[], MPI_Count rcount, MPI_Datatype rdt,
+                     const MPI_Datatype rdts[]);
+void fm_cc_reduce_scatter(fm_coll_call *cc, const void *sbuf, void *rbuf, const int rcounts[],
+                          MPI_Count rcount, MPI_Datatype dt, MPI_Op op);
+void fm_cc_scan(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_Count count,
+                MPI_Datatype dt, MPI_Op op, int exclusive);
+/* fm_cc_reduce and fm_cc_scatterv: coll_call.h. */
 
 #endif

@@ -2,6 +2,11 @@
  * (coll_call.h says why and how). */
 #include "coll/coll_call.h"
 
+#include <stdlib.h>
+
+#include "coll/coll_util.h"
+#include "coll/op.h"
+#include "coll/sched.h"
 #include "dtype/dtype.h"
 #include "util/status.h"
 
@@ -11,6 +16,10 @@ static char marker;
 void fm_cc_isend(fm_coll_call *cc, fm_cc_batch *b, const void *buf, MPI_Count count,
                  MPI_Datatype dt, int dest)
 {
+    if (cc->sched) {
+        fm_sched_add_send(cc, buf, count, dt, dest);
+        return;
+    }
     if (cc->rc != FM_OK) {
         buf = &marker;
         count = 0;
@@ -29,6 +38,10 @@ void fm_cc_isend(fm_coll_call *cc, fm_cc_batch *b, const void *buf, MPI_Count co
 void fm_cc_irecv(fm_coll_call *cc, fm_cc_batch *b, void *buf, MPI_Count count, MPI_Datatype dt,
                  int src)
 {
+    if (cc->sched) {
+        fm_sched_add_recv(cc, buf, count, dt, src);
+        return;
+    }
     long long want = (long long)count * (long long)dt->size;
     if (!buf) { /* no memory for it: consume the message into nothing */
         buf = &marker;
@@ -47,6 +60,11 @@ void fm_cc_irecv(fm_coll_call *cc, fm_cc_batch *b, void *buf, MPI_Count count, M
 
 void fm_cc_waitall(fm_coll_call *cc, fm_cc_batch *b)
 {
+    if (cc->sched) {
+        fm_sched_add_wait(cc);
+        b->n = 0;
+        return;
+    }
     for (int i = 0; i < b->n; i++) {
         MPI_Status st;
         int rc = fm_wait(b->reqs[i], &st);
@@ -84,4 +102,37 @@ void fm_cc_sendrecv(fm_coll_call *cc, const void *sbuf, MPI_Count scount, MPI_Da
     fm_cc_irecv(cc, &b, rbuf, rcount, rdt, src);
     fm_cc_isend(cc, &b, sbuf, scount, sdt, dest);
     fm_cc_waitall(cc, &b);
+}
+
+void fm_cc_copy(fm_coll_call *cc, const void *src, MPI_Count scount, MPI_Datatype sdt, void *dst,
+                MPI_Count rcount, MPI_Datatype rdt)
+{
+    if (cc->sched)
+        fm_sched_add_copy(cc, src, scount, sdt, dst, rcount, rdt);
+    else if (cc->rc == FM_OK)
+        fm_cc_fail(cc, fm_dt_copy(src, scount, sdt, dst, rcount, rdt));
+}
+
+void fm_cc_op(fm_coll_call *cc, MPI_Op op, const void *in, void *inout, MPI_Count count,
+              MPI_Datatype dt)
+{
+    if (cc->sched)
+        fm_sched_add_reduce(cc, op, in, inout, count, dt);
+    else if (cc->rc == FM_OK)
+        fm_cc_fail(cc, fm_op_apply(op, in, inout, count, dt));
+}
+
+void *fm_cc_tmp(fm_coll_call *cc, MPI_Count count, MPI_Datatype dt, void **raw)
+{
+    *raw = NULL;
+    void *p = fm_coll_tmp_alloc(count, dt, raw);
+    if (p && cc->sched)
+        fm_sched_keep(cc, *raw);
+    return p;
+}
+
+void fm_cc_tmp_done(fm_coll_call *cc, void *raw)
+{
+    if (!cc->sched)
+        free(raw);
 }

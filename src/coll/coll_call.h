@@ -27,13 +27,18 @@
 
 #include "pt2pt/pt2pt.h"
 
+struct fm_sched;
+
 typedef struct fm_coll_call {
     MPI_Comm comm;
     int tag;
     int rc; /* first error of this call; FM_OK while none */
+    /* NULL: act now (a blocking collective).  Otherwise every helper below
+     * appends a step to this schedule instead (coll/sched.h). */
+    struct fm_sched *sched;
 } fm_coll_call;
 
-#define FM_COLL_CALL(c, t) ((fm_coll_call){.comm = (c), .tag = (t), .rc = 0})
+#define FM_COLL_CALL(c, t) ((fm_coll_call){.comm = (c), .tag = (t), .rc = 0, .sched = NULL})
 
 /* Record an error (the first one wins). */
 static inline void fm_cc_fail(fm_coll_call *cc, int rc)
@@ -63,6 +68,27 @@ void fm_cc_send(fm_coll_call *cc, const void *buf, MPI_Count count, MPI_Datatype
 void fm_cc_recv(fm_coll_call *cc, void *buf, MPI_Count count, MPI_Datatype dt, int src);
 void fm_cc_sendrecv(fm_coll_call *cc, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
                     int dest, void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int src);
+
+/* Local steps: a typed copy (fm_dt_copy) and a reduction inout = in op
+ * inout (fm_op_apply).  Both are skipped once cc->rc is set. */
+void fm_cc_copy(fm_coll_call *cc, const void *src, MPI_Count scount, MPI_Datatype sdt, void *dst,
+                MPI_Count rcount, MPI_Datatype rdt);
+void fm_cc_op(fm_coll_call *cc, MPI_Op op, const void *in, void *inout, MPI_Count count,
+              MPI_Datatype dt);
+
+/* Scratch for (count, dt) that lives as long as the call: a blocking call
+ * frees it with fm_cc_tmp_done, a schedule when it is freed.  NULL when
+ * out of memory (the caller records FM_ERR_NOMEM and keeps going). */
+void *fm_cc_tmp(fm_coll_call *cc, MPI_Count count, MPI_Datatype dt, void **raw);
+void fm_cc_tmp_done(fm_coll_call *cc, void *raw);
+
+/* A blocking collective made of steps gives each its own tag; a schedule
+ * keeps its one tag (its steps are ordered among themselves anyway). */
+static inline void fm_cc_set_tag(fm_coll_call *cc, int tag)
+{
+    if (!cc->sched)
+        cc->tag = tag;
+}
 
 /* Whole collectives as steps of a larger call that shares cc (and keeps
  * going after its errors): reduce_scatter is a reduce, then a scatterv.

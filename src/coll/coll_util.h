@@ -26,6 +26,8 @@ enum fm_coll_tag {
     FM_TAG_ALLTOALLV,
     FM_TAG_SCAN,
     FM_TAG_EXSCAN,
+    FM_TAG_ALLTOALLW,
+    FM_TAG_SCHED_FIRST = 64, /* nonblocking and persistent collectives: sched.c */
 };
 
 /* Address of element `disp` of a (buf, dt) array. */

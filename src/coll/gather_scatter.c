@@ -67,30 +67,39 @@ static void fm_root_linear(fm_coll_call *cc, const struct fm_blocks *b, void *ow
         else
             fm_cc_isend(cc, &batch, fm_blk_addr(b, i), fm_blk_count(b, i), b->dt, i);
     }
-    if (cc->rc == FM_OK && own != MPI_IN_PLACE) {
+    if (own != MPI_IN_PLACE) {
         if (gather)
-            fm_cc_fail(cc, fm_dt_copy(own, own_count, own_dt, fm_blk_addr(b, rank),
-                                      fm_blk_count(b, rank), b->dt));
+            fm_cc_copy(cc, own, own_count, own_dt, fm_blk_addr(b, rank), fm_blk_count(b, rank),
+                       b->dt);
         else
-            fm_cc_fail(cc, fm_dt_copy(fm_blk_addr(b, rank), fm_blk_count(b, rank), b->dt, own,
-                                      own_count, own_dt));
+            fm_cc_copy(cc, fm_blk_addr(b, rank), fm_blk_count(b, rank), b->dt, own, own_count,
+                       own_dt);
     }
     fm_cc_waitall(cc, &batch);
     free(reqs);
     free(want);
 }
 
+/* gather (rcounts NULL: rcount from every member) and gatherv. */
+void fm_cc_gatherv(fm_coll_call *cc, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
+                   void *rbuf, const int rcounts[], const int displs[], MPI_Count rcount,
+                   MPI_Datatype rdt, int root)
+{
+    if (cc->comm->rank != root) {
+        if (scount * sdt->size != 0)
+            fm_cc_send(cc, sbuf, scount, sdt, root);
+        return;
+    }
+    struct fm_blocks b = {.buf = rbuf, .counts = rcounts, .displs = displs, .count = rcount,
+                          .dt = rdt};
+    fm_root_linear(cc, &b, (void *)(uintptr_t)sbuf, scount, sdt, 1);
+}
+
 int fm_coll_gather(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                    MPI_Count rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
     fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_GATHER);
-    if (comm->rank != root) {
-        if (scount * sdt->size != 0)
-            fm_cc_send(&cc, sbuf, scount, sdt, root);
-        return cc.rc;
-    }
-    struct fm_blocks b = {.buf = rbuf, .count = rcount, .dt = rdt};
-    fm_root_linear(&cc, &b, (void *)(uintptr_t)sbuf, scount, sdt, 1);
+    fm_cc_gatherv(&cc, sbuf, scount, sdt, rbuf, NULL, NULL, rcount, rdt, root);
     return cc.rc;
 }
 
@@ -99,13 +108,7 @@ int fm_coll_gatherv(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *
                     MPI_Comm comm)
 {
     fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_GATHERV);
-    if (comm->rank != root) {
-        if (scount * sdt->size != 0)
-            fm_cc_send(&cc, sbuf, scount, sdt, root);
-        return cc.rc;
-    }
-    struct fm_blocks b = {.buf = rbuf, .counts = rcounts, .displs = displs, .dt = rdt};
-    fm_root_linear(&cc, &b, (void *)(uintptr_t)sbuf, scount, sdt, 1);
+    fm_cc_gatherv(&cc, sbuf, scount, sdt, rbuf, rcounts, displs, 0, rdt, root);
     return cc.rc;
 }
 

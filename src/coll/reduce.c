@@ -17,17 +17,18 @@ struct fm_scratch {
     void *buf[2], *raw[2];
 };
 
-static void *fm_scratch_get(struct fm_scratch *s, int i, MPI_Count count, MPI_Datatype dt)
+static void *fm_scratch_get(fm_coll_call *cc, struct fm_scratch *s, int i, MPI_Count count,
+                            MPI_Datatype dt)
 {
     if (!s->buf[i])
-        s->buf[i] = fm_coll_tmp_alloc(count, dt, &s->raw[i]);
+        s->buf[i] = fm_cc_tmp(cc, count, dt, &s->raw[i]);
     return s->buf[i];
 }
 
-static void fm_scratch_free(struct fm_scratch *s)
+static void fm_scratch_free(fm_coll_call *cc, struct fm_scratch *s)
 {
-    free(s->raw[0]);
-    free(s->raw[1]);
+    fm_cc_tmp_done(cc, s->raw[0]);
+    fm_cc_tmp_done(cc, s->raw[1]);
 }
 
 /* Binomial reduction towards `root`.  Rank vr (relative to root) receives,
@@ -57,29 +58,27 @@ static void fm_reduce_tree(fm_coll_call *cc, const void *mine, void *res, MPI_Co
         if (!started) {
             started = 1;
             /* The root accumulates straight into its result buffer. */
-            acc = vr == 0 && res ? res : fm_scratch_get(&s, 0, count, dt);
-            tmp = fm_scratch_get(&s, 1, count, dt);
+            acc = vr == 0 && res ? res : fm_scratch_get(cc, &s, 0, count, dt);
+            tmp = fm_scratch_get(cc, &s, 1, count, dt);
             if (!acc || !tmp)
                 fm_cc_fail(cc, FM_ERR_NOMEM);
             else if (acc != mine)
-                fm_cc_fail(cc, fm_dt_copy(mine, count, dt, acc, count, dt));
+                fm_cc_copy(cc, mine, count, dt, acc, count, dt);
         }
         fm_cc_recv(cc, tmp, count, dt, (rank + mask) % size);
-        if (cc->rc != FM_OK)
-            continue;
         if (ordered) { /* acc holds lower ranks than tmp */
-            fm_cc_fail(cc, fm_op_apply(op, acc, tmp, count, dt));
+            fm_cc_op(cc, op, acc, tmp, count, dt);
             void *t = acc;
             acc = tmp;
             tmp = t;
         } else {
-            fm_cc_fail(cc, fm_op_apply(op, tmp, acc, count, dt));
+            fm_cc_op(cc, op, tmp, acc, count, dt);
         }
         cur = acc;
     }
-    if (cc->rc == FM_OK && vr == 0 && res && cur != res)
-        fm_cc_fail(cc, fm_dt_copy(cur, count, dt, res, count, dt));
-    fm_scratch_free(&s);
+    if (vr == 0 && res && cur != res)
+        fm_cc_copy(cc, cur, count, dt, res, count, dt);
+    fm_scratch_free(cc, &s);
 }
 
 void fm_cc_reduce(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_Count count,
@@ -90,8 +89,8 @@ void fm_cc_reduce(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_Count coun
         return;
     const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     if (cc->comm->size == 1) {
-        if (mine != rbuf && cc->rc == FM_OK)
-            fm_cc_fail(cc, fm_dt_copy(mine, count, dt, rbuf, count, dt));
+        if (mine != rbuf)
+            fm_cc_copy(cc, mine, count, dt, rbuf, count, dt);
         return;
     }
     if (op->commute) {
@@ -102,7 +101,7 @@ void fm_cc_reduce(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_Count coun
     /* Non-commutative: reduce in rank order at 0, then hand over to root. */
     void *res = NULL, *raw = NULL;
     if (rank == 0)
-        res = root == 0 ? rbuf : fm_coll_tmp_alloc(count, dt, &raw);
+        res = root == 0 ? rbuf : fm_cc_tmp(cc, count, dt, &raw);
     if (rank == 0 && !res)
         fm_cc_fail(cc, FM_ERR_NOMEM);
     fm_reduce_tree(cc, mine, res, count, dt, op, 0, 1);
@@ -112,7 +111,7 @@ void fm_cc_reduce(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_Count coun
         else if (rank == root)
             fm_cc_recv(cc, rbuf, count, dt, 0);
     }
-    free(raw);
+    fm_cc_tmp_done(cc, raw);
 }
 
 int fm_coll_reduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,

@@ -20,31 +20,46 @@ static void fm_rs_reduce(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_Cou
     const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     *full = NULL;
     *raw = NULL;
-    if (cc->comm->rank == 0 && !(*full = fm_coll_tmp_alloc(total, dt, raw)))
+    if (cc->comm->rank == 0 && !(*full = fm_cc_tmp(cc, total, dt, raw)))
         fm_cc_fail(cc, FM_ERR_NOMEM);
-    cc->tag = FM_TAG_REDUCE;
+    fm_cc_set_tag(cc, FM_TAG_REDUCE);
     fm_cc_reduce(cc, mine, *full, total, dt, op, 0);
+}
+
+/* rcounts NULL: reduce_scatter_block with rcount per member. */
+void fm_cc_reduce_scatter(fm_coll_call *cc, const void *sbuf, void *rbuf, const int rcounts[],
+                          MPI_Count rcount, MPI_Datatype dt, MPI_Op op)
+{
+    const int size = cc->comm->size;
+    int *displs = NULL;
+    MPI_Count total = rcount * size;
+    if (rcounts) {
+        /* Read only while recording: the scatter's steps keep addresses. */
+        displs = malloc(sizeof *displs * (size_t)size);
+        if (!displs) {
+            fm_cc_fail(cc, FM_ERR_NOMEM);
+            return;
+        }
+        total = 0;
+        for (int i = 0; i < size; i++) {
+            displs[i] = (int)total;
+            total += rcounts[i];
+        }
+    }
+    void *full, *raw;
+    fm_rs_reduce(cc, sbuf, rbuf, total, dt, op, &full, &raw);
+    fm_cc_set_tag(cc, rcounts ? FM_TAG_SCATTERV : FM_TAG_SCATTER);
+    fm_cc_scatterv(cc, full, rcounts, displs, rcount, dt, rbuf,
+                   rcounts ? rcounts[cc->comm->rank] : rcount, dt, 0);
+    fm_cc_tmp_done(cc, raw);
+    free(displs);
 }
 
 int fm_coll_reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
                            MPI_Op op, MPI_Comm comm)
 {
-    const int size = comm->size;
-    int *displs = malloc(sizeof *displs * (size_t)size);
-    if (!displs)
-        return FM_ERR_NOMEM;
-    MPI_Count total = 0;
-    for (int i = 0; i < size; i++) {
-        displs[i] = (int)total;
-        total += rcounts[i];
-    }
     fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_REDUCE);
-    void *full, *raw;
-    fm_rs_reduce(&cc, sbuf, rbuf, total, dt, op, &full, &raw);
-    cc.tag = FM_TAG_SCATTERV;
-    fm_cc_scatterv(&cc, full, rcounts, displs, 0, dt, rbuf, rcounts[comm->rank], dt, 0);
-    free(raw);
-    free(displs);
+    fm_cc_reduce_scatter(&cc, sbuf, rbuf, rcounts, 0, dt, op);
     return cc.rc;
 }
 
@@ -52,10 +67,6 @@ int fm_coll_reduce_scatter_block(const void *sbuf, void *rbuf, MPI_Count rcount,
                                  MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_REDUCE);
-    void *full, *raw;
-    fm_rs_reduce(&cc, sbuf, rbuf, rcount * comm->size, dt, op, &full, &raw);
-    cc.tag = FM_TAG_SCATTER;
-    fm_cc_scatterv(&cc, full, NULL, NULL, rcount, dt, rbuf, rcount, dt, 0);
-    free(raw);
+    fm_cc_reduce_scatter(&cc, sbuf, rbuf, NULL, rcount, dt, op);
     return cc.rc;
 }

@@ -16,55 +16,57 @@
 #include "pt2pt/pt2pt.h"
 #include "util/status.h"
 
-static int fm_prefix(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
-                     int exclusive, int tag, MPI_Comm comm)
+void fm_cc_scan(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_Count count,
+                MPI_Datatype dt, MPI_Op op, int exclusive)
 {
-    const int size = comm->size, rank = comm->rank;
+    const int size = cc->comm->size, rank = cc->comm->rank;
     if (count == 0 || dt->size == 0)
-        return FM_OK;
+        return;
     const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-    int rc = FM_OK;
-    if (!exclusive && mine != rbuf && (rc = fm_dt_copy(mine, count, dt, rbuf, count, dt)) != FM_OK)
-        return rc;
+    if (!exclusive && mine != rbuf)
+        fm_cc_copy(cc, mine, count, dt, rbuf, count, dt);
     if (size == 1)
-        return FM_OK;
+        return;
 
-    fm_coll_call cc = FM_COLL_CALL(comm, tag);
-    void *raw1 = NULL, *raw2 = NULL;
-    void *partial = fm_coll_tmp_alloc(count, dt, &raw1);
-    void *tmp = fm_coll_tmp_alloc(count, dt, &raw2);
+    void *raw1, *raw2;
+    void *partial = fm_cc_tmp(cc, count, dt, &raw1);
+    void *tmp = fm_cc_tmp(cc, count, dt, &raw2);
     if (!partial || !tmp)
-        fm_cc_fail(&cc, FM_ERR_NOMEM); /* the exchanges still run, into nothing */
+        fm_cc_fail(cc, FM_ERR_NOMEM); /* the exchanges still run, into nothing */
     else
-        fm_cc_fail(&cc, fm_dt_copy(mine, count, dt, partial, count, dt));
+        fm_cc_copy(cc, mine, count, dt, partial, count, dt);
     int have_result = !exclusive; /* exscan: rbuf holds nothing until a lower partner */
     /* Every exchange runs even after an error (coll_call.h); the arithmetic stops. */
     for (int mask = 1; mask < size; mask <<= 1) {
         int partner = rank ^ mask;
         if (partner >= size)
             continue;
-        fm_cc_sendrecv(&cc, partial, count, dt, partner, tmp, count, dt, partner);
-        if (cc.rc != FM_OK)
-            continue;
+        fm_cc_sendrecv(cc, partial, count, dt, partner, tmp, count, dt, partner);
         if (partner < rank) {
             if (have_result)
-                fm_cc_fail(&cc, fm_op_apply(op, tmp, rbuf, count, dt));
+                fm_cc_op(cc, op, tmp, rbuf, count, dt);
             else
-                fm_cc_fail(&cc, fm_dt_copy(tmp, count, dt, rbuf, count, dt));
+                fm_cc_copy(cc, tmp, count, dt, rbuf, count, dt);
             have_result = 1;
-            if (cc.rc == FM_OK)
-                fm_cc_fail(&cc, fm_op_apply(op, tmp, partial, count, dt));
+            fm_cc_op(cc, op, tmp, partial, count, dt);
         } else if (op->commute) {
-            fm_cc_fail(&cc, fm_op_apply(op, tmp, partial, count, dt));
+            fm_cc_op(cc, op, tmp, partial, count, dt);
         } else { /* partial = partial op tmp, computed into tmp */
-            fm_cc_fail(&cc, fm_op_apply(op, partial, tmp, count, dt));
+            fm_cc_op(cc, op, partial, tmp, count, dt);
             void *t = partial;
             partial = tmp;
             tmp = t;
         }
     }
-    free(raw1);
-    free(raw2);
+    fm_cc_tmp_done(cc, raw1);
+    fm_cc_tmp_done(cc, raw2);
+}
+
+static int fm_prefix(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
+                     int exclusive, int tag, MPI_Comm comm)
+{
+    fm_coll_call cc = FM_COLL_CALL(comm, tag);
+    fm_cc_scan(&cc, sbuf, rbuf, count, dt, op, exclusive);
     return cc.rc;
 }
 

@@ -51,6 +51,7 @@ struct fm_comm {
     struct fm_errhandler *errh;
     struct fm_attr *attrs;      /* owned by src/mpi/attr.c */
     void *coll_rma;             /* one-sided collectives' cache, set up on first use (src/coll/rma) */
+    uint32_t sched_seq;         /* nonblocking/persistent collectives started: their tags (coll/sched.c) */
     char name[MPI_MAX_OBJECT_NAME];
 };
 

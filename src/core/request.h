@@ -13,6 +13,7 @@ enum fm_req_kind {
     FM_REQ_SEND = 1,
     FM_REQ_RECV,
     FM_REQ_DONE,      /* complete from the start (PROC_NULL, Comm_idup, ...) */
+    FM_REQ_COLL,      /* nonblocking or persistent collective: runs `sched` (coll/sched.h) */
 };
 
 enum {
@@ -25,6 +26,8 @@ enum {
     FM_REQF_INTERNAL = 64,  /* created by the library (collectives); never seen by users */
     FM_REQF_PACK = 128,     /* send: sbuf/count/dt is non-contiguous; DATA chunks are packed */
 };
+
+struct fm_sched;
 
 struct fm_request {
     fm_match_entry me;       /* posted receive: linked in the comm's queue */
@@ -55,9 +58,15 @@ struct fm_request {
      * creates an ordinary request (`inner`) whose completion is copied up. */
     struct fm_request *parent;
     struct fm_request *inner;
-    const void *user_buf;    /* persistent send: the user's buffer as given */
+    union {
+        const void *user_buf;    /* persistent send: the user's buffer as given */
+        struct fm_sched *sched;  /* collective (FM_REQ_COLL): its schedule */
+    };
     int peer_world;          /* world rank of the matched peer */
-    int mode;                /* persistent send: FM_SEND_* */
+    union {
+        int mode;            /* persistent send: FM_SEND_* */
+        int coll_status;     /* collective: the FM_* status behind status.MPI_ERROR */
+    };
 };
 
 /* fm_req_alloc zeroes a whole request per message.  Up to 256 bytes gcc

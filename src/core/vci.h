@@ -21,6 +21,7 @@
 struct fm_request;
 struct fm_message;
 struct fm_pending;
+struct fm_sched;
 
 #define FM_VCI_MAX_HOOKS 8
 
@@ -51,6 +52,9 @@ struct fm_vci {
      * have any, and entries ready for reuse. */
     struct fm_pending **pend_head, **pend_tail, *pend_free;
     int *pend_active, pend_nactive;
+    /* coll/sched.c: collective schedules waiting for their requests (a
+     * progress hook runs while there are any). */
+    struct fm_sched *sched_running;
     /* Taken by fm_vci_lock only while `locking` is set. */
     int locking;
     pthread_mutex_t lock;

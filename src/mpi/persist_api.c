@@ -7,6 +7,7 @@
 #include "mpi/api.h"
 #include "mpi/bsend.h"
 #include "mpi/request_api.h"
+#include "coll/sched.h"
 #include "pt2pt/pt2pt.h"
 
 enum { FM_SEND_BUFFERED = 100 }; /* persistent-only mode: Bsend_init */
@@ -95,6 +96,8 @@ static int start_one(const char *call, struct fm_request *p)
                         "request is already active; complete it before starting it again");
     struct fm_request *inner;
     int rc;
+    if (p->kind == FM_REQ_COLL)
+        return fm_raise_status(p->comm, call, fm_sched_restart(p));
     if (p->kind == FM_REQ_RECV) {
         rc = fm_irecv((void *)p->user_buf, p->count, p->dt, p->peer, p->tag, p->comm, 0, &inner);
     } else if (p->mode == FM_SEND_BUFFERED) {

@@ -4,6 +4,7 @@
 
 #include "dtype/dtype.h"
 #include "boot/hang.h"
+#include "coll/sched.h"
 #include "mpi/api.h"
 #include "mpi/request_api.h"
 #include "pt2pt/pt2pt.h"
@@ -39,6 +40,8 @@ void fm_request_progress_until_done(struct fm_request *r)
 static int raise_request_error(const char *call, const struct fm_request *r)
 {
     int err = r->status.MPI_ERROR;
+    if (r->kind == FM_REQ_COLL) /* the collective's own status says more */
+        return fm_raise_status(r->comm, call, r->coll_status);
     if (err == MPI_ERR_TRUNCATE)
         return fm_raise(r->comm, call, MPI_ERR_TRUNCATE,
                         "message of %llu bytes from rank %d (tag %d) does not fit the "
@@ -297,6 +300,19 @@ int MPI_Request_free(MPI_Request *request)
                         "request=MPI_REQUEST_NULL");
     CHECK_REQ("MPI_Request_free", *request);
     struct fm_request *r = *request;
+    if (r->kind == FM_REQ_COLL) {
+        if (!(r->flags & FM_REQF_PERSISTENT))
+            return fm_raise(r->comm, "MPI_Request_free", MPI_ERR_REQUEST,
+                            "request is a nonblocking collective's; the standard does not let "
+                            "it be freed: complete it with MPI_Wait or MPI_Test");
+        if (r->flags & FM_REQF_ACTIVE)
+            return fm_raise(r->comm, "MPI_Request_free", MPI_ERR_REQUEST,
+                            "request is an active persistent collective; complete it with "
+                            "MPI_Wait or MPI_Test before freeing it");
+        fm_sched_free_persistent(r);
+        *request = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
     if (r->done)
         fm_req_free(r);
     else
@@ -333,6 +349,10 @@ int MPI_Cancel(MPI_Request *request)
         return fm_raise(MPI_COMM_NULL, "MPI_Cancel", MPI_ERR_REQUEST, "request=MPI_REQUEST_NULL");
     CHECK_REQ("MPI_Cancel", *request);
     struct fm_request *r = *request;
+    if (r->kind == FM_REQ_COLL)
+        return fm_raise(r->comm, "MPI_Cancel", MPI_ERR_REQUEST,
+                        "request is a collective's; the standard does not let a collective be "
+                        "cancelled");
     if (r->flags & FM_REQF_PERSISTENT) {
         if (!(r->flags & FM_REQF_ACTIVE))
             return fm_raise(r->comm, "MPI_Cancel", MPI_ERR_REQUEST,

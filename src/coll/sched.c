@@ -1,0 +1,437 @@
+/* sched.c — recording and playing collective schedules (sched.h). */
+#include "coll/sched.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/coll_util.h"
+#include "coll/op.h"
+#include "core/comm.h"
+#include "core/progress.h"
+#include "core/request.h"
+#include "core/vci.h"
+#include "dtype/dtype.h"
+#include "pt2pt/pt2pt.h"
+#include "util/status.h"
+
+enum fm_step_kind { FM_STEP_SEND, FM_STEP_RECV, FM_STEP_WAIT, FM_STEP_COPY, FM_STEP_REDUCE };
+
+/* One recorded step.  send: (src, count, dt) to peer; recv: (dst, count,
+ * dt) from peer; copy: (src, count, dt) into (dst, count2, dt2); reduce:
+ * dst = src op dst over (count, dt). */
+struct fm_step {
+    uint8_t kind;
+    int peer;
+    const void *src;
+    void *dst;
+    MPI_Count count, count2;
+    MPI_Datatype dt, dt2;
+    MPI_Op op;
+};
+
+struct fm_sched {
+    MPI_Comm comm;            /* holds a reference */
+    int tag;
+    int rc0;                  /* error found while recording: every run starts with it */
+    int broken;               /* a step could not be recorded: the schedule cannot run */
+    struct fm_step *steps;
+    int nsteps, cap;
+    int max_round;            /* most sends + receives between two waits */
+    /* One run. */
+    int rc;
+    int pos;                  /* next step to play */
+    struct fm_request **reqs; /* posted and not yet completed, with the bytes a */
+    long long *want;          /* receive posted (-1 for a send) */
+    int nreq;
+    void **keep;              /* buffers freed with the schedule */
+    int nkeep, keepcap;
+    struct fm_request *req;   /* the user's request */
+    int persistent;
+    struct fm_sched *next;    /* running schedules (fm_vci0.sched_running) */
+};
+
+/* ---- recording ------------------------------------------------------------ */
+
+static uint32_t next_tag(MPI_Comm comm)
+{
+    /* 2^16 tags above the blocking collectives' (coll_util.h): a schedule
+     * only meets one of the same tag 65,536 collectives later. */
+    return FM_TAG_SCHED_FIRST + (comm->sched_seq++ & 0xffffu);
+}
+
+int fm_sched_begin(fm_coll_call *cc, MPI_Comm comm)
+{
+    struct fm_sched *s = calloc(1, sizeof *s);
+    if (!s)
+        return FM_ERR_NOMEM;
+    s->comm = comm;
+    comm->refcount++;
+    s->tag = (int)next_tag(comm);
+    *cc = FM_COLL_CALL(comm, s->tag);
+    cc->sched = s;
+    return FM_OK;
+}
+
+static struct fm_step *add_step(fm_coll_call *cc, int kind)
+{
+    struct fm_sched *s = cc->sched;
+    if (s->nsteps == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 16;
+        struct fm_step *n = realloc(s->steps, sizeof *n * (size_t)cap);
+        if (!n) {
+            s->broken = 1;
+            return NULL;
+        }
+        s->steps = n;
+        s->cap = cap;
+    }
+    struct fm_step *st = &s->steps[s->nsteps++];
+    memset(st, 0, sizeof *st);
+    st->kind = (uint8_t)kind;
+    return st;
+}
+
+/* Steps hold references to user datatypes and ops: the program may free
+ * its handles while the collective runs. */
+static void hold_dt(MPI_Datatype dt)
+{
+    if (dt && !(dt->flags & FM_DT_PREDEFINED))
+        fm_dt_retain(dt);
+}
+
+static void drop_dt(MPI_Datatype dt)
+{
+    if (dt && !(dt->flags & FM_DT_PREDEFINED))
+        fm_dt_release(dt);
+}
+
+void fm_sched_add_send(fm_coll_call *cc, const void *buf, MPI_Count count, MPI_Datatype dt,
+                       int dest)
+{
+    struct fm_step *st = add_step(cc, FM_STEP_SEND);
+    if (!st)
+        return;
+    *st = (struct fm_step){.kind = FM_STEP_SEND, .peer = dest, .src = buf, .count = count,
+                           .dt = dt};
+    hold_dt(dt);
+}
+
+void fm_sched_add_recv(fm_coll_call *cc, void *buf, MPI_Count count, MPI_Datatype dt, int src)
+{
+    struct fm_step *st = add_step(cc, FM_STEP_RECV);
+    if (!st)
+        return;
+    *st = (struct fm_step){.kind = FM_STEP_RECV, .peer = src, .dst = buf, .count = count,
+                           .dt = dt};
+    hold_dt(dt);
+}
+
+void fm_sched_add_wait(fm_coll_call *cc)
+{
+    add_step(cc, FM_STEP_WAIT);
+}
+
+void fm_sched_add_copy(fm_coll_call *cc, const void *src, MPI_Count scount, MPI_Datatype sdt,
+                       void *dst, MPI_Count rcount, MPI_Datatype rdt)
+{
+    struct fm_step *st = add_step(cc, FM_STEP_COPY);
+    if (!st)
+        return;
+    *st = (struct fm_step){.kind = FM_STEP_COPY, .src = src, .count = scount, .dt = sdt,
+                           .dst = dst, .count2 = rcount, .dt2 = rdt};
+    hold_dt(sdt);
+    hold_dt(rdt);
+}
+
+void fm_sched_add_reduce(fm_coll_call *cc, MPI_Op op, const void *in, void *inout,
+                         MPI_Count count, MPI_Datatype dt)
+{
+    struct fm_step *st = add_step(cc, FM_STEP_REDUCE);
+    if (!st)
+        return;
+    *st = (struct fm_step){.kind = FM_STEP_REDUCE, .src = in, .dst = inout, .count = count,
+                           .dt = dt, .op = op};
+    hold_dt(dt);
+    fm_op_retain(op);
+}
+
+void fm_sched_keep(fm_coll_call *cc, void *raw)
+{
+    struct fm_sched *s = cc->sched;
+    if (s->nkeep == s->keepcap) {
+        int cap = s->keepcap ? 2 * s->keepcap : 4;
+        void **n = realloc(s->keep, sizeof *n * (size_t)cap);
+        if (!n)
+            return; /* the buffer outlives the schedule: a leak, not a fault */
+        s->keep = n;
+        s->keepcap = cap;
+    }
+    s->keep[s->nkeep++] = raw;
+}
+
+static void sched_free(struct fm_sched *s)
+{
+    for (int i = 0; i < s->nsteps; i++) {
+        drop_dt(s->steps[i].dt);
+        drop_dt(s->steps[i].dt2);
+        if (s->steps[i].kind == FM_STEP_REDUCE)
+            fm_op_release(s->steps[i].op);
+    }
+    for (int i = 0; i < s->nkeep; i++)
+        free(s->keep[i]);
+    free(s->keep);
+    free(s->steps);
+    free(s->reqs);
+    free(s->want);
+    fm_comm_release(s->comm);
+    free(s);
+}
+
+void fm_sched_abandon(fm_coll_call *cc)
+{
+    sched_free(cc->sched);
+    cc->sched = NULL;
+}
+
+/* Size the request arrays for the largest round. */
+static int finish_recording(fm_coll_call *cc)
+{
+    struct fm_sched *s = cc->sched;
+    if (s->broken)
+        return FM_ERR_NOMEM;
+    int round = 0;
+    for (int i = 0; i < s->nsteps; i++) {
+        if (s->steps[i].kind == FM_STEP_SEND || s->steps[i].kind == FM_STEP_RECV)
+            round++;
+        else if (s->steps[i].kind == FM_STEP_WAIT)
+            round = 0;
+        if (round > s->max_round)
+            s->max_round = round;
+    }
+    if (s->max_round) {
+        s->reqs = malloc(sizeof *s->reqs * (size_t)s->max_round);
+        s->want = malloc(sizeof *s->want * (size_t)s->max_round);
+        if (!s->reqs || !s->want)
+            return FM_ERR_NOMEM;
+    }
+    s->rc0 = cc->rc;
+    return FM_OK;
+}
+
+/* ---- playing ----------------------------------------------------------------- */
+
+static int sched_poll(void);
+/* Zero bytes move in a marker; the layer below still gets a real address. */
+static char marker;
+
+static void fail(struct fm_sched *s, int rc)
+{
+    if (rc != FM_OK && s->rc == FM_OK)
+        s->rc = rc;
+}
+
+static void post(struct fm_sched *s, const struct fm_step *st)
+{
+    struct fm_request *r;
+    int rc;
+    long long want = -1;
+    if (st->kind == FM_STEP_SEND) {
+        const void *buf = st->src;
+        MPI_Count count = st->count;
+        MPI_Datatype dt = st->dt;
+        if (s->rc != FM_OK) {
+            buf = &marker;
+            count = 0;
+            dt = MPI_BYTE;
+        }
+        rc = fm_isend(buf, count, dt, st->peer, s->tag, s->comm, 1, FM_SEND_STD, &r);
+    } else {
+        void *buf = st->dst;
+        MPI_Count count = st->count;
+        MPI_Datatype dt = st->dt;
+        want = (long long)count * (long long)dt->size;
+        if (!buf) { /* scratch that could not be allocated: take the message into nothing */
+            buf = &marker;
+            count = 0;
+            dt = MPI_BYTE;
+        }
+        rc = fm_irecv(buf, count, dt, st->peer, s->tag, s->comm, 1, &r);
+    }
+    if (rc != FM_OK) {
+        fail(s, rc);
+        return;
+    }
+    s->reqs[s->nreq] = r;
+    s->want[s->nreq++] = want;
+}
+
+/* The posted requests, if all are complete: take their results. */
+static int round_done(struct fm_sched *s)
+{
+    for (int i = 0; i < s->nreq; i++)
+        if (!s->reqs[i]->done)
+            return 0;
+    for (int i = 0; i < s->nreq; i++) {
+        MPI_Status st;
+        int rc = fm_wait(s->reqs[i], &st);
+        if (rc == FM_OK && s->want[i] >= 0 && st.fm_count < s->want[i])
+            rc = FM_ERR_COLL_PEER;
+        fail(s, rc);
+    }
+    s->nreq = 0;
+    return 1;
+}
+
+static void complete(struct fm_sched *s)
+{
+    struct fm_request *r = s->req;
+    r->status.MPI_SOURCE = MPI_ANY_SOURCE;
+    r->status.MPI_TAG = MPI_ANY_TAG;
+    r->status.fm_count = 0;
+    r->status.MPI_ERROR = s->rc == FM_OK ? MPI_SUCCESS : fm_status_to_mpi_class(s->rc);
+    r->coll_status = s->rc;
+    if (s->persistent) {
+        r->done = 1;
+        return;
+    }
+    r->sched = NULL;
+    sched_free(s);
+    fm_req_complete(r);
+}
+
+/* Play from s->pos until a wait finds requests still running (returns 0)
+ * or the schedule ends (completes it and returns 1). */
+static int advance(struct fm_sched *s)
+{
+    if (s->nreq && !round_done(s))
+        return 0;
+    while (s->pos < s->nsteps) {
+        const struct fm_step *st = &s->steps[s->pos++];
+        switch (st->kind) {
+        case FM_STEP_SEND:
+        case FM_STEP_RECV:
+            post(s, st);
+            break;
+        case FM_STEP_WAIT:
+            if (s->nreq && !round_done(s))
+                return 0;
+            break;
+        case FM_STEP_COPY:
+            if (s->rc == FM_OK)
+                fail(s, fm_dt_copy(st->src, st->count, st->dt, st->dst, st->count2, st->dt2));
+            break;
+        case FM_STEP_REDUCE:
+            if (s->rc == FM_OK)
+                fail(s, fm_op_apply(st->op, st->src, st->dst, st->count, st->dt));
+            break;
+        }
+    }
+    if (s->nreq && !round_done(s))
+        return 0;
+    complete(s);
+    return 1;
+}
+
+static void run(struct fm_sched *s)
+{
+    s->rc = s->rc0;
+    s->pos = 0;
+    s->nreq = 0;
+    if (advance(s))
+        return;
+    struct fm_vci *v = s->comm->vci;
+    if (!v->sched_running)
+        fm_progress_add(sched_poll);
+    s->next = v->sched_running;
+    v->sched_running = s;
+}
+
+/* The progress hook while any schedule runs: advance each.  A user op may
+ * call MPI (and so fm_progress) from inside a reduction step: not again. */
+static int sched_poll(void)
+{
+    static int busy;
+    if (busy)
+        return 0;
+    busy = 1;
+    struct fm_vci *v = &fm_vci0;
+    int n = 0;
+    for (struct fm_sched **p = &v->sched_running; *p;) {
+        struct fm_sched *s = *p;
+        *p = s->next; /* unlinked first: completing frees s */
+        if (advance(s)) {
+            n++;
+            continue;
+        }
+        s->next = *p;
+        *p = s;
+        p = &s->next;
+    }
+    if (!v->sched_running)
+        fm_progress_remove(sched_poll);
+    busy = 0;
+    return n;
+}
+
+static struct fm_request *coll_request(struct fm_sched *s)
+{
+    struct fm_request *r = fm_req_alloc(FM_REQ_COLL);
+    if (!r)
+        return NULL;
+    r->comm = s->comm;
+    s->comm->refcount++;
+    r->tag = s->tag;
+    r->sched = s;
+    return r;
+}
+
+int fm_sched_start_new(fm_coll_call *cc, struct fm_request **req)
+{
+    struct fm_sched *s = cc->sched;
+    int rc = finish_recording(cc);
+    struct fm_request *r = rc == FM_OK ? coll_request(s) : NULL;
+    if (!r) {
+        fm_sched_abandon(cc);
+        return rc == FM_OK ? FM_ERR_NOMEM : rc;
+    }
+    cc->sched = NULL;
+    s->req = r;
+    *req = r;
+    run(s);
+    return FM_OK;
+}
+
+int fm_sched_persist(fm_coll_call *cc, struct fm_request **req)
+{
+    struct fm_sched *s = cc->sched;
+    int rc = finish_recording(cc);
+    struct fm_request *r = rc == FM_OK ? coll_request(s) : NULL;
+    if (!r) {
+        fm_sched_abandon(cc);
+        return rc == FM_OK ? FM_ERR_NOMEM : rc;
+    }
+    cc->sched = NULL;
+    s->req = r;
+    s->persistent = 1;
+    r->flags |= FM_REQF_PERSISTENT;
+    r->done = 1; /* inactive */
+    r->status.MPI_SOURCE = MPI_ANY_SOURCE;
+    r->status.MPI_TAG = MPI_ANY_TAG;
+    *req = r;
+    return FM_OK;
+}
+
+int fm_sched_restart(struct fm_request *req)
+{
+    req->flags |= FM_REQF_ACTIVE;
+    req->done = 0;
+    run(req->sched);
+    return FM_OK;
+}
+
+void fm_sched_free_persistent(struct fm_request *req)
+{
+    sched_free(req->sched);
+    req->sched = NULL;
+    fm_req_free(req);
+}

@@ -1,0 +1,65 @@
+/* sched.h — collective schedules: a nonblocking or persistent collective
+ * is a recorded list of sends, receives, waits and local steps that the
+ * progress engine plays back.
+ *
+ * The algorithms are written once (coll_call.h): a blocking collective
+ * runs them with a call whose `sched` is NULL, so each fm_cc_* helper acts
+ * at once; a nonblocking one runs the same code with a schedule attached,
+ * so each helper appends a step instead.  Nothing an algorithm decides may
+ * depend on data received (none does: counts and partners come from the
+ * arguments), so the recording is the whole algorithm.
+ *
+ * Playing a schedule posts every send and receive up to the next wait,
+ * then returns; the progress hook (fm_progress) continues it once all of
+ * them completed, running the local copies and reductions that follow.
+ * Errors follow coll_call.h: after the first one, sends become zero-byte
+ * markers and local steps are skipped, so no peer is left waiting.
+ *
+ * Tags: every member starts a communicator's nonblocking and persistent
+ * collectives (the _init calls) in the same order, so a per-communicator
+ * sequence number gives each one its own tag on the collective context,
+ * above the blocking collectives' tags; two in flight never match each
+ * other, nor a blocking collective, nor user messages (another context). */
+#ifndef FM_COLL_SCHED_H
+#define FM_COLL_SCHED_H
+
+#include <mpi.h>
+
+#include "coll/coll_call.h"
+
+struct fm_sched;
+struct fm_request;
+
+/* Begin recording into a new schedule for comm: *cc is a call in
+ * recording mode with the schedule's tag.  FM_ERR_NOMEM if no memory. */
+int fm_sched_begin(fm_coll_call *cc, MPI_Comm comm);
+
+/* End recording and start the schedule: *req is a new request (kind
+ * FM_REQ_COLL) that completes when the schedule has run; the schedule
+ * frees itself then.  On error nothing is started and *req is untouched. */
+int fm_sched_start_new(fm_coll_call *cc, struct fm_request **req);
+
+/* End recording and keep the schedule under a persistent request (*req,
+ * inactive); fm_sched_restart plays it again for each MPI_Start. */
+int fm_sched_persist(fm_coll_call *cc, struct fm_request **req);
+int fm_sched_restart(struct fm_request *req);
+/* Free the schedule of an inactive persistent collective request and the
+ * request itself. */
+void fm_sched_free_persistent(struct fm_request *req);
+
+/* Drop a schedule being recorded (an argument error found late). */
+void fm_sched_abandon(fm_coll_call *cc);
+
+/* Recording helpers, called by fm_cc_* when cc->sched is set. */
+void fm_sched_add_send(fm_coll_call *cc, const void *buf, MPI_Count count, MPI_Datatype dt,
+                       int dest);
+void fm_sched_add_recv(fm_coll_call *cc, void *buf, MPI_Count count, MPI_Datatype dt, int src);
+void fm_sched_add_wait(fm_coll_call *cc);
+void fm_sched_add_copy(fm_coll_call *cc, const void *src, MPI_Count scount, MPI_Datatype sdt,
+                       void *dst, MPI_Count rcount, MPI_Datatype rdt);
+void fm_sched_add_reduce(fm_coll_call *cc, MPI_Op op, const void *in, void *inout,
+                         MPI_Count count, MPI_Datatype dt);
+/* A buffer the schedule's steps use: freed with the schedule. */
+void fm_sched_keep(fm_coll_call *cc, void *raw);
+
+#endif

@@ -1,0 +1,348 @@
+/* coll_check.c — the argument checks of the collectives, shared by the
+ * blocking (coll_api.c), nonblocking and persistent (icoll_api.c) forms:
+ * each returns MPI_SUCCESS or what fm_raise returned.
+ *
+ * Arguments the standard calls "significant only at root" (or ignored
+ * with MPI_IN_PLACE) are checked only where they are significant, since
+ * programs legitimately pass NULL or MPI_DATATYPE_NULL elsewhere. */
+#include "mpi/coll_check.h"
+
+#include "coll/op.h"
+#include "dtype/dtype.h"
+#include "mpi/api.h"
+
+#define CHECK_COMM(call, comm)     \
+    do {                           \
+        FM_CHECK_INIT(call);       \
+        FM_CHECK_COMM(call, comm); \
+    } while (0)
+
+#define CHECK_BUF_ARGS(call, comm, count, dt)  \
+    do {                                       \
+        FM_CHECK_COUNT(call, comm, count);     \
+        FM_CHECK_TYPE(call, comm, dt);         \
+    } while (0)
+
+/* The op is valid, meant for collectives, and defined for dt. */
+#define CHECK_OP_FOR(call, comm, op, dt)                                                    \
+    do {                                                                                    \
+        FM_CHECK_OP(call, comm, op);                                                        \
+        if (fm_op_is_rma_only(op))                                                          \
+            return fm_raise(comm, call, MPI_ERR_OP,                                         \
+                            "op=%s is only valid in RMA accumulate operations", (op)->name); \
+        if (fm_op_check(op, dt) != FM_OK)                                                   \
+            return fm_raise(comm, call, MPI_ERR_OP, "op %s is not defined for datatype %s", \
+                            (op)->name, (dt)->name);                                        \
+    } while (0)
+
+/* Send and receive buffers of a reduction must not overlap; the standard's
+ * way to reuse one buffer is MPI_IN_PLACE. */
+#define CHECK_NO_ALIAS(call, comm, sbuf, rbuf, count)                                       \
+    do {                                                                                    \
+        if ((count) > 0 && (sbuf) == (rbuf) && (sbuf) != NULL && (sbuf) != MPI_IN_PLACE)    \
+            return fm_raise(comm, call, MPI_ERR_BUFFER,                                     \
+                            "sendbuf and recvbuf are the same buffer; use MPI_IN_PLACE");  \
+    } while (0)
+
+#define CHECK_NOT_IN_PLACE(call, comm, buf, what)                                           \
+    do {                                                                                    \
+        if ((buf) == MPI_IN_PLACE)                                                          \
+            return fm_raise(comm, call, MPI_ERR_BUFFER,                                     \
+                            "%s=MPI_IN_PLACE is not allowed here", what);                   \
+    } while (0)
+
+/* Per-rank arrays: present, and counts >= 0. */
+#define CHECK_ARRAY(call, comm, arr, what)                                                  \
+    do {                                                                                    \
+        if (!(arr))                                                                         \
+            return fm_raise(comm, call, MPI_ERR_ARG, "%s array is NULL", what);             \
+    } while (0)
+#define CHECK_COUNTS(call, comm, counts, what)                                              \
+    do {                                                                                    \
+        CHECK_ARRAY(call, comm, counts, what);                                              \
+        for (int i_ = 0; i_ < (comm)->size; i_++)                                           \
+            if ((counts)[i_] < 0)                                                           \
+                return fm_raise(comm, call, MPI_ERR_COUNT, "%s[%d]=%d must be >= 0", what,  \
+                                i_, (counts)[i_]);                                          \
+    } while (0)
+
+/* A buffer that holds data must not be NULL (FM_CHECK_BUF); `count` is
+ * the whole buffer's, e.g. size * rcount at a gather's root. */
+#define CHECK_DATA(call, comm, buf, count, dt, what) FM_CHECK_BUF(call, comm, buf, count, dt, what)
+
+static MPI_Count total_of(const int counts[], int n)
+{
+    MPI_Count t = 0;
+    for (int i = 0; i < n; i++)
+        t += counts[i];
+    return t;
+}
+
+int fm_check_barrier(const char *call, MPI_Comm comm)
+{
+    CHECK_COMM(call, comm);
+    return MPI_SUCCESS;
+} int fm_check_bcast(const char *call, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+    CHECK_COMM(call, comm);
+    CHECK_BUF_ARGS(call, comm, count, dt);
+    FM_CHECK_ROOT(call, comm, root);
+    CHECK_DATA(call, comm, buf, count, dt, "buffer");
+    return MPI_SUCCESS;
+}
+
+int fm_check_reduce(const char *call, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                    MPI_Op op, int root, MPI_Comm comm)
+{
+    CHECK_COMM(call, comm);
+    CHECK_BUF_ARGS(call, comm, count, dt);
+    FM_CHECK_ROOT(call, comm, root);
+    CHECK_OP_FOR(call, comm, op, dt);
+    if (comm->rank == root) {
+        CHECK_NO_ALIAS(call, comm, sbuf, rbuf, count);
+        CHECK_DATA(call, comm, rbuf, count, dt, "recvbuf");
+    } else {
+        CHECK_NOT_IN_PLACE(call, comm, sbuf, "sendbuf at a non-root rank");
+    }
+    if (sbuf != MPI_IN_PLACE)
+        CHECK_DATA(call, comm, sbuf, count, dt, "sendbuf");
+    return MPI_SUCCESS;
+}
+
+int fm_check_allreduce(const char *call, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                       MPI_Op op, MPI_Comm comm)
+{
+    CHECK_COMM(call, comm);
+    CHECK_BUF_ARGS(call, comm, count, dt);
+    CHECK_OP_FOR(call, comm, op, dt);
+    CHECK_NO_ALIAS(call, comm, sbuf, rbuf, count);
+    CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
+    if (sbuf != MPI_IN_PLACE)
+        CHECK_DATA(call, comm, sbuf, count, dt, "sendbuf");
+    CHECK_DATA(call, comm, rbuf, count, dt, "recvbuf");
+    return MPI_SUCCESS;
+}
+
+int fm_check_gather(const char *call, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                    int rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
+{
+    CHECK_COMM(call, comm);
+    FM_CHECK_ROOT(call, comm, root);
+    if (comm->rank == root) {
+        CHECK_BUF_ARGS(call, comm, rcount, rdt);
+        CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
+        CHECK_DATA(call, comm, rbuf, (MPI_Count)rcount * comm->size, rdt, "recvbuf");
+    } else {
+        CHECK_NOT_IN_PLACE(call, comm, sbuf, "sendbuf at a non-root rank");
+    }
+    if (sbuf != MPI_IN_PLACE) {
+        CHECK_BUF_ARGS(call, comm, scount, sdt);
+        CHECK_DATA(call, comm, sbuf, scount, sdt, "sendbuf");
+    }
+    return MPI_SUCCESS;
+}
+
+int fm_check_gatherv(const char *call, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                     const int rcounts[], const int displs[], MPI_Datatype rdt, int root,
+                     MPI_Comm comm)
+{
+    CHECK_COMM(call, comm);
+    FM_CHECK_ROOT(call, comm, root);
+    if (comm->rank == root) {
+        FM_CHECK_TYPE(call, comm, rdt);
+        CHECK_COUNTS(call, comm, rcounts, "recvcounts");
+        CHECK_ARRAY(call, comm, displs, "displs");
+        CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
+        CHECK_DATA(call, comm, rbuf, total_of(rcounts, comm->size), rdt, "recvbuf");
+    } else {
+        CHECK_NOT_IN_PLACE(call, comm, sbuf, "sendbuf at a non-root rank");
+    }
+    if (sbuf != MPI_IN_PLACE) {
+        CHECK_BUF_ARGS(call, comm, scount, sdt);
+        CHECK_DATA(call, comm, sbuf, scount, sdt, "sendbuf");
+    }
+    return MPI_SUCCESS;
+}
+
+int fm_check_scatter(const char *call, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                     int rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
+{
+    CHECK_COMM(call, comm);
+    FM_CHECK_ROOT(call, comm, root);
+    if (comm->rank == root) {
+        CHECK_BUF_ARGS(call, comm, scount, sdt);
+        CHECK_NOT_IN_PLACE(call, comm, sbuf, "sendbuf");
+        CHECK_DATA(call, comm, sbuf, (MPI_Count)scount * comm->size, sdt, "sendbuf");
+    } else {
+        CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf at a non-root rank");
+    }
+    if (rbuf != MPI_IN_PLACE) {
+        CHECK_BUF_ARGS(call, comm, rcount, rdt);
+        CHECK_DATA(call, comm, rbuf, rcount, rdt, "recvbuf");
+    }
+    return MPI_SUCCESS;
+}
+
+int fm_check_scatterv(const char *call, const void *sbuf, const int scounts[], const int displs[],
+                      MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt, int root,
+                      MPI_Comm comm)
+{
+    CHECK_COMM(call, comm);
+    FM_CHECK_ROOT(call, comm, root);
+    if (comm->rank == root) {
+        FM_CHECK_TYPE(call, comm, sdt);
+        CHECK_COUNTS(call, comm, scounts, "sendcounts");
+        CHECK_ARRAY(call, comm, displs, "displs");
+        CHECK_NOT_IN_PLACE(call, comm, sbuf, "sendbuf");
+        CHECK_DATA(call, comm, sbuf, total_of(scounts, comm->size), sdt, "sendbuf");
+    } else {
+        CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf at a non-root rank");
+    }
+    if (rbuf != MPI_IN_PLACE) {
+        CHECK_BUF_ARGS(call, comm, rcount, rdt);
+        CHECK_DATA(call, comm, rbuf, rcount, rdt, "recvbuf");
+    }
+    return MPI_SUCCESS;
+}
+
+int fm_check_allgather(const char *call, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                       int rcount, MPI_Datatype rdt, MPI_Comm comm)
+{
+    CHECK_COMM(call, comm);
+    CHECK_BUF_ARGS(call, comm, rcount, rdt);
+    CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
+    CHECK_DATA(call, comm, rbuf, (MPI_Count)rcount * comm->size, rdt, "recvbuf");
+    if (sbuf != MPI_IN_PLACE) {
+        CHECK_BUF_ARGS(call, comm, scount, sdt);
+        CHECK_DATA(call, comm, sbuf, scount, sdt, "sendbuf");
+    }
+    return MPI_SUCCESS;
+}
+
+int fm_check_allgatherv(const char *call, const void *sbuf, int scount, MPI_Datatype sdt,
+                        void *rbuf, const int rcounts[], const int displs[], MPI_Datatype rdt,
+                        MPI_Comm comm)
+{
+    CHECK_COMM(call, comm);
+    FM_CHECK_TYPE(call, comm, rdt);
+    CHECK_COUNTS(call, comm, rcounts, "recvcounts");
+    CHECK_ARRAY(call, comm, displs, "displs");
+    CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
+    CHECK_DATA(call, comm, rbuf, total_of(rcounts, comm->size), rdt, "recvbuf");
+    if (sbuf != MPI_IN_PLACE) {
+        CHECK_BUF_ARGS(call, comm, scount, sdt);
+        CHECK_DATA(call, comm, sbuf, scount, sdt, "sendbuf");
+    }
+    return MPI_SUCCESS;
+}
+
+int fm_check_alltoall(const char *call, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                      int rcount, MPI_Datatype rdt, MPI_Comm comm)
+{
+    CHECK_COMM(call, comm);
+    CHECK_BUF_ARGS(call, comm, rcount, rdt);
+    CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
+    CHECK_DATA(call, comm, rbuf, (MPI_Count)rcount * comm->size, rdt, "recvbuf");
+    if (sbuf != MPI_IN_PLACE) {
+        CHECK_BUF_ARGS(call, comm, scount, sdt);
+        CHECK_DATA(call, comm, sbuf, (MPI_Count)scount * comm->size, sdt, "sendbuf");
+    }
+    return MPI_SUCCESS;
+}
+
+int fm_check_alltoallv(const char *call, const void *sbuf, const int scounts[], const int sdispls[],
+                       MPI_Datatype sdt, void *rbuf, const int rcounts[], const int rdispls[],
+                       MPI_Datatype rdt, MPI_Comm comm)
+{
+    CHECK_COMM(call, comm);
+    FM_CHECK_TYPE(call, comm, rdt);
+    CHECK_COUNTS(call, comm, rcounts, "recvcounts");
+    CHECK_ARRAY(call, comm, rdispls, "rdispls");
+    CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
+    if (sbuf != MPI_IN_PLACE) {
+        FM_CHECK_TYPE(call, comm, sdt);
+        CHECK_COUNTS(call, comm, scounts, "sendcounts");
+        CHECK_ARRAY(call, comm, sdispls, "sdispls");
+        CHECK_DATA(call, comm, sbuf, total_of(scounts, comm->size), sdt, "sendbuf");
+    }
+    CHECK_DATA(call, comm, rbuf, total_of(rcounts, comm->size), rdt, "recvbuf");
+    return MPI_SUCCESS;
+}
+
+int fm_check_reduce_scatter(const char *call, const void *sbuf, void *rbuf, const int rcounts[],
+                            MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    CHECK_COMM(call, comm);
+    FM_CHECK_TYPE(call, comm, dt);
+    CHECK_COUNTS(call, comm, rcounts, "recvcounts");
+    CHECK_OP_FOR(call, comm, op, dt);
+    CHECK_NO_ALIAS(call, comm, sbuf, rbuf, rcounts[comm->rank]);
+    CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
+    if (sbuf != MPI_IN_PLACE)
+        CHECK_DATA(call, comm, sbuf, total_of(rcounts, comm->size), dt, "sendbuf");
+    CHECK_DATA(call, comm, rbuf,
+               sbuf == MPI_IN_PLACE ? total_of(rcounts, comm->size) : rcounts[comm->rank], dt,
+               "recvbuf");
+    return MPI_SUCCESS;
+}
+
+int fm_check_reduce_scatter_block(const char *call, const void *sbuf, void *rbuf, int rcount,
+                                  MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    CHECK_COMM(call, comm);
+    CHECK_BUF_ARGS(call, comm, rcount, dt);
+    CHECK_OP_FOR(call, comm, op, dt);
+    CHECK_NO_ALIAS(call, comm, sbuf, rbuf, rcount);
+    CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
+    if (sbuf != MPI_IN_PLACE)
+        CHECK_DATA(call, comm, sbuf, (MPI_Count)rcount * comm->size, dt, "sendbuf");
+    CHECK_DATA(call, comm, rbuf, rcount, dt, "recvbuf");
+    return MPI_SUCCESS;
+}
+
+int fm_check_scan(const char *call, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                  MPI_Op op, MPI_Comm comm, int exclusive)
+{
+    CHECK_COMM(call, comm);
+    CHECK_BUF_ARGS(call, comm, count, dt);
+    CHECK_OP_FOR(call, comm, op, dt);
+    CHECK_NO_ALIAS(call, comm, sbuf, rbuf, count);
+    CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
+    if (sbuf != MPI_IN_PLACE)
+        CHECK_DATA(call, comm, sbuf, count, dt, "sendbuf");
+    if (!exclusive || comm->rank > 0) /* exscan leaves rank 0's recvbuf alone */
+        CHECK_DATA(call, comm, rbuf, count, dt, "recvbuf");
+    return MPI_SUCCESS;
+}
+
+/* Alltoallw: a datatype per peer on each side, displacements in bytes. */
+static int check_w_side(const char *call, MPI_Comm comm, const void *buf, const int counts[],
+                        const int displs[], const MPI_Datatype dts[], const char *cname,
+                        const char *dname, const char *tname, const char *bname)
+{
+    CHECK_COUNTS(call, comm, counts, cname);
+    CHECK_ARRAY(call, comm, displs, dname);
+    CHECK_ARRAY(call, comm, dts, tname);
+    for (int i = 0; i < comm->size; i++) {
+        if (counts[i] == 0)
+            continue;
+        FM_CHECK_TYPE(call, comm, dts[i]);
+        CHECK_DATA(call, comm, buf, counts[i], dts[i], bname);
+    }
+    return MPI_SUCCESS;
+}
+
+int fm_check_alltoallw(const char *call, const void *sbuf, const int scounts[],
+                       const int sdispls[], const MPI_Datatype sdts[], void *rbuf,
+                       const int rcounts[], const int rdispls[], const MPI_Datatype rdts[],
+                       MPI_Comm comm)
+{
+    CHECK_COMM(call, comm);
+    CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
+    int err = check_w_side(call, comm, rbuf, rcounts, rdispls, rdts, "recvcounts", "rdispls",
+                           "recvtypes", "recvbuf");
+    if (err == MPI_SUCCESS && sbuf != MPI_IN_PLACE)
+        err = check_w_side(call, comm, sbuf, scounts, sdispls, sdts, "sendcounts", "sdispls",
+                           "sendtypes", "sendbuf");
+    return err;
+}
