@@ -22,6 +22,7 @@ enum fm_step_kind { FM_STEP_SEND, FM_STEP_RECV, FM_STEP_WAIT, FM_STEP_COPY, FM_S
 struct fm_step {
     uint8_t kind;
     int peer;
+    int tag;   /* point-to-point schedules: the caller's tag */
     const void *src;
     void *dst;
     MPI_Count count, count2;
@@ -47,6 +48,8 @@ struct fm_sched {
     int nkeep, keepcap;
     struct fm_request *req;   /* the user's request */
     int persistent;
+    int p2p;                  /* Isendrecv: user context, step tags, receive status kept */
+    MPI_Status rstatus;       /* p2p: the receive's status */
     struct fm_sched *next;    /* running schedules (fm_vci0.sched_running) */
 };
 
@@ -244,18 +247,20 @@ static void post(struct fm_sched *s, const struct fm_step *st)
             count = 0;
             dt = MPI_BYTE;
         }
-        rc = fm_isend(buf, count, dt, st->peer, s->tag, s->comm, 1, FM_SEND_STD, &r);
+        rc = s->p2p ? fm_isend(buf, count, dt, st->peer, st->tag, s->comm, 0, FM_SEND_STD, &r)
+                    : fm_isend(buf, count, dt, st->peer, s->tag, s->comm, 1, FM_SEND_STD, &r);
     } else {
         void *buf = st->dst;
         MPI_Count count = st->count;
         MPI_Datatype dt = st->dt;
-        want = (long long)count * (long long)dt->size;
+        want = s->p2p ? 0 : (long long)count * (long long)dt->size;
         if (!buf) { /* scratch that could not be allocated: take the message into nothing */
             buf = &marker;
             count = 0;
             dt = MPI_BYTE;
         }
-        rc = fm_irecv(buf, count, dt, st->peer, s->tag, s->comm, 1, &r);
+        rc = s->p2p ? fm_irecv(buf, count, dt, st->peer, st->tag, s->comm, 0, &r)
+                    : fm_irecv(buf, count, dt, st->peer, s->tag, s->comm, 1, &r);
     }
     if (rc != FM_OK) {
         fail(s, rc);
@@ -274,6 +279,8 @@ static int round_done(struct fm_sched *s)
     for (int i = 0; i < s->nreq; i++) {
         MPI_Status st;
         int rc = fm_wait(s->reqs[i], &st);
+        if (s->p2p && s->want[i] >= 0)
+            s->rstatus = st;
         if (rc == FM_OK && s->want[i] >= 0 && st.fm_count < s->want[i])
             rc = FM_ERR_COLL_PEER;
         fail(s, rc);
@@ -285,9 +292,13 @@ static int round_done(struct fm_sched *s)
 static void complete(struct fm_sched *s)
 {
     struct fm_request *r = s->req;
-    r->status.MPI_SOURCE = MPI_ANY_SOURCE;
-    r->status.MPI_TAG = MPI_ANY_TAG;
-    r->status.fm_count = 0;
+    if (s->p2p) {
+        r->status = s->rstatus;
+    } else {
+        r->status.MPI_SOURCE = MPI_ANY_SOURCE;
+        r->status.MPI_TAG = MPI_ANY_TAG;
+        r->status.fm_count = 0;
+    }
     r->status.MPI_ERROR = s->rc == FM_OK ? MPI_SUCCESS : fm_status_to_mpi_class(s->rc);
     r->coll_status = s->rc;
     if (s->persistent) {
@@ -375,7 +386,7 @@ static int sched_poll(void)
 
 static struct fm_request *coll_request(struct fm_sched *s)
 {
-    struct fm_request *r = fm_req_alloc(FM_REQ_COLL);
+    struct fm_request *r = fm_req_alloc(s->p2p ? FM_REQ_SENDRECV : FM_REQ_COLL);
     if (!r)
         return NULL;
     r->comm = s->comm;
@@ -434,4 +445,55 @@ void fm_sched_free_persistent(struct fm_request *req)
     sched_free(req->sched);
     req->sched = NULL;
     fm_req_free(req);
+}
+
+int fm_sched_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, int dest, int stag,
+                      void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int src, int rtag,
+                      MPI_Comm comm, int replace, struct fm_request **req)
+{
+    struct fm_sched *s = calloc(1, sizeof *s);
+    if (!s)
+        return FM_ERR_NOMEM;
+    s->comm = comm;
+    comm->refcount++;
+    s->p2p = 1;
+    fm_coll_call cc = FM_COLL_CALL(comm, 0);
+    cc.sched = s;
+    if (replace) { /* what goes out is the buffer as it is now */
+        size_t bytes = (size_t)scount * (size_t)sdt->size;
+        void *packed = malloc(bytes ? bytes : 1);
+        if (!packed) {
+            fm_sched_abandon(&cc);
+            return FM_ERR_NOMEM;
+        }
+        fm_dt_pack(sbuf, scount, sdt, 0, packed, bytes);
+        fm_sched_keep(&cc, packed);
+        sbuf = packed;
+        scount = (MPI_Count)bytes;
+        sdt = MPI_BYTE;
+    }
+    fm_sched_add_recv(&cc, rbuf, rcount, rdt, src);
+    fm_sched_add_send(&cc, sbuf, scount, sdt, dest);
+    if (!s->broken) {
+        s->steps[0].tag = rtag;
+        s->steps[1].tag = stag;
+    }
+    fm_sched_add_wait(&cc);
+    return fm_sched_start_new(&cc, req);
+}
+
+int fm_sched_cancel_p2p(struct fm_request *req)
+{
+    struct fm_sched *s = req->sched;
+    if (!s || req->done)
+        return FM_OK; /* complete already: nothing to cancel */
+    /* The halves not yet complete; each is cancelled if it still can be
+     * (an unmatched receive, a send not yet taken), else completes. */
+    for (int i = 0; i < s->nreq; i++)
+        if (!s->reqs[i]->done) {
+            int rc = fm_cancel(s->reqs[i]);
+            if (rc != FM_OK)
+                return rc;
+        }
+    return FM_OK;
 }

@@ -47,6 +47,18 @@ int fm_sched_restart(struct fm_request *req);
  * request itself. */
 void fm_sched_free_persistent(struct fm_request *req);
 
+/* MPI_Isendrecv / MPI_Isendrecv_replace (replace: the send data is
+ * packed aside at once and the receive lands in rbuf): a schedule on the
+ * user's context with the caller's tags, not a collective one — it takes
+ * no tag from the communicator's sequence.  *req (FM_REQ_SENDRECV) gets
+ * the receive's status. */
+int fm_sched_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, int dest, int stag,
+                      void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int src, int rtag,
+                      MPI_Comm comm, int replace, struct fm_request **req);
+
+/* MPI_Cancel of an Isendrecv: cancel each half that still can be. */
+int fm_sched_cancel_p2p(struct fm_request *req);
+
 /* Drop a schedule being recorded (an argument error found late). */
 void fm_sched_abandon(fm_coll_call *cc);
 

@@ -14,6 +14,7 @@ enum fm_req_kind {
     FM_REQ_RECV,
     FM_REQ_DONE,      /* complete from the start (PROC_NULL, Comm_idup, ...) */
     FM_REQ_COLL,      /* nonblocking or persistent collective: runs `sched` (coll/sched.h) */
+    FM_REQ_SENDRECV,  /* MPI_Isendrecv(_replace): a point-to-point `sched` */
 };
 
 enum {

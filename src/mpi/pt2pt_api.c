@@ -5,6 +5,7 @@
 
 #include "dtype/dtype.h"
 #include "boot/hang.h"
+#include "coll/sched.h"
 #include "mpi/api.h"
 #include "mpi/request_api.h"
 #include "pt2pt/internal.h"
@@ -179,6 +180,36 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int se
     free(packed);
     fm_request_progress_until_done(rr);
     return fm_request_finish("MPI_Sendrecv_replace", &rr, status);
+}
+
+/* MPI-4.0: both halves as one request, run by the progress engine
+ * (coll/sched.h); its status is the receive's. */
+int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    static const char call[] = "MPI_Isendrecv";
+    CHECK_SEND_ARGS(call, sendbuf, sendcount, sendtype, dest, sendtag, comm);
+    CHECK_RECV_ARGS(call, recvbuf, recvcount, recvtype, source, recvtag, comm);
+    if (!request)
+        return fm_raise(comm, call, MPI_ERR_ARG, "request=NULL");
+    return fm_raise_status(comm, call,
+                           fm_sched_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                                             recvcount, recvtype, source, recvtag, comm, 0,
+                                             request));
+}
+
+int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    static const char call[] = "MPI_Isendrecv_replace";
+    CHECK_SEND_ARGS(call, buf, count, dt, dest, sendtag, comm);
+    CHECK_RECV_ARGS(call, buf, count, dt, source, recvtag, comm);
+    if (!request)
+        return fm_raise(comm, call, MPI_ERR_ARG, "request=NULL");
+    return fm_raise_status(comm, call,
+                           fm_sched_sendrecv(buf, count, dt, dest, sendtag, buf, count, dt, source,
+                                             recvtag, comm, 1, request));
 }
 
 /* ---- probe ------------------------------------------------------------- */

@@ -40,7 +40,7 @@ void fm_request_progress_until_done(struct fm_request *r)
 static int raise_request_error(const char *call, const struct fm_request *r)
 {
     int err = r->status.MPI_ERROR;
-    if (r->kind == FM_REQ_COLL) /* the collective's own status says more */
+    if (r->kind == FM_REQ_COLL || r->kind == FM_REQ_SENDRECV) /* its own status says more */
         return fm_raise_status(r->comm, call, r->coll_status);
     if (err == MPI_ERR_TRUNCATE)
         return fm_raise(r->comm, call, MPI_ERR_TRUNCATE,
@@ -349,6 +349,8 @@ int MPI_Cancel(MPI_Request *request)
         return fm_raise(MPI_COMM_NULL, "MPI_Cancel", MPI_ERR_REQUEST, "request=MPI_REQUEST_NULL");
     CHECK_REQ("MPI_Cancel", *request);
     struct fm_request *r = *request;
+    if (r->kind == FM_REQ_SENDRECV)
+        return fm_raise_status(r->comm, "MPI_Cancel", fm_sched_cancel_p2p(r));
     if (r->kind == FM_REQ_COLL)
         return fm_raise(r->comm, "MPI_Cancel", MPI_ERR_REQUEST,
                         "request is a collective's; the standard does not let a collective be "
