@@ -14,7 +14,14 @@
 #include "pt2pt/pt2pt.h"
 #include "util/status.h"
 
-enum fm_step_kind { FM_STEP_SEND, FM_STEP_RECV, FM_STEP_WAIT, FM_STEP_COPY, FM_STEP_REDUCE };
+enum fm_step_kind {
+    FM_STEP_SEND,
+    FM_STEP_RECV,
+    FM_STEP_WAIT,
+    FM_STEP_COPY,
+    FM_STEP_REDUCE,
+    FM_STEP_CALL,
+};
 
 /* One recorded step.  send: (src, count, dt) to peer; recv: (dst, count,
  * dt) from peer; copy: (src, count, dt) into (dst, count2, dt2); reduce:
@@ -28,6 +35,7 @@ struct fm_step {
     MPI_Count count, count2;
     MPI_Datatype dt, dt2;
     MPI_Op op;
+    fm_sched_fn *fn; /* call: fn(cc, dst) */
 };
 
 struct fm_sched {
@@ -43,7 +51,7 @@ struct fm_sched {
     int pos;                  /* next step to play */
     struct fm_request **reqs; /* posted and not yet completed, with the bytes a */
     long long *want;          /* receive posted (-1 for a send) */
-    int nreq;
+    int nreq, reqcap;
     void **keep;              /* buffers freed with the schedule */
     int nkeep, keepcap;
     struct fm_request *req;   /* the user's request */
@@ -158,6 +166,15 @@ void fm_sched_add_reduce(fm_coll_call *cc, MPI_Op op, const void *in, void *inou
     fm_op_retain(op);
 }
 
+void fm_sched_add_call(fm_coll_call *cc, fm_sched_fn *fn, void *arg)
+{
+    struct fm_step *st = add_step(cc, FM_STEP_CALL);
+    if (st) {
+        st->fn = fn;
+        st->dst = arg;
+    }
+}
+
 void fm_sched_keep(fm_coll_call *cc, void *raw)
 {
     struct fm_sched *s = cc->sched;
@@ -196,6 +213,24 @@ void fm_sched_abandon(fm_coll_call *cc)
     cc->sched = NULL;
 }
 
+/* Room for n requests in flight (more when a call step records a larger
+ * round than the recording had). */
+static int grow_reqs(struct fm_sched *s, int n)
+{
+    if (n <= s->reqcap)
+        return FM_OK;
+    struct fm_request **r = realloc(s->reqs, sizeof *r * (size_t)n);
+    if (r)
+        s->reqs = r;
+    long long *w = realloc(s->want, sizeof *w * (size_t)n);
+    if (w)
+        s->want = w;
+    if (!r || !w)
+        return FM_ERR_NOMEM;
+    s->reqcap = n;
+    return FM_OK;
+}
+
 /* Size the request arrays for the largest round. */
 static int finish_recording(fm_coll_call *cc)
 {
@@ -211,14 +246,8 @@ static int finish_recording(fm_coll_call *cc)
         if (round > s->max_round)
             s->max_round = round;
     }
-    if (s->max_round) {
-        s->reqs = malloc(sizeof *s->reqs * (size_t)s->max_round);
-        s->want = malloc(sizeof *s->want * (size_t)s->max_round);
-        if (!s->reqs || !s->want)
-            return FM_ERR_NOMEM;
-    }
     s->rc0 = cc->rc;
-    return FM_OK;
+    return grow_reqs(s, s->max_round);
 }
 
 /* ---- playing ----------------------------------------------------------------- */
@@ -261,6 +290,10 @@ static void post(struct fm_sched *s, const struct fm_step *st)
         }
         rc = s->p2p ? fm_irecv(buf, count, dt, st->peer, st->tag, s->comm, 0, &r)
                     : fm_irecv(buf, count, dt, st->peer, s->tag, s->comm, 1, &r);
+    }
+    if (rc == FM_OK && s->nreq == s->reqcap && grow_reqs(s, 2 * s->reqcap + 4) != FM_OK) {
+        fm_wait(r, NULL); /* nowhere to track it: finish it here */
+        rc = FM_ERR_NOMEM;
     }
     if (rc != FM_OK) {
         fail(s, rc);
@@ -335,6 +368,14 @@ static int advance(struct fm_sched *s)
             if (s->rc == FM_OK)
                 fail(s, fm_op_apply(st->op, st->src, st->dst, st->count, st->dt));
             break;
+        case FM_STEP_CALL: {
+            fm_coll_call cc = {.comm = s->comm, .tag = s->tag, .rc = s->rc, .sched = s};
+            st->fn(&cc, st->dst); /* may append steps: st is not used after */
+            s->rc = cc.rc;
+            if (s->broken)
+                fail(s, FM_ERR_NOMEM);
+            break;
+        }
         }
     }
     if (s->nreq && !round_done(s))

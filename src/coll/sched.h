@@ -71,6 +71,13 @@ void fm_sched_add_copy(fm_coll_call *cc, const void *src, MPI_Count scount, MPI_
                        void *dst, MPI_Count rcount, MPI_Datatype rdt);
 void fm_sched_add_reduce(fm_coll_call *cc, MPI_Op op, const void *in, void *inout,
                          MPI_Count count, MPI_Datatype dt);
+/* A step that runs fn(cc, arg) when the schedule reaches it (after the
+ * wait before it): it sees cc->rc and may record more steps into cc, run
+ * next — a schedule whose later rounds depend on what earlier ones
+ * received (MPI_Comm_idup's context-id agreement).  For schedules that run
+ * once, never persistent ones. */
+typedef void fm_sched_fn(fm_coll_call *cc, void *arg);
+void fm_sched_add_call(fm_coll_call *cc, fm_sched_fn *fn, void *arg);
 /* A buffer the schedule's steps use: freed with the schedule. */
 void fm_sched_keep(fm_coll_call *cc, void *raw);
 

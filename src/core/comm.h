@@ -104,6 +104,13 @@ void fm_ctx_ids_window(uint64_t w0, uint64_t *win, int n);
 /* Take the lowest id set both in avail (words [w0, w0+n)) and here;
  * returns it, or -1 if none. */
 int fm_ctx_ids_take_lowest(uint64_t w0, const uint64_t *avail, int n);
+/* A nonblocking agreement (MPI_Comm_idup) holds the free ids of words
+ * [w0, w0+n) aside while it runs, so other communicators made meanwhile
+ * cannot take one of them here and leave the members disagreeing:
+ * reserve copies them into win and marks them taken; unreserve gives
+ * back `reserved` except `keep` (an id, or -1), which stays taken. */
+void fm_ctx_ids_reserve(uint64_t w0, uint64_t *win, int n);
+void fm_ctx_ids_unreserve(uint64_t w0, const uint64_t *reserved, int n, int keep);
 /* Mark id taken (another member checked it is free everywhere). */
 void fm_ctx_ids_take(int id);
 /* Give back the id of context ctx and drop its queues. */

@@ -79,6 +79,28 @@ int fm_ctx_ids_take_lowest(uint64_t w0, const uint64_t *avail, int n)
     return id;
 }
 
+void fm_ctx_ids_reserve(uint64_t w0, uint64_t *win, int n)
+{
+    pthread_mutex_lock(&ids_lock);
+    for (int i = 0; i < n; i++) {
+        uint64_t w = w0 + (uint64_t)i;
+        win[i] = w < NWORDS ? ids_free[w] : 0;
+        if (w < NWORDS)
+            ids_free[w] = 0;
+    }
+    pthread_mutex_unlock(&ids_lock);
+}
+
+void fm_ctx_ids_unreserve(uint64_t w0, const uint64_t *reserved, int n, int keep)
+{
+    pthread_mutex_lock(&ids_lock);
+    for (int i = 0; i < n && w0 + (uint64_t)i < NWORDS; i++)
+        ids_free[w0 + (uint64_t)i] |= reserved[i];
+    if (keep >= 0)
+        take(keep);
+    pthread_mutex_unlock(&ids_lock);
+}
+
 void fm_ctx_ids_take(int id)
 {
     pthread_mutex_lock(&ids_lock);

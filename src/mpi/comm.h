@@ -4,6 +4,7 @@
 #ifndef FM_MPI_COMM_H
 #define FM_MPI_COMM_H
 
+#include "coll/coll_call.h"
 #include "core/comm.h"
 
 /* Set up MPI_COMM_WORLD / MPI_COMM_SELF after the transports are up, and
@@ -14,6 +15,13 @@ void fm_comm_finalize(void);
 /* Agree on a fresh context id among all members of comm (one collective
  * round over comm). */
 int fm_ctx_alloc(MPI_Comm comm, uint32_t *ctx);
+/* The same agreement recorded into a schedule (cc->sched set, on
+ * cc->comm), for MPI_Comm_idup: when it ends, done(cc, ctx, arg) runs from
+ * the schedule — with cc->rc set and ctx 0 if it failed.  It keeps the
+ * window of ids it is agreeing on reserved here meanwhile (core/comm.h),
+ * so communicators created in between cannot make the members disagree. */
+typedef void fm_ctx_done_fn(fm_coll_call *cc, uint32_t ctx, void *arg);
+int fm_ctx_alloc_sched(fm_coll_call *cc, fm_ctx_done_fn *done, void *arg);
 /* Like fm_ctx_alloc, but agreed only among the members of `group` (a
  * subset of comm's group that includes this process), by point-to-point on
  * comm's collective context with tags FM_TAG_CTX_AGREE | (tag & FM_TAG_CTX_MASK).

@@ -1,7 +1,9 @@
 /* comm_api.c — MPI_Comm_* entry points that need no new membership:
  * rank/size, dup/idup, free, compare, group, names. */
+#include <stdlib.h>
 #include <string.h>
 
+#include "coll/sched.h"
 #include "core/request.h"
 #include "mpi/api.h"
 
@@ -39,27 +41,35 @@ static int raise_attr(MPI_Comm comm, const char *call, int rc, const char *which
                     which, keyval, code);
 }
 
-/* One collective round (the context id) plus local attribute copies. */
-static int comm_dup(const char *call, MPI_Comm comm, MPI_Comm *newcomm)
+/* The new communicator of a dup on context ctx: built over comm's group,
+ * attributes copied.  FM_OK, or a status (ctx is given back). */
+static int dup_finish(MPI_Comm comm, uint32_t ctx, MPI_Comm *newcomm)
 {
-    uint32_t ctx;
     MPI_Comm nc;
-    int rc = fm_ctx_alloc(comm, &ctx);
-    if (rc != FM_OK)
-        return fm_ctx_raise(comm, call, rc);
-    rc = fm_comm_build(comm->group, ctx, comm, &nc);
+    int rc = fm_comm_build(comm->group, ctx, comm, &nc);
     if (rc != FM_OK) {
         fm_ctx_free(ctx);
-        return fm_raise_status(comm, call, rc);
+        return rc;
     }
     rc = fm_attr_copy_all(comm, nc);
     if (rc != FM_OK) {
         fm_attr_delete_all(nc); /* undo the copies made; the first error is what counts */
         fm_comm_release(nc);
-        return raise_attr(comm, call, rc, "copy");
+        return rc;
     }
     *newcomm = nc;
-    return MPI_SUCCESS;
+    return FM_OK;
+}
+
+/* One collective round (the context id) plus local attribute copies. */
+static int comm_dup(const char *call, MPI_Comm comm, MPI_Comm *newcomm)
+{
+    uint32_t ctx;
+    int rc = fm_ctx_alloc(comm, &ctx);
+    if (rc != FM_OK)
+        return fm_ctx_raise(comm, call, rc);
+    rc = dup_finish(comm, ctx, newcomm);
+    return rc == FM_OK ? MPI_SUCCESS : raise_attr(comm, call, rc, "copy");
 }
 
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
@@ -70,8 +80,21 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     return comm_dup("MPI_Comm_dup", comm, newcomm);
 }
 
-/* Completes before returning: the agreement is one allreduce, which a
- * nonblocking schedule would only delay.  The request is already done. */
+/* The agreement runs as a schedule (fm_ctx_alloc_sched); *newcomm is set
+ * when the request completes. */
+struct idup {
+    MPI_Comm comm;
+    MPI_Comm *newcomm;
+};
+
+static void idup_done(fm_coll_call *cc, uint32_t ctx, void *arg)
+{
+    struct idup *d = arg;
+    *d->newcomm = MPI_COMM_NULL;
+    if (cc->rc == FM_OK)
+        fm_cc_fail(cc, dup_finish(d->comm, ctx, d->newcomm));
+}
+
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
     const char *call = "MPI_Comm_idup";
@@ -79,20 +102,22 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     FM_CHECK_COMM(call, comm);
     CHECK_PTR(call, comm, newcomm, "newcomm");
     CHECK_PTR(call, comm, request, "request");
-    struct fm_request *r = fm_req_alloc(FM_REQ_DONE);
-    if (!r)
-        return fm_raise(comm, call, MPI_ERR_NO_MEM, "no memory for the request");
-    int rc = comm_dup(call, comm, newcomm);
-    if (rc != MPI_SUCCESS) {
-        fm_req_free(r);
-        return rc;
+    fm_coll_call cc;
+    struct idup *d = malloc(sizeof *d);
+    int rc = d ? fm_sched_begin(&cc, comm) : FM_ERR_NOMEM;
+    if (rc != FM_OK) {
+        free(d);
+        return fm_raise_status(comm, call, rc);
     }
-    r->status.MPI_SOURCE = MPI_ANY_SOURCE;
-    r->status.MPI_TAG = MPI_ANY_TAG;
-    r->status.MPI_ERROR = MPI_SUCCESS;
-    fm_req_complete(r);
-    *request = r;
-    return MPI_SUCCESS;
+    fm_sched_keep(&cc, d);
+    *d = (struct idup){.comm = comm, .newcomm = newcomm};
+    rc = fm_ctx_alloc_sched(&cc, idup_done, d);
+    if (rc != FM_OK) {
+        fm_sched_abandon(&cc);
+        return fm_raise_status(comm, call, rc);
+    }
+    rc = fm_sched_start_new(&cc, request);
+    return rc == FM_OK ? MPI_SUCCESS : fm_raise_status(comm, call, rc);
 }
 
 int MPI_Comm_free(MPI_Comm *comm)

@@ -11,6 +11,7 @@
 
 #include "coll/coll.h"
 #include "coll/rma/coll_rma.h"
+#include "coll/sched.h"
 #include "core/vci.h"
 #include "mpi/api.h"
 #include "pt2pt/pt2pt.h"
@@ -65,6 +66,70 @@ int fm_ctx_alloc(MPI_Comm comm, uint32_t *ctx)
         }
     }
     return rc != FM_OK ? rc : FM_ERR_NO_CONTEXT;
+}
+
+/* The nonblocking agreement: the same rounds as fm_ctx_alloc, each window
+ * of ids reserved here while the members AND their copies of it. */
+struct agree {
+    uint64_t start, w0;
+    uint64_t win[WINDOW_WORDS], reserved[WINDOW_WORDS];
+    fm_ctx_done_fn *done;
+    void *arg;
+};
+
+static void agree_window(fm_coll_call *cc, void *arg);
+
+static void agree_pick(fm_coll_call *cc, void *arg)
+{
+    struct agree *a = arg;
+    int id = -1;
+    /* win is the AND of everyone's reserved window, so within ours. */
+    for (int i = 0; cc->rc == FM_OK && id < 0 && i < WINDOW_WORDS; i++)
+        if (a->win[i] & a->reserved[i])
+            id = (int)(a->w0 + (uint64_t)i) * 64 + __builtin_ctzll(a->win[i] & a->reserved[i]);
+    fm_ctx_ids_unreserve(a->w0, a->reserved, WINDOW_WORDS, id);
+    if (cc->rc != FM_OK || id >= 0) {
+        a->done(cc, id >= 0 ? (uint32_t)id * 2 : 0, a->arg);
+        return;
+    }
+    a->w0 += WINDOW_WORDS; /* every member saw the same AND: all move on */
+    agree_window(cc, a);
+}
+
+static void agree_window(fm_coll_call *cc, void *arg)
+{
+    struct agree *a = arg;
+    if (cc->rc == FM_OK && a->w0 >= NWORDS)
+        fm_cc_fail(cc, FM_ERR_NO_CONTEXT);
+    if (cc->rc != FM_OK) {
+        a->done(cc, 0, a->arg);
+        return;
+    }
+    fm_ctx_ids_reserve(a->w0, a->reserved, WINDOW_WORDS);
+    memcpy(a->win, a->reserved, sizeof a->win);
+    fm_cc_allreduce(cc, MPI_IN_PLACE, a->win, WINDOW_WORDS, MPI_UINT64_T, MPI_BAND);
+    fm_sched_add_call(cc, agree_pick, a);
+}
+
+static void agree_start(fm_coll_call *cc, void *arg)
+{
+    struct agree *a = arg;
+    a->w0 = a->start;
+    agree_window(cc, a);
+}
+
+int fm_ctx_alloc_sched(fm_coll_call *cc, fm_ctx_done_fn *done, void *arg)
+{
+    struct agree *a = calloc(1, sizeof *a);
+    if (!a)
+        return FM_ERR_NOMEM;
+    fm_sched_keep(cc, a);
+    a->done = done;
+    a->arg = arg;
+    a->start = fm_ctx_ids_lowest_free_word();
+    fm_cc_allreduce(cc, MPI_IN_PLACE, &a->start, 1, MPI_UINT64_T, MPI_MAX);
+    fm_sched_add_call(cc, agree_start, a);
+    return FM_OK;
 }
 
 /* Binomial-tree AND-reduce of the bitmaps to group rank 0, which picks the
