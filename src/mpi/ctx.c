@@ -56,10 +56,17 @@ int fm_ctx_alloc(MPI_Comm comm, uint32_t *ctx)
     uint64_t start = fm_ctx_ids_lowest_free_word();
     int rc = fm_coll_allreduce(MPI_IN_PLACE, &start, 1, MPI_UINT64_T, MPI_MAX, comm);
     for (uint64_t w0 = start; rc == FM_OK && w0 < NWORDS; w0 += WINDOW_WORDS) {
-        uint64_t win[WINDOW_WORDS];
-        fm_ctx_ids_window(w0, win, WINDOW_WORDS);
+        /* Reserved while the members AND it: an MPI_Comm_idup progressing
+         * meanwhile must not take one of these ids here only. */
+        uint64_t win[WINDOW_WORDS], mine[WINDOW_WORDS];
+        fm_ctx_ids_reserve(w0, mine, WINDOW_WORDS);
+        memcpy(win, mine, sizeof win);
         rc = fm_coll_allreduce(MPI_IN_PLACE, win, WINDOW_WORDS, MPI_UINT64_T, MPI_BAND, comm);
-        int found = rc == FM_OK ? fm_ctx_ids_take_lowest(w0, win, WINDOW_WORDS) : -1;
+        int found = -1;
+        for (int i = 0; rc == FM_OK && found < 0 && i < WINDOW_WORDS; i++)
+            if (win[i] & mine[i])
+                found = (int)(w0 + (uint64_t)i) * 64 + __builtin_ctzll(win[i] & mine[i]);
+        fm_ctx_ids_unreserve(w0, mine, WINDOW_WORDS, found);
         if (found >= 0) {
             *ctx = (uint32_t)found * 2;
             return FM_OK;
