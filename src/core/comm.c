@@ -50,6 +50,7 @@ static int comm_setup(struct fm_comm *c, struct fm_group *group, uint32_t ctx,
     c->refcount = 1;
     c->rank = group->rank;
     c->size = group->size;
+    c->remote_size = group->size;
     c->ctx = ctx;
     fm_group_retain(group);
     c->group = group;
@@ -76,6 +77,21 @@ int fm_comm_build(struct fm_group *group, uint32_t ctx, MPI_Comm parent, MPI_Com
     return FM_OK;
 }
 
+int fm_comm_build_inter(struct fm_group *local, struct fm_group *remote, uint32_t ctx,
+                        MPI_Comm parent, MPI_Comm local_comm, MPI_Comm *out)
+{
+    int rc = fm_comm_build(local, ctx, parent, out);
+    if (rc != FM_OK)
+        return rc;
+    MPI_Comm c = *out;
+    fm_group_retain(remote);
+    c->remote_group = remote;
+    c->remote_size = remote->size;
+    c->world = remote->world; /* point-to-point ranks name the remote group */
+    c->local_comm = local_comm;
+    return FM_OK;
+}
+
 #define MAX_DESTROY_HOOKS 4
 static fm_comm_destroy_hook *destroy_hooks[MAX_DESTROY_HOOKS];
 static int ndestroy_hooks;
@@ -95,6 +111,10 @@ void fm_comm_destroy(MPI_Comm comm)
         destroy_hooks[i](comm);
     fm_ctx_free(comm->ctx);
     fm_group_release(comm->group);
+    if (comm->remote_group)
+        fm_group_release(comm->remote_group);
+    if (comm->local_comm)
+        fm_comm_release(comm->local_comm);
     fm_comm_errh_release(comm->errh);
     if (comm->predefined) {
         comm->magic = 0;

@@ -52,6 +52,13 @@ struct fm_comm {
     struct fm_attr *attrs;      /* owned by src/mpi/attr.c */
     void *coll_rma;             /* one-sided collectives' cache, set up on first use (src/coll/rma) */
     uint32_t sched_seq;         /* nonblocking/persistent collectives started: their tags (coll/sched.c) */
+    /* Ranks in point-to-point calls name members of remote_group when it is
+     * set (an intercommunicator: world is then remote_group->world, and
+     * local_comm is this side's group as an intracommunicator, for the
+     * local steps of collectives); otherwise of group. */
+    int remote_size;
+    struct fm_group *remote_group;
+    struct fm_comm *local_comm;
     char name[MPI_MAX_OBJECT_NAME];
 };
 
@@ -60,6 +67,12 @@ struct fm_comm {
  * matching queues attached, the error handler inherited from `parent` (or
  * MPI_ERRORS_ARE_FATAL if parent is NULL). */
 int fm_comm_build(struct fm_group *group, uint32_t ctx, MPI_Comm parent, MPI_Comm *out);
+/* An intercommunicator between group `local` (this process's) and
+ * `remote` (both retained) on context ctx; local_comm (an intracommunicator
+ * over `local`) is handed over.  The error handler comes from parent. */
+int fm_comm_build_inter(struct fm_group *local, struct fm_group *remote, uint32_t ctx,
+                        MPI_Comm parent, MPI_Comm local_comm, MPI_Comm *out);
+static inline int fm_comm_is_inter(MPI_Comm comm) { return comm->remote_group != NULL; }
 /* Drop a reference; at zero runs the destroy hooks, then frees group,
  * handler reference and context id (fm_comm_destroy).  Inline: every
  * request holds one. */

@@ -42,6 +42,14 @@ int fm_call_errhandler(MPI_Comm comm, int code);
                             "comm=%s is not a valid communicator",                   \
                             (comm) == MPI_COMM_NULL ? "MPI_COMM_NULL" : "<invalid>"); \
     } while (0)
+/* Calls defined on intracommunicators only (MPI_ERR_COMM otherwise). */
+#define FM_CHECK_INTRA(call, comm)                                                   \
+    do {                                                                             \
+        if (fm_comm_is_inter(comm))                                                  \
+            return fm_raise(comm, call, MPI_ERR_COMM,                                \
+                            "%s is an intercommunicator; %s takes an "              \
+                            "intracommunicator", fm_comm_label(comm), call);         \
+    } while (0)
 #define FM_CHECK_COUNT(call, comm, count)                                            \
     do {                                                                             \
         if ((count) < 0)                                                             \
@@ -72,11 +80,12 @@ int fm_call_errhandler(MPI_Comm comm, int code);
 /* dest/src rank: 0..size-1, MPI_PROC_NULL, and (if any_ok) MPI_ANY_SOURCE. */
 #define FM_CHECK_RANK(call, comm, r, what, any_ok)                                   \
     do {                                                                             \
-        if (!((r) >= 0 && (r) < (comm)->size) && (r) != MPI_PROC_NULL &&             \
+        if (!((r) >= 0 && (r) < (comm)->remote_size) && (r) != MPI_PROC_NULL &&      \
             !((any_ok) && (r) == MPI_ANY_SOURCE))                                    \
             return fm_raise(comm, call, MPI_ERR_RANK,                                \
-                            "%s=%d is not a rank of %s (size %d)", what, (int)(r),   \
-                            fm_comm_label(comm), (comm)->size);                              \
+                            "%s=%d is not a rank of %s%s (size %d)", what, (int)(r), \
+                            fm_comm_is_inter(comm) ? "the remote group of " : "",    \
+                            fm_comm_label(comm), (comm)->remote_size);               \
     } while (0)
 /* tag: 0..MPI_TAG_UB, and (if any_ok) MPI_ANY_TAG. */
 #define FM_CHECK_TAG(call, comm, t, any_ok)                                          \

@@ -14,7 +14,8 @@
 #define CHECK_COMM(call, comm)     \
     do {                           \
         FM_CHECK_INIT(call);       \
-        FM_CHECK_COMM(call, comm); \
+        FM_CHECK_COMM(call, comm);  \
+        FM_CHECK_INTRA(call, comm); \
     } while (0)
 
 #define CHECK_BUF_ARGS(call, comm, count, dt)  \

@@ -32,6 +32,9 @@ int fm_ctx_alloc_group(MPI_Comm comm, struct fm_group *group, int tag, uint32_t 
 int fm_ctx_raise(MPI_Comm comm, const char *call, int rc);
 #define FM_TAG_CTX_AGREE 0x7f000000
 #define FM_TAG_CTX_MASK 0x00ffffff
+/* Duplicate intercommunicator ic (same groups, a new context agreed by
+ * both, a new local intracommunicator); attributes are the caller's. */
+int fm_intercomm_dup(MPI_Comm ic, MPI_Comm *out);
 /* A private duplicate of comm for the library's own traffic (a window's),
  * with MPI_ERRORS_RETURN: errors there are reported through the owner. */
 int fm_comm_dup_private(MPI_Comm comm, MPI_Comm *out);

@@ -61,9 +61,31 @@ static int dup_finish(MPI_Comm comm, uint32_t ctx, MPI_Comm *newcomm)
     return FM_OK;
 }
 
+/* An intercommunicator's copy: new context and local communicator, then
+ * the attributes. */
+static int inter_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    MPI_Comm nc;
+    int rc = fm_intercomm_dup(comm, &nc);
+    if (rc != FM_OK)
+        return rc;
+    rc = fm_attr_copy_all(comm, nc);
+    if (rc != FM_OK) {
+        fm_attr_delete_all(nc);
+        fm_comm_release(nc);
+        return rc;
+    }
+    *newcomm = nc;
+    return FM_OK;
+}
+
 /* One collective round (the context id) plus local attribute copies. */
 static int comm_dup(const char *call, MPI_Comm comm, MPI_Comm *newcomm)
 {
+    if (fm_comm_is_inter(comm)) {
+        int rc = inter_dup(comm, newcomm);
+        return rc == FM_OK ? MPI_SUCCESS : raise_attr(comm, call, rc, "copy");
+    }
     uint32_t ctx;
     int rc = fm_ctx_alloc(comm, &ctx);
     if (rc != FM_OK)
@@ -102,6 +124,23 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     FM_CHECK_COMM(call, comm);
     CHECK_PTR(call, comm, newcomm, "newcomm");
     CHECK_PTR(call, comm, request, "request");
+    if (fm_comm_is_inter(comm)) {
+        /* Intercommunicators: the duplicate is made before returning (its
+         * agreement bridges two groups through their leaders, blocking). */
+        struct fm_request *r = fm_req_alloc(FM_REQ_DONE);
+        if (!r)
+            return fm_raise(comm, call, MPI_ERR_NO_MEM, "no memory for the request");
+        int err = comm_dup(call, comm, newcomm);
+        if (err != MPI_SUCCESS) {
+            fm_req_free(r);
+            return err;
+        }
+        r->status.MPI_SOURCE = MPI_ANY_SOURCE;
+        r->status.MPI_TAG = MPI_ANY_TAG;
+        fm_req_complete(r);
+        *request = r;
+        return MPI_SUCCESS;
+    }
     fm_coll_call cc;
     struct idup *d = malloc(sizeof *d);
     int rc = d ? fm_sched_begin(&cc, comm) : FM_ERR_NOMEM;
@@ -150,7 +189,16 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         *result = MPI_IDENT;
         return MPI_SUCCESS;
     }
+    if (fm_comm_is_inter(comm1) != fm_comm_is_inter(comm2)) {
+        *result = MPI_UNEQUAL;
+        return MPI_SUCCESS;
+    }
     int g = fm_group_compare(comm1->group, comm2->group);
+    if (fm_comm_is_inter(comm1)) { /* both groups count: the weaker answer */
+        int r = fm_group_compare(comm1->remote_group, comm2->remote_group);
+        g = g == MPI_UNEQUAL || r == MPI_UNEQUAL ? MPI_UNEQUAL
+            : g == MPI_SIMILAR || r == MPI_SIMILAR ? MPI_SIMILAR : MPI_IDENT;
+    }
     *result = g == MPI_IDENT ? MPI_CONGRUENT : g;
     return MPI_SUCCESS;
 }
@@ -170,7 +218,7 @@ int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
     FM_CHECK_INIT("MPI_Comm_test_inter");
     FM_CHECK_COMM("MPI_Comm_test_inter", comm);
     CHECK_PTR("MPI_Comm_test_inter", comm, flag, "flag");
-    *flag = 0; /* no intercommunicators in fabmpi */
+    *flag = fm_comm_is_inter(comm);
     return MPI_SUCCESS;
 }
 

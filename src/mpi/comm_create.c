@@ -66,6 +66,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     const char *call = "MPI_Comm_split";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);
+    FM_CHECK_INTRA(call, comm);
     if (!newcomm)
         return fm_raise(comm, call, MPI_ERR_ARG, "newcomm=NULL");
     if (color < 0 && color != MPI_UNDEFINED)
@@ -111,6 +112,7 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
     (void)info; /* no info keys are interpreted */
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);
+    FM_CHECK_INTRA(call, comm);
     if (!newcomm)
         return fm_raise(comm, call, MPI_ERR_ARG, "newcomm=NULL");
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
@@ -177,6 +179,7 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     const char *call = "MPI_Comm_create";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);
+    FM_CHECK_INTRA(call, comm);
     if (!newcomm)
         return fm_raise(comm, call, MPI_ERR_ARG, "newcomm=NULL");
     int n = fm_group_valid(group) ? group->size : 0;
@@ -205,6 +208,7 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
     const char *call = "MPI_Comm_create_group";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);
+    FM_CHECK_INTRA(call, comm);
     if (!newcomm)
         return fm_raise(comm, call, MPI_ERR_ARG, "newcomm=NULL");
     FM_CHECK_TAG(call, comm, tag, 0);

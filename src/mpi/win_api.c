@@ -145,6 +145,7 @@ static int win_make(const char *call, int flavor, void *base, MPI_Aint size, int
 {
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);
+    FM_CHECK_INTRA(call, comm);
     if (!win)
         return fm_raise(comm, call, MPI_ERR_ARG, "win=NULL");
     if (size < 0)

@@ -1,0 +1,270 @@
+/* intercomm.c — intercommunicators: MPI_Intercomm_create, _merge,
+ * MPI_Comm_remote_size / _remote_group, and duplicating one.
+ *
+ * An intercommunicator is a communicator whose point-to-point ranks name
+ * the remote group (core/comm.h: world is the remote group's, remote_size
+ * its size) and which keeps its own group as an intracommunicator
+ * (local_comm) for the local halves of what it does collectively.
+ *
+ * Agreements between the two groups go through their leaders: each group
+ * reduces among itself over an intracommunicator, the leaders swap the
+ * result, and each leader broadcasts the other side's answer to its group. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/coll.h"
+#include "mpi/api.h"
+#include "pt2pt/pt2pt.h"
+
+/* Leader traffic on the collective context: below the schedules' tags
+ * (coll_util.h), and MPI_Intercomm_create's own tag folded in so two
+ * creations between the same leaders never take each other's messages. */
+#define FM_TAG_INTERCOMM 0x20000
+#define FM_TAG_INTER_AGREE 40
+
+/* How a group's leader reaches the other group's leader. */
+struct bridge {
+    MPI_Comm local;  /* this group, as an intracommunicator */
+    int leader;      /* the leader's rank in local */
+    MPI_Comm via;    /* the leaders' channel: peer_comm, or the intercommunicator */
+    int peer;        /* the other leader's rank in via */
+    int tag;
+};
+
+/* buf (n words) becomes f(mine, theirs) at every member of both groups:
+ * the leaders swap their group's value and combine it, then broadcast. */
+static int bridge_swap(const struct bridge *b, uint64_t *buf, int n, int use_and)
+{
+    int rc = FM_OK;
+    if (b->local->rank == b->leader) {
+        uint64_t *theirs = malloc(sizeof *theirs * (size_t)n);
+        if (!theirs)
+            return FM_ERR_NOMEM;
+        rc = fm_coll_sendrecv(buf, n, MPI_UINT64_T, b->peer, theirs, n, MPI_UINT64_T, b->peer,
+                              b->tag, b->via);
+        for (int i = 0; rc == FM_OK && i < n; i++)
+            buf[i] = use_and ? buf[i] & theirs[i] : buf[i] > theirs[i] ? buf[i] : theirs[i];
+        free(theirs);
+    }
+    int rb = fm_coll_bcast(buf, n, MPI_UINT64_T, b->leader, b->local);
+    return rc != FM_OK ? rc : rb;
+}
+
+/* A context id free at every member of both groups: as fm_ctx_alloc
+ * (mpi/ctx.c), with each group's reductions bridged by its leader. */
+#define WINDOW_WORDS 16
+static int bridge_ctx_alloc(const struct bridge *b, uint32_t *ctx)
+{
+    uint64_t start = fm_ctx_ids_lowest_free_word();
+    int rc = fm_coll_allreduce(MPI_IN_PLACE, &start, 1, MPI_UINT64_T, MPI_MAX, b->local);
+    if (rc == FM_OK)
+        rc = bridge_swap(b, &start, 1, 0);
+    for (uint64_t w0 = start; rc == FM_OK && w0 < FM_CTX_ID_WORDS; w0 += WINDOW_WORDS) {
+        uint64_t win[WINDOW_WORDS], mine[WINDOW_WORDS];
+        fm_ctx_ids_reserve(w0, mine, WINDOW_WORDS);
+        memcpy(win, mine, sizeof win);
+        rc = fm_coll_allreduce(MPI_IN_PLACE, win, WINDOW_WORDS, MPI_UINT64_T, MPI_BAND, b->local);
+        if (rc == FM_OK)
+            rc = bridge_swap(b, win, WINDOW_WORDS, 1);
+        int found = -1;
+        for (int i = 0; rc == FM_OK && found < 0 && i < WINDOW_WORDS; i++)
+            if (win[i] & mine[i])
+                found = (int)(w0 + (uint64_t)i) * 64 + __builtin_ctzll(win[i] & mine[i]);
+        fm_ctx_ids_unreserve(w0, mine, WINDOW_WORDS, found);
+        if (found >= 0) {
+            *ctx = (uint32_t)found * 2;
+            return FM_OK;
+        }
+    }
+    return rc != FM_OK ? rc : FM_ERR_NO_CONTEXT;
+}
+
+/* The bridge of an existing intercommunicator: leaders are local rank 0,
+ * reached through the intercommunicator itself. */
+static struct bridge inter_bridge(MPI_Comm ic)
+{
+    return (struct bridge){.local = ic->local_comm, .leader = 0, .via = ic, .peer = 0,
+                           .tag = FM_TAG_INTER_AGREE};
+}
+
+/* A private copy of an intracommunicator (its own context), for an
+ * intercommunicator's local steps. */
+static int local_dup(MPI_Comm local, MPI_Comm *out)
+{
+    uint32_t ctx;
+    int rc = fm_ctx_alloc(local, &ctx);
+    if (rc != FM_OK)
+        return rc;
+    rc = fm_comm_build(local->group, ctx, local, out);
+    if (rc != FM_OK)
+        fm_ctx_free(ctx);
+    return rc;
+}
+
+/* Build the intercommunicator once the remote group and a context are
+ * known; consumes nothing on failure but the context. */
+static int build(MPI_Comm local, struct fm_group *remote, uint32_t ctx, MPI_Comm errh_from,
+                 MPI_Comm *out)
+{
+    MPI_Comm lc;
+    int rc = local_dup(local, &lc);
+    if (rc != FM_OK) {
+        fm_ctx_free(ctx);
+        return rc;
+    }
+    rc = fm_comm_build_inter(local->group, remote, ctx, errh_from, lc, out);
+    if (rc != FM_OK) {
+        fm_ctx_free(ctx);
+        fm_comm_release(lc);
+    }
+    return rc;
+}
+
+int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                         int remote_leader, int tag, MPI_Comm *newintercomm)
+{
+    static const char call[] = "MPI_Intercomm_create";
+    FM_CHECK_INIT(call);
+    FM_CHECK_COMM(call, local_comm);
+    FM_CHECK_INTRA(call, local_comm);
+    if (!newintercomm)
+        return fm_raise(local_comm, call, MPI_ERR_ARG, "newintercomm=NULL");
+    if (local_leader < 0 || local_leader >= local_comm->size)
+        return fm_raise(local_comm, call, MPI_ERR_RANK,
+                        "local_leader=%d is not a rank of local_comm (size %d)", local_leader,
+                        local_comm->size);
+    FM_CHECK_TAG(call, local_comm, tag, 0);
+    int leader = local_comm->rank == local_leader;
+    if (leader) { /* significant at the leaders only */
+        FM_CHECK_COMM(call, peer_comm);
+        if (remote_leader < 0 || remote_leader >= peer_comm->remote_size ||
+            (!fm_comm_is_inter(peer_comm) && remote_leader == peer_comm->rank))
+            return fm_raise(local_comm, call, MPI_ERR_RANK,
+                            "remote_leader=%d is not another rank of peer_comm (size %d)",
+                            remote_leader, peer_comm->remote_size);
+    }
+    struct bridge b = {.local = local_comm, .leader = local_leader, .via = peer_comm,
+                       .peer = remote_leader, .tag = FM_TAG_INTERCOMM + (tag & 0xffff)};
+    /* 1. The leaders swap their groups' world ranks; each broadcasts the
+     *    other group to its own. */
+    int n = local_comm->size, rn = 0, rc = FM_OK;
+    if (leader)
+        rc = fm_coll_sendrecv(&n, 1, MPI_INT, remote_leader, &rn, 1, MPI_INT, remote_leader,
+                              b.tag, peer_comm);
+    int rb = fm_coll_bcast(&rn, 1, MPI_INT, local_leader, local_comm);
+    rc = rc != FM_OK ? rc : rb;
+    int *rworld = rc == FM_OK && rn > 0 ? malloc(sizeof *rworld * (size_t)rn) : NULL;
+    if (rc == FM_OK && !rworld)
+        rc = FM_ERR_NOMEM;
+    if (rc == FM_OK && leader)
+        rc = fm_coll_sendrecv(local_comm->world, n, MPI_INT, remote_leader, rworld, rn, MPI_INT,
+                              remote_leader, b.tag, peer_comm);
+    if (rc == FM_OK)
+        rc = fm_coll_bcast(rworld, rn, MPI_INT, local_leader, local_comm);
+    struct fm_group *remote = rc == FM_OK ? fm_group_new(rn, rworld) : NULL;
+    free(rworld);
+    if (rc == FM_OK && !remote)
+        rc = FM_ERR_NOMEM;
+    for (int i = 0; rc == FM_OK && i < rn; i++)
+        if (fm_group_rank_of(local_comm->group, remote->world[i]) != MPI_UNDEFINED)
+            rc = FM_ERR_GROUP; /* the groups must be disjoint */
+    /* 2. A context free at every member of both groups. */
+    uint32_t ctx = 0;
+    if (rc == FM_OK)
+        rc = bridge_ctx_alloc(&b, &ctx);
+    if (rc == FM_OK)
+        rc = build(local_comm, remote, ctx, local_comm, newintercomm);
+    if (remote)
+        fm_group_release(remote);
+    if (rc == FM_ERR_GROUP)
+        return fm_raise(local_comm, call, MPI_ERR_COMM,
+                        "the local and remote groups overlap; they must be disjoint");
+    return rc == FM_OK ? MPI_SUCCESS : fm_ctx_raise(local_comm, call, rc);
+}
+
+int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
+{
+    static const char call[] = "MPI_Intercomm_merge";
+    FM_CHECK_INIT(call);
+    FM_CHECK_COMM(call, intercomm);
+    if (!fm_comm_is_inter(intercomm))
+        return fm_raise(intercomm, call, MPI_ERR_COMM, "%s is not an intercommunicator",
+                        fm_comm_label(intercomm));
+    if (!newintracomm)
+        return fm_raise(intercomm, call, MPI_ERR_ARG, "newintracomm=NULL");
+    struct bridge b = inter_bridge(intercomm);
+    /* Which group goes first: the one that said high=false; on a tie, the
+     * one whose leader has the lower world rank. */
+    uint64_t mine = high ? 1 : 0, theirs = mine;
+    int rc = FM_OK;
+    if (intercomm->local_comm->rank == 0)
+        rc = fm_coll_sendrecv(&mine, 1, MPI_UINT64_T, 0, &theirs, 1, MPI_UINT64_T, 0, b.tag,
+                              intercomm);
+    int rb = fm_coll_bcast(&theirs, 1, MPI_UINT64_T, 0, intercomm->local_comm);
+    rc = rc != FM_OK ? rc : rb;
+    struct fm_group *lg = intercomm->group, *rg = intercomm->remote_group;
+    int local_first = mine != theirs ? !mine : lg->world[0] < rg->world[0];
+    int n = lg->size + rg->size;
+    int *world = malloc(sizeof *world * (size_t)n);
+    if (rc == FM_OK && !world)
+        rc = FM_ERR_NOMEM;
+    if (rc == FM_OK) {
+        struct fm_group *first = local_first ? lg : rg, *second = local_first ? rg : lg;
+        memcpy(world, first->world, sizeof *world * (size_t)first->size);
+        memcpy(world + first->size, second->world, sizeof *world * (size_t)second->size);
+    }
+    uint32_t ctx = 0;
+    if (rc == FM_OK)
+        rc = bridge_ctx_alloc(&b, &ctx);
+    struct fm_group *g = rc == FM_OK ? fm_group_new(n, world) : NULL;
+    free(world);
+    if (rc == FM_OK && !g) {
+        fm_ctx_free(ctx);
+        rc = FM_ERR_NOMEM;
+    }
+    if (rc == FM_OK) {
+        rc = fm_comm_build(g, ctx, intercomm, newintracomm);
+        if (rc != FM_OK)
+            fm_ctx_free(ctx);
+    }
+    if (g)
+        fm_group_release(g);
+    return rc == FM_OK ? MPI_SUCCESS : fm_ctx_raise(intercomm, call, rc);
+}
+
+int fm_intercomm_dup(MPI_Comm ic, MPI_Comm *out)
+{
+    struct bridge b = inter_bridge(ic);
+    uint32_t ctx;
+    int rc = bridge_ctx_alloc(&b, &ctx);
+    return rc == FM_OK ? build(ic->local_comm, ic->remote_group, ctx, ic, out) : rc;
+}
+
+int MPI_Comm_remote_size(MPI_Comm comm, int *size)
+{
+    static const char call[] = "MPI_Comm_remote_size";
+    FM_CHECK_INIT(call);
+    FM_CHECK_COMM(call, comm);
+    if (!fm_comm_is_inter(comm))
+        return fm_raise(comm, call, MPI_ERR_COMM, "%s is not an intercommunicator",
+                        fm_comm_label(comm));
+    if (!size)
+        return fm_raise(comm, call, MPI_ERR_ARG, "size=NULL");
+    *size = comm->remote_size;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+{
+    static const char call[] = "MPI_Comm_remote_group";
+    FM_CHECK_INIT(call);
+    FM_CHECK_COMM(call, comm);
+    if (!fm_comm_is_inter(comm))
+        return fm_raise(comm, call, MPI_ERR_COMM, "%s is not an intercommunicator",
+                        fm_comm_label(comm));
+    if (!group)
+        return fm_raise(comm, call, MPI_ERR_ARG, "group=NULL");
+    fm_group_retain(comm->remote_group);
+    *group = comm->remote_group;
+    return MPI_SUCCESS;
+}
