@@ -35,7 +35,7 @@ static int hw_probed;
 static int kind_type(int k)
 {
     switch (k) {
-    case FM_BK_CHAR: return CHAR_MIN < 0 ? FM_NET_AT_I8 : FM_NET_AT_U8;
+    case FM_BK_CHAR: /* reduced as signed char, whatever char is (op_kernels.c) */
     case FM_BK_SCHAR: case FM_BK_INT8: return FM_NET_AT_I8;
     case FM_BK_UCHAR: case FM_BK_UINT8: case FM_BK_BYTE: return FM_NET_AT_U8;
     case FM_BK_BOOL: return sizeof(_Bool) == 1 ? FM_NET_AT_U8 : -1;
@@ -57,13 +57,6 @@ static int kind_type(int k)
     case FM_BK_LDCOMPLEX: return FM_NET_AT_LDCOMPLEX;
     default: return -1; /* value-index pairs: always active messages */
     }
-}
-
-/* MPI_Compare_and_swap's types (the API layer's check). */
-static int cas_kind(int k, MPI_Datatype dt)
-{
-    return k != FM_BK_FLOAT && k != FM_BK_DOUBLE && k != FM_BK_LDOUBLE &&
-           (k < FM_BK_FCOMPLEX || k == FM_BK_BYTE) && dt->size <= 8;
 }
 
 static int aop_of(MPI_Op op)
@@ -110,7 +103,7 @@ static void hw_probe(fm_net *net)
                 NEED(FM_NET_ATOMIC_FETCH, aop_of(ops[i]));
         NEED(FM_NET_ATOMIC_FETCH, FM_NET_AOP_WRITE);
         NEED(FM_NET_ATOMIC_FETCH, FM_NET_AOP_READ);
-        if (cas_kind(k, dt))
+        if (fm_op_cas_check(dt) == FM_OK)
             NEED(FM_NET_ATOMIC_COMPARE, FM_NET_AOP_CSWAP);
 #undef NEED
         hw_mask |= (uint64_t)1 << k;
