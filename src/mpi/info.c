@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "mpi/api.h"
-#include "mpi/win_api.h"
+#include "mpi/info.h"
 #include "util/handle_pool.h"
 
 #define FM_MAGIC_INFO 0x494e464fu
