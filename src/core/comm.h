@@ -52,6 +52,8 @@ struct fm_comm {
     struct fm_attr *attrs;      /* owned by src/mpi/attr.c */
     void *coll_rma;             /* one-sided collectives' cache, set up on first use (src/coll/rma) */
     char name[MPI_MAX_OBJECT_NAME];
+    MPI_Info info;              /* hints kept for MPI_Comm_get_info, or MPI_INFO_NULL
+                                 * (owned by src/mpi/comm_info.c) */
 };
 
 /* ---- communicators (comm.c) ---------------------------------------------- */

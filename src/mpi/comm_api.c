@@ -39,8 +39,8 @@ static int raise_attr(MPI_Comm comm, const char *call, int rc, const char *which
                     which, keyval, code);
 }
 
-/* One collective round (the context id) plus local attribute copies. */
-static int comm_dup(const char *call, MPI_Comm comm, MPI_Comm *newcomm)
+/* One collective round (the context id) plus local copies of attributes and hints. */
+int fm_comm_dup_hinted(const char *call, MPI_Comm comm, MPI_Info hints, MPI_Comm *newcomm)
 {
     uint32_t ctx;
     MPI_Comm nc;
@@ -50,6 +50,10 @@ static int comm_dup(const char *call, MPI_Comm comm, MPI_Comm *newcomm)
     rc = fm_comm_build(comm->group, ctx, comm, &nc);
     if (rc != FM_OK) {
         fm_ctx_free(ctx);
+        return fm_raise_status(comm, call, rc);
+    }
+    if ((rc = fm_comm_info_adopt(nc, hints)) != FM_OK) {
+        fm_comm_release(nc);
         return fm_raise_status(comm, call, rc);
     }
     rc = fm_attr_copy_all(comm, nc);
@@ -67,7 +71,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     FM_CHECK_INIT("MPI_Comm_dup");
     FM_CHECK_COMM("MPI_Comm_dup", comm);
     CHECK_PTR("MPI_Comm_dup", comm, newcomm, "newcomm");
-    return comm_dup("MPI_Comm_dup", comm, newcomm);
+    return fm_comm_dup_hinted("MPI_Comm_dup", comm, comm->info, newcomm);
 }
 
 /* Completes before returning: the agreement is one allreduce, which a
@@ -82,7 +86,7 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     struct fm_request *r = fm_req_alloc(FM_REQ_DONE);
     if (!r)
         return fm_raise(comm, call, MPI_ERR_NO_MEM, "no memory for the request");
-    int rc = comm_dup(call, comm, newcomm);
+    int rc = fm_comm_dup_hinted(call, comm, comm->info, newcomm);
     if (rc != MPI_SUCCESS) {
         fm_req_free(r);
         return rc;
