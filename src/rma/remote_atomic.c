@@ -28,6 +28,7 @@
  * for every accumulate on those types — all ops, every layout, the target's
  * own accesses to itself included (through its own endpoint). */
 static uint64_t hw_mask; /* kinds whose every op the transport validates */
+_Static_assert(FM_BK_COUNT <= 64, "windows keep sets of basic kinds in 64-bit masks");
 static size_t hw_cnt[FM_BK_COUNT]; /* elements per atomic for that kind */
 static int hw_probed;
 
@@ -37,7 +38,11 @@ static int kind_type(int k)
     switch (k) {
     case FM_BK_CHAR: /* reduced as signed char, whatever char is (op_kernels.c) */
     case FM_BK_SCHAR: case FM_BK_INT8: return FM_NET_AT_I8;
-    case FM_BK_UCHAR: case FM_BK_UINT8: case FM_BK_BYTE: return FM_NET_AT_U8;
+    case FM_BK_FINT1: return FM_NET_AT_I8;
+    case FM_BK_UCHAR: case FM_BK_UINT8: case FM_BK_BYTE: case FM_BK_FCHARACTER: return FM_NET_AT_U8;
+    case FM_BK_FINT2: return FM_NET_AT_I16;
+    case FM_BK_FINT4: case FM_BK_FLOGICAL: return FM_NET_AT_I32;
+    case FM_BK_FINT8: return FM_NET_AT_I64;
     case FM_BK_BOOL: return sizeof(_Bool) == 1 ? FM_NET_AT_U8 : -1;
     case FM_BK_SHORT: case FM_BK_INT16: return FM_NET_AT_I16;
     case FM_BK_USHORT: case FM_BK_UINT16: return FM_NET_AT_U16;
@@ -55,7 +60,7 @@ static int kind_type(int k)
     case FM_BK_FCOMPLEX: return FM_NET_AT_FCOMPLEX;
     case FM_BK_DCOMPLEX: return FM_NET_AT_DCOMPLEX;
     case FM_BK_LDCOMPLEX: return FM_NET_AT_LDCOMPLEX;
-    default: return -1; /* value-index pairs: always active messages */
+    default: return -1; /* value-index pairs, 128-bit kinds: always active messages */
     }
 }
 
