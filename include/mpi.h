@@ -44,7 +44,24 @@ typedef struct MPI_Status {
 } MPI_Status;
 
 /* ---- predefined objects --------------------------------------------------- */
-/* Every predefined datatype: X(handle name, C type for size, symbol suffix). */
+/* Optional Fortran types, present where the C compiler has a type of the
+ * same layout for the library to compute with: INTEGER*16 (__int128),
+ * REAL*16 and COMPLEX*32 (IEEE quad, as gfortran's; GCC's _Float128).
+ * REAL*2 and COMPLEX*4 are absent: gfortran has no REAL(2). */
+#ifdef __SIZEOF_INT128__
+#define FM_DT_FORTRAN_INT16(X) X(MPI_INTEGER16, __int128)
+#else
+#define FM_DT_FORTRAN_INT16(X)
+#endif
+#if defined(__FLT128_MAX__) && defined(__SIZEOF_FLOAT128__)
+#define FM_DT_FORTRAN_QUAD(X) X(MPI_REAL16, _Float128) X(MPI_COMPLEX32, _Complex _Float128)
+#else
+#define FM_DT_FORTRAN_QUAD(X)
+#endif
+
+/* Every predefined datatype: X(handle name, C type of its layout).  The
+ * Fortran ones have gfortran's default sizes (INTEGER, REAL and LOGICAL 4
+ * bytes, DOUBLE PRECISION 8, CHARACTER 1, COMPLEX 8). */
 #define FM_PREDEFINED_DATATYPES(X)                                 \
     X(MPI_CHAR, char)                                              \
     X(MPI_SHORT, short)                                            \
@@ -85,7 +102,27 @@ typedef struct MPI_Status {
     X(MPI_LONG_INT, struct { long v; int i; })                     \
     X(MPI_2INT, struct { int v; int i; })                          \
     X(MPI_SHORT_INT, struct { short v; int i; })                   \
-    X(MPI_LONG_DOUBLE_INT, struct { long double v; int i; })
+    X(MPI_LONG_DOUBLE_INT, struct { long double v; int i; })       \
+    X(MPI_CHARACTER, char)                                         \
+    X(MPI_LOGICAL, int32_t)                                        \
+    X(MPI_INTEGER, int32_t)                                        \
+    X(MPI_REAL, float)                                             \
+    X(MPI_DOUBLE_PRECISION, double)                                \
+    X(MPI_COMPLEX, float _Complex)                                 \
+    X(MPI_DOUBLE_COMPLEX, double _Complex)                         \
+    X(MPI_INTEGER1, int8_t)                                        \
+    X(MPI_INTEGER2, int16_t)                                       \
+    X(MPI_INTEGER4, int32_t)                                       \
+    X(MPI_INTEGER8, int64_t)                                       \
+    X(MPI_REAL4, float)                                            \
+    X(MPI_REAL8, double)                                           \
+    X(MPI_COMPLEX8, float _Complex)                                \
+    X(MPI_COMPLEX16, double _Complex)                              \
+    X(MPI_2REAL, struct { float v; float i; })                     \
+    X(MPI_2DOUBLE_PRECISION, struct { double v; double i; })       \
+    X(MPI_2INTEGER, struct { int32_t v; int32_t i; })              \
+    FM_DT_FORTRAN_INT16(X)                                         \
+    FM_DT_FORTRAN_QUAD(X)
 
 #define FM_DECLARE_DT(name, ctype) extern struct fm_datatype fab_dt_##name;
 FM_PREDEFINED_DATATYPES(FM_DECLARE_DT)
@@ -130,6 +167,31 @@ FM_PREDEFINED_DATATYPES(FM_DECLARE_DT)
 #define MPI_2INT (&fab_dt_MPI_2INT)
 #define MPI_SHORT_INT (&fab_dt_MPI_SHORT_INT)
 #define MPI_LONG_DOUBLE_INT (&fab_dt_MPI_LONG_DOUBLE_INT)
+#define MPI_CHARACTER (&fab_dt_MPI_CHARACTER)
+#define MPI_LOGICAL (&fab_dt_MPI_LOGICAL)
+#define MPI_INTEGER (&fab_dt_MPI_INTEGER)
+#define MPI_REAL (&fab_dt_MPI_REAL)
+#define MPI_DOUBLE_PRECISION (&fab_dt_MPI_DOUBLE_PRECISION)
+#define MPI_COMPLEX (&fab_dt_MPI_COMPLEX)
+#define MPI_DOUBLE_COMPLEX (&fab_dt_MPI_DOUBLE_COMPLEX)
+#define MPI_INTEGER1 (&fab_dt_MPI_INTEGER1)
+#define MPI_INTEGER2 (&fab_dt_MPI_INTEGER2)
+#define MPI_INTEGER4 (&fab_dt_MPI_INTEGER4)
+#define MPI_INTEGER8 (&fab_dt_MPI_INTEGER8)
+#define MPI_REAL4 (&fab_dt_MPI_REAL4)
+#define MPI_REAL8 (&fab_dt_MPI_REAL8)
+#define MPI_COMPLEX8 (&fab_dt_MPI_COMPLEX8)
+#define MPI_COMPLEX16 (&fab_dt_MPI_COMPLEX16)
+#define MPI_2REAL (&fab_dt_MPI_2REAL)
+#define MPI_2DOUBLE_PRECISION (&fab_dt_MPI_2DOUBLE_PRECISION)
+#define MPI_2INTEGER (&fab_dt_MPI_2INTEGER)
+#ifdef __SIZEOF_INT128__
+#define MPI_INTEGER16 (&fab_dt_MPI_INTEGER16)
+#endif
+#if defined(__FLT128_MAX__) && defined(__SIZEOF_FLOAT128__)
+#define MPI_REAL16 (&fab_dt_MPI_REAL16)
+#define MPI_COMPLEX32 (&fab_dt_MPI_COMPLEX32)
+#endif
 
 /* Predefined reduction operations. */
 #define FM_PREDEFINED_OPS(X) \
@@ -618,6 +680,11 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
                          int remote_leader, int tag, MPI_Comm *newintercomm);
 int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm);
 int MPI_Comm_test_inter(MPI_Comm comm, int *flag);
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+                            MPI_Request *request);
+int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
+int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
 int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
 int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
 int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
@@ -675,6 +742,10 @@ int MPI_Info_get_nthkey(MPI_Info info, int n, char *key);
 int MPI_Info_delete(MPI_Info info, const char *key);
 int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
 int MPI_Info_free(MPI_Info *info);
+
+/* Memory for one-sided communication (or anything else): freed with MPI_Free_mem. */
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+int MPI_Free_mem(void *base);
 
 int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                    MPI_Win *win);

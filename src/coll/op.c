@@ -74,6 +74,18 @@ int fm_op_check(MPI_Op op, MPI_Datatype dt)
     return fm_op_kernel[op->predefined - 1][dt->basic] ? FM_OK : FM_ERR_OP;
 }
 
+/* Exactly the kinds some bitwise op (integers, byte) or logical op
+ * (integers, logicals) is defined on; the pairs, floating and complex
+ * kinds take neither. */
+int fm_op_cas_check(MPI_Datatype dt)
+{
+    if (!(dt->flags & FM_DT_PREDEFINED) || dt->size > 8)
+        return FM_ERR_TYPE;
+    return fm_op_kernel[FM_OPI_MPI_BAND][dt->basic] || fm_op_kernel[FM_OPI_MPI_LAND][dt->basic]
+               ? FM_OK
+               : FM_ERR_TYPE;
+}
+
 /* User functions take an int count, so large counts go in INT_MAX chunks;
  * they see the caller's layout (not packed data), as the standard says. */
 static int fm_op_apply_user(MPI_Op op, const void *in, void *inout, MPI_Count count,

@@ -25,6 +25,11 @@ int fm_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_Dat
 /* FM_OK if predefined op is defined for dt's basic kind (user ops: always). */
 int fm_op_check(MPI_Op op, MPI_Datatype dt);
 
+/* FM_OK if MPI_Compare_and_swap may take dt: a predefined C or Fortran
+ * integer, logical or byte type of at most 8 bytes (MPI-4.0 §12.3.4);
+ * MPI_CHAR too, as the reductions take it.  FM_ERR_TYPE otherwise. */
+int fm_op_cas_check(MPI_Datatype dt);
+
 /* MPI_REPLACE / MPI_NO_OP: valid only in RMA accumulates, never in collectives. */
 int fm_op_is_rma_only(MPI_Op op);
 

@@ -60,6 +60,8 @@ struct fm_comm {
     struct fm_group *remote_group;
     struct fm_comm *local_comm;
     char name[MPI_MAX_OBJECT_NAME];
+    MPI_Info info;              /* hints kept for MPI_Comm_get_info, or MPI_INFO_NULL
+                                 * (owned by src/mpi/comm_info.c) */
 };
 
 /* ---- communicators (comm.c) ---------------------------------------------- */

@@ -20,7 +20,11 @@
 
 #define FM_MAGIC_DTYPE 0x44545950u
 
-/* Basic element kinds, for reductions.  One per predefined datatype family. */
+/* Basic element kinds, for reductions: one per family of predefined
+ * datatypes that reduce alike (MPI_REAL is FLOAT, MPI_INTEGER FINT4,
+ * MPI_2INTEGER 2INT).  The (value, index) pair kinds come last, from
+ * FM_BK_FLOAT_INT on (fm_dt_kind_is_pair); at most 64 kinds, as windows
+ * keep sets of them in a 64-bit mask. */
 enum fm_basic_kind {
     FM_BK_NONE = 0,
     FM_BK_CHAR, FM_BK_SCHAR, FM_BK_UCHAR, FM_BK_SHORT, FM_BK_USHORT, FM_BK_INT, FM_BK_UINT,
@@ -29,10 +33,17 @@ enum fm_basic_kind {
     FM_BK_UINT8, FM_BK_UINT16, FM_BK_UINT32, FM_BK_UINT64,
     FM_BK_FLOAT, FM_BK_DOUBLE, FM_BK_LDOUBLE, FM_BK_WCHAR, FM_BK_BOOL,
     FM_BK_FCOMPLEX, FM_BK_DCOMPLEX, FM_BK_LDCOMPLEX, FM_BK_BYTE,
+    /* Fortran: CHARACTER, LOGICAL (4 bytes, .TRUE. is 1), INTEGER*1..16
+     * (the standard's "Fortran integer": no logical ops), REAL*16 (IEEE
+     * quad, as gfortran) and COMPLEX*32 */
+    FM_BK_FCHARACTER, FM_BK_FLOGICAL, FM_BK_FINT1, FM_BK_FINT2, FM_BK_FINT4, FM_BK_FINT8,
+    FM_BK_FINT16, FM_BK_FLOAT128, FM_BK_F128COMPLEX,
     FM_BK_FLOAT_INT, FM_BK_DOUBLE_INT, FM_BK_LONG_INT, FM_BK_2INT, FM_BK_SHORT_INT,
-    FM_BK_LDOUBLE_INT,
+    FM_BK_LDOUBLE_INT, FM_BK_2REAL, FM_BK_2DOUBLE,
     FM_BK_COUNT
 };
+
+static inline int fm_dt_kind_is_pair(int k) { return k >= FM_BK_FLOAT_INT; }
 
 enum {
     FM_DT_PREDEFINED = 1, /* library-owned; never freed */

@@ -60,6 +60,30 @@ FM_PREDEFINED_DATATYPES(FM_CT_TYPEDEF)
 #define FM_DT_INFO_MPI_2INT(ct, var, str) FM_DT_PAIR(ct, var, str, FM_BK_2INT)
 #define FM_DT_INFO_MPI_SHORT_INT(ct, var, str) FM_DT_PAIR(ct, var, str, FM_BK_SHORT_INT)
 #define FM_DT_INFO_MPI_LONG_DOUBLE_INT(ct, var, str) FM_DT_PAIR(ct, var, str, FM_BK_LDOUBLE_INT)
+/* Fortran types reduce as the C types of their layout, except where the
+ * standard's table sets them apart: Fortran integers take no logical op,
+ * LOGICAL only logical ones, CHARACTER none. */
+#define FM_DT_INFO_MPI_CHARACTER(ct, var, str) FM_DT_PLAIN(ct, var, str, FM_BK_FCHARACTER)
+#define FM_DT_INFO_MPI_LOGICAL(ct, var, str) FM_DT_PLAIN(ct, var, str, FM_BK_FLOGICAL)
+#define FM_DT_INFO_MPI_INTEGER(ct, var, str) FM_DT_PLAIN(ct, var, str, FM_BK_FINT4)
+#define FM_DT_INFO_MPI_REAL(ct, var, str) FM_DT_PLAIN(ct, var, str, FM_BK_FLOAT)
+#define FM_DT_INFO_MPI_DOUBLE_PRECISION(ct, var, str) FM_DT_PLAIN(ct, var, str, FM_BK_DOUBLE)
+#define FM_DT_INFO_MPI_COMPLEX(ct, var, str) FM_DT_PLAIN(ct, var, str, FM_BK_FCOMPLEX)
+#define FM_DT_INFO_MPI_DOUBLE_COMPLEX(ct, var, str) FM_DT_PLAIN(ct, var, str, FM_BK_DCOMPLEX)
+#define FM_DT_INFO_MPI_INTEGER1(ct, var, str) FM_DT_PLAIN(ct, var, str, FM_BK_FINT1)
+#define FM_DT_INFO_MPI_INTEGER2(ct, var, str) FM_DT_PLAIN(ct, var, str, FM_BK_FINT2)
+#define FM_DT_INFO_MPI_INTEGER4(ct, var, str) FM_DT_PLAIN(ct, var, str, FM_BK_FINT4)
+#define FM_DT_INFO_MPI_INTEGER8(ct, var, str) FM_DT_PLAIN(ct, var, str, FM_BK_FINT8)
+#define FM_DT_INFO_MPI_INTEGER16(ct, var, str) FM_DT_PLAIN(ct, var, str, FM_BK_FINT16)
+#define FM_DT_INFO_MPI_REAL4(ct, var, str) FM_DT_PLAIN(ct, var, str, FM_BK_FLOAT)
+#define FM_DT_INFO_MPI_REAL8(ct, var, str) FM_DT_PLAIN(ct, var, str, FM_BK_DOUBLE)
+#define FM_DT_INFO_MPI_REAL16(ct, var, str) FM_DT_PLAIN(ct, var, str, FM_BK_FLOAT128)
+#define FM_DT_INFO_MPI_COMPLEX8(ct, var, str) FM_DT_PLAIN(ct, var, str, FM_BK_FCOMPLEX)
+#define FM_DT_INFO_MPI_COMPLEX16(ct, var, str) FM_DT_PLAIN(ct, var, str, FM_BK_DCOMPLEX)
+#define FM_DT_INFO_MPI_COMPLEX32(ct, var, str) FM_DT_PLAIN(ct, var, str, FM_BK_F128COMPLEX)
+#define FM_DT_INFO_MPI_2REAL(ct, var, str) FM_DT_PAIR(ct, var, str, FM_BK_2REAL)
+#define FM_DT_INFO_MPI_2DOUBLE_PRECISION(ct, var, str) FM_DT_PAIR(ct, var, str, FM_BK_2DOUBLE)
+#define FM_DT_INFO_MPI_2INTEGER(ct, var, str) FM_DT_PAIR(ct, var, str, FM_BK_2INT)
 
 #define FM_DT_COMMON(ct, str)                                                              \
     .magic = FM_MAGIC_DTYPE, .refcount = 1, .lb = 0, .extent = sizeof(ct),   \
@@ -76,13 +100,15 @@ FM_PREDEFINED_DATATYPES(FM_CT_TYPEDEF)
         .nelem = 1,                                                                  \
     }
 
-/* A pair {value v; int i} is the value block then the int block, merged
- * into one when no padding separates them; it is contiguous only when no
- * padding follows either (MPI_FLOAT_INT, MPI_2INT on common ABIs).  The
- * whole pair is one basic element: MINLOC/MAXLOC reduce pairs. */
+/* A pair {value v; index i} (the index an int, or for the Fortran pairs
+ * the value's type) is the value block then the index block, merged into
+ * one when no padding separates them; it is contiguous only when no
+ * padding follows either (MPI_FLOAT_INT, MPI_2INT, MPI_2REAL on common
+ * ABIs).  The whole pair is one basic element: MINLOC/MAXLOC reduce pairs. */
 #define FM_PAIR_VSZ(ct) sizeof(((ct *)0)->v)
+#define FM_PAIR_ISZ(ct) sizeof(((ct *)0)->i)
 #define FM_PAIR_IOFF(ct) offsetof(ct, i)
-#define FM_PAIR_SIZE(ct) (FM_PAIR_VSZ(ct) + sizeof(int))
+#define FM_PAIR_SIZE(ct) (FM_PAIR_VSZ(ct) + FM_PAIR_ISZ(ct))
 #define FM_PAIR_JOINED(ct) (FM_PAIR_IOFF(ct) == FM_PAIR_VSZ(ct))
 #define FM_DT_PAIR(ct, var, str, kind)                                                          \
     {                                                                                \
@@ -90,10 +116,10 @@ FM_PREDEFINED_DATATYPES(FM_CT_TYPEDEF)
         .flags = FM_DT_PREDEFINED | FM_DT_COMMITTED |                                \
                  (FM_PAIR_JOINED(ct) && FM_PAIR_SIZE(ct) == sizeof(ct) ? FM_DT_CONTIG \
                                                                              : 0),   \
-        .size = FM_PAIR_SIZE(ct), .true_extent = FM_PAIR_IOFF(ct) + sizeof(int),      \
+        .size = FM_PAIR_SIZE(ct), .true_extent = FM_PAIR_IOFF(ct) + FM_PAIR_ISZ(ct),  \
         .nblocks = FM_PAIR_JOINED(ct) ? 1 : 2,                                         \
         .blocks = (fm_dt_block[]){{0, FM_PAIR_JOINED(ct) ? FM_PAIR_SIZE(ct) : FM_PAIR_VSZ(ct), 1, 0}, \
-                                  {FM_PAIR_IOFF(ct), sizeof(int), 1, 0}},            \
+                                  {FM_PAIR_IOFF(ct), FM_PAIR_ISZ(ct), 1, 0}},        \
         .one_block = {0, FM_PAIR_SIZE(ct), 1, 0}, .basic = (kind), .nbasic = 1,       \
         .basic_size = FM_PAIR_SIZE(ct),                                               \
         .pos = FM_PAIR_JOINED(ct) ? NULL : (MPI_Aint[]){0, FM_PAIR_VSZ(ct), FM_PAIR_SIZE(ct)}, \
@@ -120,6 +146,8 @@ MPI_Count fm_dt_pair_value_size(enum fm_basic_kind k)
     case FM_BK_2INT: return FM_PAIR_VSZ(fm_ct_MPI_2INT);
     case FM_BK_SHORT_INT: return FM_PAIR_VSZ(fm_ct_MPI_SHORT_INT);
     case FM_BK_LDOUBLE_INT: return FM_PAIR_VSZ(fm_ct_MPI_LONG_DOUBLE_INT);
+    case FM_BK_2REAL: return FM_PAIR_VSZ(fm_ct_MPI_2REAL);
+    case FM_BK_2DOUBLE: return FM_PAIR_VSZ(fm_ct_MPI_2DOUBLE_PRECISION);
     default: return 0;
     }
 }

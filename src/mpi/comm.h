@@ -39,6 +39,20 @@ int fm_intercomm_dup(MPI_Comm ic, MPI_Comm *out);
  * with MPI_ERRORS_RETURN: errors there are reported through the owner. */
 int fm_comm_dup_private(MPI_Comm comm, MPI_Comm *out);
 
+/* MPI_Comm_dup's work, errors raised on comm as `call`: an agreed context,
+ * the attributes copied, and a copy of `hints` (a plain dup passes
+ * comm->info) as the new communicator's info.  comm_api.c */
+int fm_comm_dup_hinted(const char *call, MPI_Comm comm, MPI_Info hints, MPI_Comm *newcomm);
+/* The same, nonblocking (MPI_Comm_idup): *newcomm is set when *request
+ * completes; the hints are copied at the call. */
+int fm_comm_idup_hinted(const char *call, MPI_Comm comm, MPI_Info hints, MPI_Comm *newcomm,
+                        MPI_Request *request);
+/* Communicator hints (comm_info.c): comm's info becomes a copy of `hints`
+ * (none for MPI_INFO_NULL); FM_OK or FM_ERR_NOMEM.  The destroy hook
+ * frees them. */
+int fm_comm_info_adopt(MPI_Comm comm, MPI_Info hints);
+void fm_comm_info_on_destroy(MPI_Comm comm);
+
 /* Attributes: copy on dup (copy callbacks), delete callbacks on free. */
 int fm_attr_copy_all(MPI_Comm oldcomm, MPI_Comm newcomm);
 int fm_attr_delete_all(MPI_Comm comm);

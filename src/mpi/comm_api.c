@@ -6,6 +6,7 @@
 #include "coll/sched.h"
 #include "core/request.h"
 #include "mpi/api.h"
+#include "mpi/info.h"
 
 #define CHECK_PTR(call, comm, p, what)                                     \
     do {                                                                   \
@@ -41,9 +42,23 @@ static int raise_attr(MPI_Comm comm, const char *call, int rc, const char *which
                     which, keyval, code);
 }
 
-/* The new communicator of a dup on context ctx: built over comm's group,
- * attributes copied.  FM_OK, or a status (ctx is given back). */
-static int dup_finish(MPI_Comm comm, uint32_t ctx, MPI_Comm *newcomm)
+/* The new communicator of a dup: attributes copied, `hints` its info.
+ * FM_OK, or a status (nc is released). */
+static int dup_adorn(MPI_Comm comm, MPI_Comm nc, MPI_Info hints, MPI_Comm *newcomm)
+{
+    int rc = fm_comm_info_adopt(nc, hints);
+    if (rc == FM_OK && (rc = fm_attr_copy_all(comm, nc)) != FM_OK)
+        fm_attr_delete_all(nc); /* undo the copies made; the first error is what counts */
+    if (rc != FM_OK) {
+        fm_comm_release(nc);
+        return rc;
+    }
+    *newcomm = nc;
+    return FM_OK;
+}
+
+/* An intracommunicator's dup on context ctx (given back on failure). */
+static int dup_finish(MPI_Comm comm, uint32_t ctx, MPI_Info hints, MPI_Comm *newcomm)
 {
     MPI_Comm nc;
     int rc = fm_comm_build(comm->group, ctx, comm, &nc);
@@ -51,46 +66,28 @@ static int dup_finish(MPI_Comm comm, uint32_t ctx, MPI_Comm *newcomm)
         fm_ctx_free(ctx);
         return rc;
     }
-    rc = fm_attr_copy_all(comm, nc);
-    if (rc != FM_OK) {
-        fm_attr_delete_all(nc); /* undo the copies made; the first error is what counts */
-        fm_comm_release(nc);
-        return rc;
-    }
-    *newcomm = nc;
-    return FM_OK;
+    return dup_adorn(comm, nc, hints, newcomm);
 }
 
-/* An intercommunicator's copy: new context and local communicator, then
- * the attributes. */
-static int inter_dup(MPI_Comm comm, MPI_Comm *newcomm)
+/* One collective agreement (the context id; for an intercommunicator,
+ * bridged between its groups, with a new local communicator), then local
+ * copies of attributes and hints. */
+int fm_comm_dup_hinted(const char *call, MPI_Comm comm, MPI_Info hints, MPI_Comm *newcomm)
 {
-    MPI_Comm nc;
-    int rc = fm_intercomm_dup(comm, &nc);
-    if (rc != FM_OK)
-        return rc;
-    rc = fm_attr_copy_all(comm, nc);
-    if (rc != FM_OK) {
-        fm_attr_delete_all(nc);
-        fm_comm_release(nc);
-        return rc;
-    }
-    *newcomm = nc;
-    return FM_OK;
-}
-
-/* One collective round (the context id) plus local attribute copies. */
-static int comm_dup(const char *call, MPI_Comm comm, MPI_Comm *newcomm)
-{
+    int rc;
     if (fm_comm_is_inter(comm)) {
-        int rc = inter_dup(comm, newcomm);
-        return rc == FM_OK ? MPI_SUCCESS : raise_attr(comm, call, rc, "copy");
+        MPI_Comm nc;
+        rc = fm_intercomm_dup(comm, &nc);
+        if (rc != FM_OK)
+            return fm_ctx_raise(comm, call, rc);
+        rc = dup_adorn(comm, nc, hints, newcomm);
+    } else {
+        uint32_t ctx;
+        rc = fm_ctx_alloc(comm, &ctx);
+        if (rc != FM_OK)
+            return fm_ctx_raise(comm, call, rc);
+        rc = dup_finish(comm, ctx, hints, newcomm);
     }
-    uint32_t ctx;
-    int rc = fm_ctx_alloc(comm, &ctx);
-    if (rc != FM_OK)
-        return fm_ctx_raise(comm, call, rc);
-    rc = dup_finish(comm, ctx, newcomm);
     return rc == FM_OK ? MPI_SUCCESS : raise_attr(comm, call, rc, "copy");
 }
 
@@ -99,7 +96,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     FM_CHECK_INIT("MPI_Comm_dup");
     FM_CHECK_COMM("MPI_Comm_dup", comm);
     CHECK_PTR("MPI_Comm_dup", comm, newcomm, "newcomm");
-    return comm_dup("MPI_Comm_dup", comm, newcomm);
+    return fm_comm_dup_hinted("MPI_Comm_dup", comm, comm->info, newcomm);
 }
 
 /* The agreement runs as a schedule (fm_ctx_alloc_sched); *newcomm is set
@@ -107,6 +104,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 struct idup {
     MPI_Comm comm;
     MPI_Comm *newcomm;
+    MPI_Info hints; /* a copy taken at the call */
 };
 
 static void idup_done(fm_coll_call *cc, uint32_t ctx, void *arg)
@@ -114,23 +112,21 @@ static void idup_done(fm_coll_call *cc, uint32_t ctx, void *arg)
     struct idup *d = arg;
     *d->newcomm = MPI_COMM_NULL;
     if (cc->rc == FM_OK)
-        fm_cc_fail(cc, dup_finish(d->comm, ctx, d->newcomm));
+        fm_cc_fail(cc, dup_finish(d->comm, ctx, d->hints, d->newcomm));
+    fm_info_release(d->hints);
+    d->hints = MPI_INFO_NULL;
 }
 
-int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+int fm_comm_idup_hinted(const char *call, MPI_Comm comm, MPI_Info hints, MPI_Comm *newcomm,
+                        MPI_Request *request)
 {
-    const char *call = "MPI_Comm_idup";
-    FM_CHECK_INIT(call);
-    FM_CHECK_COMM(call, comm);
-    CHECK_PTR(call, comm, newcomm, "newcomm");
-    CHECK_PTR(call, comm, request, "request");
     if (fm_comm_is_inter(comm)) {
         /* Intercommunicators: the duplicate is made before returning (its
          * agreement bridges two groups through their leaders, blocking). */
         struct fm_request *r = fm_req_alloc(FM_REQ_DONE);
         if (!r)
             return fm_raise(comm, call, MPI_ERR_NO_MEM, "no memory for the request");
-        int err = comm_dup(call, comm, newcomm);
+        int err = fm_comm_dup_hinted(call, comm, hints, newcomm);
         if (err != MPI_SUCCESS) {
             fm_req_free(r);
             return err;
@@ -142,21 +138,34 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
         return MPI_SUCCESS;
     }
     fm_coll_call cc;
-    struct idup *d = malloc(sizeof *d);
+    struct idup *d = calloc(1, sizeof *d);
     int rc = d ? fm_sched_begin(&cc, comm) : FM_ERR_NOMEM;
     if (rc != FM_OK) {
         free(d);
         return fm_raise_status(comm, call, rc);
     }
     fm_sched_keep(&cc, d);
-    *d = (struct idup){.comm = comm, .newcomm = newcomm};
-    rc = fm_ctx_alloc_sched(&cc, idup_done, d);
+    *d = (struct idup){.comm = comm, .newcomm = newcomm, .hints = MPI_INFO_NULL};
+    rc = fm_info_merge(&d->hints, hints);
+    if (rc == FM_OK)
+        rc = fm_ctx_alloc_sched(&cc, idup_done, d);
     if (rc != FM_OK) {
+        fm_info_release(d->hints);
         fm_sched_abandon(&cc);
         return fm_raise_status(comm, call, rc);
     }
     rc = fm_sched_start_new(&cc, request);
     return rc == FM_OK ? MPI_SUCCESS : fm_raise_status(comm, call, rc);
+}
+
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    const char *call = "MPI_Comm_idup";
+    FM_CHECK_INIT(call);
+    FM_CHECK_COMM(call, comm);
+    CHECK_PTR(call, comm, newcomm, "newcomm");
+    CHECK_PTR(call, comm, request, "request");
+    return fm_comm_idup_hinted(call, comm, comm->info, newcomm, request);
 }
 
 int MPI_Comm_free(MPI_Comm *comm)

@@ -215,6 +215,7 @@ int fm_comm_init(int world_rank, int world_size)
 {
     fm_comm_on_destroy(attrs_on_destroy);
     fm_comm_on_destroy(fm_coll_rma_free);
+    fm_comm_on_destroy(fm_comm_info_on_destroy);
     /* Ids the OFI tag's context field cannot carry are never used. */
     return fm_comm_predefined_init(world_rank, world_size, fm_pt2pt_comm_ids());
 }

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "mpi/api.h"
-#include "mpi/win_api.h"
+#include "mpi/info.h"
 #include "util/handle_pool.h"
 
 #define FM_MAGIC_INFO 0x494e464fu
@@ -73,6 +73,39 @@ int MPI_Info_create(MPI_Info *info)
     return MPI_SUCCESS;
 }
 
+/* Set key (checked) to value; FM_OK, or FM_ERR_NOMEM with info unchanged. */
+static int info_set(MPI_Info info, const char *key, const char *value)
+{
+    char *v = strdup(value);
+    if (!v)
+        return FM_ERR_NOMEM;
+    int i = find(info, key);
+    if (i >= 0) {
+        free(info->e[i].value);
+        info->e[i].value = v;
+        return FM_OK;
+    }
+    if (info->n == info->cap) {
+        int cap = info->cap ? info->cap * 2 : 8;
+        info_entry *e = realloc(info->e, (size_t)cap * sizeof *e);
+        if (!e) {
+            free(v);
+            return FM_ERR_NOMEM;
+        }
+        info->e = e;
+        info->cap = cap;
+    }
+    char *k = strdup(key);
+    if (!k) {
+        free(v);
+        return FM_ERR_NOMEM;
+    }
+    info->e[info->n].key = k;
+    info->e[info->n].value = v;
+    info->n++;
+    return FM_OK;
+}
+
 int MPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
     const char *call = "MPI_Info_set";
@@ -85,33 +118,8 @@ int MPI_Info_set(MPI_Info info, const char *key, const char *value)
     if (vl > MPI_MAX_INFO_VAL)
         return fm_raise(MPI_COMM_NULL, call, MPI_ERR_INFO_VALUE,
                         "value of %zu characters; at most %d", vl, MPI_MAX_INFO_VAL);
-    char *v = strdup(value);
-    if (!v)
+    if (info_set(info, key, value) != FM_OK)
         return fm_raise(MPI_COMM_NULL, call, MPI_ERR_NO_MEM, "out of memory");
-    int i = find(info, key);
-    if (i >= 0) {
-        free(info->e[i].value);
-        info->e[i].value = v;
-        return MPI_SUCCESS;
-    }
-    if (info->n == info->cap) {
-        int cap = info->cap ? info->cap * 2 : 8;
-        info_entry *e = realloc(info->e, (size_t)cap * sizeof *e);
-        if (!e) {
-            free(v);
-            return fm_raise(MPI_COMM_NULL, call, MPI_ERR_NO_MEM, "out of memory");
-        }
-        info->e = e;
-        info->cap = cap;
-    }
-    char *k = strdup(key);
-    if (!k) {
-        free(v);
-        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_NO_MEM, "out of memory");
-    }
-    info->e[info->n].key = k;
-    info->e[info->n].value = v;
-    info->n++;
     return MPI_SUCCESS;
 }
 
@@ -203,22 +211,51 @@ static void info_destroy(MPI_Info info)
     fm_handle_put(&info_pool, info);
 }
 
+int fm_info_merge(MPI_Info *dst, MPI_Info src)
+{
+    if (src == MPI_INFO_NULL)
+        return FM_OK;
+    if (*dst == MPI_INFO_NULL) {
+        struct fm_info *d = fm_handle_get(&info_pool);
+        if (!d)
+            return FM_ERR_NOMEM;
+        d->magic = FM_MAGIC_INFO;
+        *dst = d;
+    }
+    for (int i = 0; i < src->n; i++)
+        if (info_set(*dst, src->e[i].key, src->e[i].value) != FM_OK)
+            return FM_ERR_NOMEM;
+    return FM_OK;
+}
+
+int fm_info_copy(MPI_Info src, MPI_Info *out)
+{
+    MPI_Info d = MPI_INFO_NULL;
+    struct fm_info empty = {.magic = FM_MAGIC_INFO};
+    int rc = fm_info_merge(&d, src != MPI_INFO_NULL ? src : &empty);
+    if (rc != FM_OK) {
+        if (d)
+            info_destroy(d);
+        return rc;
+    }
+    *out = d;
+    return FM_OK;
+}
+
+void fm_info_release(MPI_Info info)
+{
+    if (info != MPI_INFO_NULL)
+        info_destroy(info);
+}
+
 int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
     const char *call = "MPI_Info_dup";
     FM_CHECK_INIT(call);
     CHECK_INFO(call, info);
     CHECK_PTR(call, newinfo, "newinfo");
-    MPI_Info d = MPI_INFO_NULL;
-    int rc = MPI_Info_create(&d);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    for (int i = 0; i < info->n; i++)
-        if ((rc = MPI_Info_set(d, info->e[i].key, info->e[i].value)) != MPI_SUCCESS) {
-            info_destroy(d);
-            return rc;
-        }
-    *newinfo = d;
+    if (fm_info_copy(info, newinfo) != FM_OK)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_NO_MEM, "out of memory");
     return MPI_SUCCESS;
 }
 

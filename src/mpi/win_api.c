@@ -378,21 +378,9 @@ int MPI_Win_set_info(MPI_Win win, MPI_Info info)
     FM_CHECK_WIN(call, win);
     if (!fm_info_valid(info))
         return fm_win_raise(win, call, MPI_ERR_INFO, "info is not a valid info object");
-    int rc, n;
-    if ((rc = MPI_Info_get_nkeys(info, &n)) != MPI_SUCCESS)
-        return rc;
-    MPI_Info d = win->info;
-    if (d == MPI_INFO_NULL && (rc = MPI_Info_create(&d)) != MPI_SUCCESS)
-        return rc;
-    win->info = d;
-    for (int i = 0; i < n; i++) {
-        char key[MPI_MAX_INFO_KEY + 1], v[MPI_MAX_INFO_VAL + 1];
-        int flag;
-        if ((rc = MPI_Info_get_nthkey(info, i, key)) != MPI_SUCCESS ||
-            (rc = MPI_Info_get(info, key, MPI_MAX_INFO_VAL, v, &flag)) != MPI_SUCCESS ||
-            (rc = MPI_Info_set(d, key, v)) != MPI_SUCCESS)
-            return rc;
-    }
+    int rc = fm_info_merge(&win->info, info);
+    if (rc != FM_OK)
+        return fm_win_raise_status(win, call, rc);
     win->acc_order = acc_order_hint(info, win->acc_order, call);
     return MPI_SUCCESS;
 }

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include "mpi/api.h"
+#include "mpi/info.h"
 #include "rma/rma.h"
 
 /* Like fm_raise, but through win's error handler (MPI_ERRORS_ARE_FATAL by
@@ -13,9 +14,6 @@
 int fm_win_raise(MPI_Win win, const char *call, int errclass, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 int fm_win_raise_status(MPI_Win win, const char *call, int status);
-
-/* 1 if info is a live MPI_Info (info.c). */
-int fm_info_valid(MPI_Info info);
 
 #define FM_CHECK_WIN(call, win)                                                       \
     do {                                                                              \

@@ -233,9 +233,7 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
                         target_disp, 1, datatype, 1);
     if (rc != MPI_SUCCESS)
         return rc;
-    enum fm_basic_kind k = datatype->basic;
-    if (!(datatype->flags & FM_DT_PREDEFINED) || k == FM_BK_FLOAT || k == FM_BK_DOUBLE ||
-        k == FM_BK_LDOUBLE || (k >= FM_BK_FCOMPLEX && k != FM_BK_BYTE) || datatype->size > 8)
+    if (fm_op_cas_check(datatype) != FM_OK)
         return fm_win_raise(win, call, MPI_ERR_TYPE,
                             "datatype must be a predefined integer, logical or byte type");
     if (!origin_addr || !compare_addr || !result_addr)

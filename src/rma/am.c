@@ -96,6 +96,21 @@ MPI_Datatype fm_rma_kind_dt(int kind)
     case FM_BK_2INT: return MPI_2INT;
     case FM_BK_SHORT_INT: return MPI_SHORT_INT;
     case FM_BK_LDOUBLE_INT: return MPI_LONG_DOUBLE_INT;
+    case FM_BK_FCHARACTER: return MPI_CHARACTER;
+    case FM_BK_FLOGICAL: return MPI_LOGICAL;
+    case FM_BK_FINT1: return MPI_INTEGER1;
+    case FM_BK_FINT2: return MPI_INTEGER2;
+    case FM_BK_FINT4: return MPI_INTEGER4;
+    case FM_BK_FINT8: return MPI_INTEGER8;
+#ifdef MPI_INTEGER16
+    case FM_BK_FINT16: return MPI_INTEGER16;
+#endif
+#ifdef MPI_REAL16
+    case FM_BK_FLOAT128: return MPI_REAL16;
+    case FM_BK_F128COMPLEX: return MPI_COMPLEX32;
+#endif
+    case FM_BK_2REAL: return MPI_2REAL;
+    case FM_BK_2DOUBLE: return MPI_2DOUBLE_PRECISION;
     default: return NULL;
     }
 }

@@ -481,7 +481,7 @@ int fm_rma_remote_acc(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_
     /* The target rebuilds a derived target type from its blocks, element by
      * element of its basic kind: pairs split across blocks cannot be. */
     if (!edt || (!(tdt->flags & FM_DT_PREDEFINED) && !fm_dt_is_contig(tdt) &&
-                 tdt->basic >= FM_BK_FLOAT_INT))
+                 fm_dt_kind_is_pair(tdt->basic)))
         return FM_ERR_UNSUPPORTED;
     void *heap = NULL;
     const void *data = NULL;

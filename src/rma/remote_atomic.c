@@ -28,6 +28,7 @@
  * for every accumulate on those types — all ops, every layout, the target's
  * own accesses to itself included (through its own endpoint). */
 static uint64_t hw_mask; /* kinds whose every op the transport validates */
+_Static_assert(FM_BK_COUNT <= 64, "windows keep sets of basic kinds in 64-bit masks");
 static size_t hw_cnt[FM_BK_COUNT]; /* elements per atomic for that kind */
 static int hw_probed;
 
@@ -35,9 +36,13 @@ static int hw_probed;
 static int kind_type(int k)
 {
     switch (k) {
-    case FM_BK_CHAR: return CHAR_MIN < 0 ? FM_NET_AT_I8 : FM_NET_AT_U8;
+    case FM_BK_CHAR: /* reduced as signed char, whatever char is (op_kernels.c) */
     case FM_BK_SCHAR: case FM_BK_INT8: return FM_NET_AT_I8;
-    case FM_BK_UCHAR: case FM_BK_UINT8: case FM_BK_BYTE: return FM_NET_AT_U8;
+    case FM_BK_FINT1: return FM_NET_AT_I8;
+    case FM_BK_UCHAR: case FM_BK_UINT8: case FM_BK_BYTE: case FM_BK_FCHARACTER: return FM_NET_AT_U8;
+    case FM_BK_FINT2: return FM_NET_AT_I16;
+    case FM_BK_FINT4: case FM_BK_FLOGICAL: return FM_NET_AT_I32;
+    case FM_BK_FINT8: return FM_NET_AT_I64;
     case FM_BK_BOOL: return sizeof(_Bool) == 1 ? FM_NET_AT_U8 : -1;
     case FM_BK_SHORT: case FM_BK_INT16: return FM_NET_AT_I16;
     case FM_BK_USHORT: case FM_BK_UINT16: return FM_NET_AT_U16;
@@ -55,15 +60,8 @@ static int kind_type(int k)
     case FM_BK_FCOMPLEX: return FM_NET_AT_FCOMPLEX;
     case FM_BK_DCOMPLEX: return FM_NET_AT_DCOMPLEX;
     case FM_BK_LDCOMPLEX: return FM_NET_AT_LDCOMPLEX;
-    default: return -1; /* value-index pairs: always active messages */
+    default: return -1; /* value-index pairs, 128-bit kinds: always active messages */
     }
-}
-
-/* MPI_Compare_and_swap's types (the API layer's check). */
-static int cas_kind(int k, MPI_Datatype dt)
-{
-    return k != FM_BK_FLOAT && k != FM_BK_DOUBLE && k != FM_BK_LDOUBLE &&
-           (k < FM_BK_FCOMPLEX || k == FM_BK_BYTE) && dt->size <= 8;
 }
 
 static int aop_of(MPI_Op op)
@@ -110,7 +108,7 @@ static void hw_probe(fm_net *net)
                 NEED(FM_NET_ATOMIC_FETCH, aop_of(ops[i]));
         NEED(FM_NET_ATOMIC_FETCH, FM_NET_AOP_WRITE);
         NEED(FM_NET_ATOMIC_FETCH, FM_NET_AOP_READ);
-        if (cas_kind(k, dt))
+        if (fm_op_cas_check(dt) == FM_OK)
             NEED(FM_NET_ATOMIC_COMPARE, FM_NET_AOP_CSWAP);
 #undef NEED
         hw_mask |= (uint64_t)1 << k;

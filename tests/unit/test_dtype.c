@@ -312,6 +312,19 @@ static void test_predefined_sizes(void **state)
     assert_int_equal(MPI_INT->basic, FM_BK_INT);
     assert_int_equal(MPI_C_DOUBLE_COMPLEX->basic, FM_BK_DCOMPLEX);
     assert_int_equal(MPI_BYTE->basic, FM_BK_BYTE);
+    /* Fortran types: gfortran's default sizes */
+    int fsz;
+    const struct { MPI_Datatype t; int size; } fortran[] = {
+        {MPI_CHARACTER, 1}, {MPI_LOGICAL, 4}, {MPI_INTEGER, 4}, {MPI_REAL, 4},
+        {MPI_DOUBLE_PRECISION, 8}, {MPI_COMPLEX, 8}, {MPI_DOUBLE_COMPLEX, 16},
+        {MPI_2REAL, 8}, {MPI_2DOUBLE_PRECISION, 16}, {MPI_2INTEGER, 8},
+    };
+    for (size_t k = 0; k < sizeof fortran / sizeof *fortran; k++) {
+        assert_int_equal(MPI_Type_size(fortran[k].t, &fsz), MPI_SUCCESS);
+        assert_int_equal(fsz, fortran[k].size);
+    }
+    assert_int_equal(MPI_INTEGER->basic, FM_BK_FINT4);
+    assert_int_equal(MPI_REAL->basic, FM_BK_FLOAT);
     char name[MPI_MAX_OBJECT_NAME];
     int len;
     assert_int_equal(MPI_Type_get_name(MPI_DOUBLE, name, &len), MPI_SUCCESS);
@@ -322,13 +335,14 @@ static void test_predefined_sizes(void **state)
 static void test_pair_layout(void **state)
 {
     (void)state;
-#define CHECK_PAIR(dt, VT, kind)                                                     \
+#define CHECK_PAIR(dt, VT, kind) CHECK_PAIR_IT(dt, VT, int, kind)
+#define CHECK_PAIR_IT(dt, VT, IT, kind)                                              \
     do {                                                                             \
-        typedef struct { VT v; int i; } p_t;                                         \
-        assert_int_equal(dt->size, sizeof(VT) + sizeof(int));                        \
+        typedef struct { VT v; IT i; } p_t;                                          \
+        assert_int_equal(dt->size, sizeof(VT) + sizeof(IT));                         \
         assert_int_equal(dt->extent, sizeof(p_t));                                   \
         assert_int_equal(dt->basic, kind);                                           \
-        assert_int_equal(dt->basic_size, sizeof(VT) + sizeof(int));                  \
+        assert_int_equal(dt->basic_size, sizeof(VT) + sizeof(IT));                   \
         assert_int_equal(dt->nelem, 2);                                              \
         int contig = offsetof(p_t, i) == sizeof(VT) && sizeof(p_t) == dt->size;      \
         assert_int_equal(!!fm_dt_is_contig(dt), contig);                             \
@@ -337,21 +351,21 @@ static void test_pair_layout(void **state)
         memset(out, 0xEE, sizeof out);                                               \
         for (int k = 0; k < 3; k++) {                                                \
             in[k].v = (VT)(k + 1);                                                   \
-            in[k].i = 10 * k;                                                        \
+            in[k].i = (IT)(10 * k);                                                  \
         }                                                                            \
         unsigned char packed[3 * sizeof(p_t)];                                       \
         assert_int_equal(fm_dt_pack(in, 3, dt, 0, packed, sizeof packed), 3 * dt->size); \
         for (int k = 0; k < 3; k++) {                                                \
             VT v;                                                                    \
-            int i;                                                                   \
+            IT i;                                                                    \
             memcpy(&v, packed + k * dt->size, sizeof v);                             \
             memcpy(&i, packed + k * dt->size + sizeof(VT), sizeof i);                \
-            assert_true(v == (VT)(k + 1) && i == 10 * k);                            \
+            assert_true(v == (VT)(k + 1) && i == (IT)(10 * k));                      \
         }                                                                            \
         fm_dt_unpack(out, 3, dt, 0, packed, 3 * dt->size);                           \
         for (int k = 0; k < 3; k++) {                                                \
-            assert_true(out[k].v == (VT)(k + 1) && out[k].i == 10 * k);              \
-            for (size_t q = offsetof(p_t, i) + sizeof(int); q < sizeof(p_t); q++)    \
+            assert_true(out[k].v == (VT)(k + 1) && out[k].i == (IT)(10 * k));        \
+            for (size_t q = offsetof(p_t, i) + sizeof(IT); q < sizeof(p_t); q++)     \
                 assert_int_equal(((unsigned char *)&out[k])[q], 0xEE);               \
         }                                                                            \
         /* Partial: just the value of the first pair is one element. */              \
@@ -378,6 +392,10 @@ static void test_pair_layout(void **state)
     CHECK_PAIR(MPI_2INT, int, FM_BK_2INT);
     CHECK_PAIR(MPI_SHORT_INT, short, FM_BK_SHORT_INT);
     CHECK_PAIR(MPI_LONG_DOUBLE_INT, long double, FM_BK_LDOUBLE_INT);
+    CHECK_PAIR_IT(MPI_2REAL, float, float, FM_BK_2REAL);
+    CHECK_PAIR_IT(MPI_2DOUBLE_PRECISION, double, double, FM_BK_2DOUBLE);
+    CHECK_PAIR_IT(MPI_2INTEGER, int32_t, int32_t, FM_BK_2INT);
+#undef CHECK_PAIR_IT
 #undef CHECK_PAIR
     assert_true(fm_dt_is_contig(MPI_2INT));
     assert_false(fm_dt_is_contig(MPI_DOUBLE_INT));
