@@ -13,6 +13,10 @@
 void fm_cc_allgather(fm_coll_call *cc, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
                      void *rbuf, MPI_Count rcount, MPI_Datatype rdt)
 {
+    if (fm_comm_is_inter(cc->comm)) {
+        fm_cc_inter_allgatherv(cc, sbuf, scount, sdt, rbuf, NULL, NULL, rcount, rdt);
+        return;
+    }
     const int size = cc->comm->size, rank = cc->comm->rank;
     if (sbuf != MPI_IN_PLACE)
         fm_cc_copy(cc, sbuf, scount, sdt, fm_coll_at(rbuf, rank * rcount, rdt), rcount, rdt);
@@ -52,6 +56,10 @@ int fm_coll_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void
 void fm_cc_allgatherv(fm_coll_call *cc, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
                       void *rbuf, const int rcounts[], const int displs[], MPI_Datatype rdt)
 {
+    if (fm_comm_is_inter(cc->comm)) {
+        fm_cc_inter_allgatherv(cc, sbuf, scount, sdt, rbuf, rcounts, displs, 0, rdt);
+        return;
+    }
     const int size = cc->comm->size, rank = cc->comm->rank;
     if (sbuf != MPI_IN_PLACE)
         fm_cc_copy(cc, sbuf, scount, sdt, fm_coll_at(rbuf, displs[rank], rdt), rcounts[rank],

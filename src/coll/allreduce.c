@@ -92,6 +92,10 @@ static void fm_allreduce_halving(fm_coll_call *cc, void *rbuf, void *tmp, MPI_Co
 void fm_cc_allreduce(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_Count count,
                      MPI_Datatype dt, MPI_Op op)
 {
+    if (fm_comm_is_inter(cc->comm)) {
+        fm_cc_inter_allreduce(cc, sbuf, rbuf, count, dt, op);
+        return;
+    }
     const int size = cc->comm->size, rank = cc->comm->rank;
     if (count == 0 || dt->size == 0)
         return;

@@ -106,6 +106,11 @@ void fm_cc_alltoallw(fm_coll_call *cc, const void *sbuf, const int scounts[],
                      const int rdispls[], MPI_Count rcount, MPI_Datatype rdt,
                      const MPI_Datatype rdts[])
 {
+    if (fm_comm_is_inter(cc->comm)) {
+        fm_cc_inter_alltoallw(cc, sbuf, scounts, sdispls, scount, sdt, sdts, rbuf, rcounts,
+                              rdispls, rcount, rdt, rdts);
+        return;
+    }
     struct fm_a2a_side rcv = {.buf = rbuf, .counts = rcounts, .displs = rdispls,
                               .count = rcount, .dt = rdt, .dts = rdts};
     if (sbuf == MPI_IN_PLACE) {

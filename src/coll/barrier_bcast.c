@@ -12,6 +12,10 @@
  * non-powers of two. */
 void fm_cc_barrier(fm_coll_call *cc)
 {
+    if (fm_comm_is_inter(cc->comm)) {
+        fm_cc_inter_barrier(cc);
+        return;
+    }
     const int size = cc->comm->size, rank = cc->comm->rank;
     static char token; /* zero bytes move, but give the layer below a real address */
     for (int k = 1; k < size; k <<= 1) {
@@ -34,6 +38,10 @@ int fm_coll_barrier(MPI_Comm comm)
  * (coll_call.h), so the ranks below it return too. */
 void fm_cc_bcast(fm_coll_call *cc, void *buf, MPI_Count count, MPI_Datatype dt, int root)
 {
+    if (fm_comm_is_inter(cc->comm)) {
+        fm_cc_inter_bcast(cc, buf, count, dt, root);
+        return;
+    }
     const int size = cc->comm->size, rank = cc->comm->rank;
     if (size == 1 || count == 0 || dt->size == 0)
         return;

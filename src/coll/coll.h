@@ -72,6 +72,34 @@ void fm_cc_reduce_scatter(fm_coll_call *cc, const void *sbuf, void *rbuf, const 
                           MPI_Count rcount, MPI_Datatype dt, MPI_Op op);
 void fm_cc_scan(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_Count count,
                 MPI_Datatype dt, MPI_Op op, int exclusive);
-/* fm_cc_reduce and fm_cc_scatterv: coll_call.h. */
+/* fm_cc_reduce and fm_cc_scatterv: coll_call.h.  Each of these runs the
+ * intercommunicator form (inter.c) when cc->comm is one. */
+
+/* Intercommunicators (inter.c): roots are MPI_ROOT / MPI_PROC_NULL / a
+ * remote rank; count arrays are indexed by remote rank, except
+ * reduce_scatter's (local). */
+void fm_cc_inter_barrier(fm_coll_call *cc);
+void fm_cc_inter_bcast(fm_coll_call *cc, void *buf, MPI_Count count, MPI_Datatype dt, int root);
+void fm_cc_inter_reduce(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_Count count,
+                        MPI_Datatype dt, MPI_Op op, int root);
+void fm_cc_inter_allreduce(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_Count count,
+                           MPI_Datatype dt, MPI_Op op);
+void fm_cc_inter_reduce_scatter(fm_coll_call *cc, const void *sbuf, void *rbuf,
+                                const int rcounts[], MPI_Count rcount, MPI_Datatype dt,
+                                MPI_Op op);
+void fm_cc_inter_gatherv(fm_coll_call *cc, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
+                         void *rbuf, const int rcounts[], const int displs[], MPI_Count rcount,
+                         MPI_Datatype rdt, int root);
+void fm_cc_inter_scatterv(fm_coll_call *cc, const void *sbuf, const int scounts[],
+                          const int displs[], MPI_Count scount, MPI_Datatype sdt, void *rbuf,
+                          MPI_Count rcount, MPI_Datatype rdt, int root);
+void fm_cc_inter_allgatherv(fm_coll_call *cc, const void *sbuf, MPI_Count scount,
+                            MPI_Datatype sdt, void *rbuf, const int rcounts[],
+                            const int displs[], MPI_Count rcount, MPI_Datatype rdt);
+void fm_cc_inter_alltoallw(fm_coll_call *cc, const void *sbuf, const int scounts[],
+                           const int sdispls[], MPI_Count scount, MPI_Datatype sdt,
+                           const MPI_Datatype sdts[], void *rbuf, const int rcounts[],
+                           const int rdispls[], MPI_Count rcount, MPI_Datatype rdt,
+                           const MPI_Datatype rdts[]);
 
 #endif

@@ -85,6 +85,10 @@ void fm_cc_gatherv(fm_coll_call *cc, const void *sbuf, MPI_Count scount, MPI_Dat
                    void *rbuf, const int rcounts[], const int displs[], MPI_Count rcount,
                    MPI_Datatype rdt, int root)
 {
+    if (fm_comm_is_inter(cc->comm)) {
+        fm_cc_inter_gatherv(cc, sbuf, scount, sdt, rbuf, rcounts, displs, rcount, rdt, root);
+        return;
+    }
     if (cc->comm->rank != root) {
         if (scount * sdt->size != 0)
             fm_cc_send(cc, sbuf, scount, sdt, root);
@@ -116,6 +120,10 @@ void fm_cc_scatterv(fm_coll_call *cc, const void *sbuf, const int scounts[], con
                     MPI_Count scount, MPI_Datatype sdt, void *rbuf, MPI_Count rcount,
                     MPI_Datatype rdt, int root)
 {
+    if (fm_comm_is_inter(cc->comm)) {
+        fm_cc_inter_scatterv(cc, sbuf, scounts, displs, scount, sdt, rbuf, rcount, rdt, root);
+        return;
+    }
     if (cc->comm->rank != root) {
         if (rcount * rdt->size != 0)
             fm_cc_recv(cc, rbuf, rcount, rdt, root);

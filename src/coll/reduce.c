@@ -84,6 +84,10 @@ static void fm_reduce_tree(fm_coll_call *cc, const void *mine, void *res, MPI_Co
 void fm_cc_reduce(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_Count count,
                   MPI_Datatype dt, MPI_Op op, int root)
 {
+    if (fm_comm_is_inter(cc->comm)) {
+        fm_cc_inter_reduce(cc, sbuf, rbuf, count, dt, op, root);
+        return;
+    }
     const int rank = cc->comm->rank;
     if (count == 0 || dt->size == 0)
         return;

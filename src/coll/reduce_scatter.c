@@ -30,6 +30,10 @@ static void fm_rs_reduce(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_Cou
 void fm_cc_reduce_scatter(fm_coll_call *cc, const void *sbuf, void *rbuf, const int rcounts[],
                           MPI_Count rcount, MPI_Datatype dt, MPI_Op op)
 {
+    if (fm_comm_is_inter(cc->comm)) {
+        fm_cc_inter_reduce_scatter(cc, sbuf, rbuf, rcounts, rcount, dt, op);
+        return;
+    }
     const int size = cc->comm->size;
     int *displs = NULL;
     MPI_Count total = rcount * size;

@@ -29,6 +29,7 @@ enum fm_step_kind {
 struct fm_step {
     uint8_t kind;
     int peer;
+    MPI_Comm comm; /* send/recv: the schedule's, or an intercommunicator's local_comm */
     int tag;   /* point-to-point schedules: the caller's tag */
     const void *src;
     void *dst;
@@ -123,7 +124,7 @@ void fm_sched_add_send(fm_coll_call *cc, const void *buf, MPI_Count count, MPI_D
     if (!st)
         return;
     *st = (struct fm_step){.kind = FM_STEP_SEND, .peer = dest, .src = buf, .count = count,
-                           .dt = dt};
+                           .dt = dt, .comm = cc->comm};
     hold_dt(dt);
 }
 
@@ -133,7 +134,7 @@ void fm_sched_add_recv(fm_coll_call *cc, void *buf, MPI_Count count, MPI_Datatyp
     if (!st)
         return;
     *st = (struct fm_step){.kind = FM_STEP_RECV, .peer = src, .dst = buf, .count = count,
-                           .dt = dt};
+                           .dt = dt, .comm = cc->comm};
     hold_dt(dt);
 }
 
@@ -277,7 +278,7 @@ static void post(struct fm_sched *s, const struct fm_step *st)
             dt = MPI_BYTE;
         }
         rc = s->p2p ? fm_isend(buf, count, dt, st->peer, st->tag, s->comm, 0, FM_SEND_STD, &r)
-                    : fm_isend(buf, count, dt, st->peer, s->tag, s->comm, 1, FM_SEND_STD, &r);
+                    : fm_isend(buf, count, dt, st->peer, s->tag, st->comm, 1, FM_SEND_STD, &r);
     } else {
         void *buf = st->dst;
         MPI_Count count = st->count;
@@ -289,7 +290,7 @@ static void post(struct fm_sched *s, const struct fm_step *st)
             dt = MPI_BYTE;
         }
         rc = s->p2p ? fm_irecv(buf, count, dt, st->peer, st->tag, s->comm, 0, &r)
-                    : fm_irecv(buf, count, dt, st->peer, s->tag, s->comm, 1, &r);
+                    : fm_irecv(buf, count, dt, st->peer, s->tag, st->comm, 1, &r);
     }
     if (rc == FM_OK && s->nreq == s->reqcap && grow_reqs(s, 2 * s->reqcap + 4) != FM_OK) {
         fm_wait(r, NULL); /* nowhere to track it: finish it here */

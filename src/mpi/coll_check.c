@@ -14,8 +14,34 @@
 #define CHECK_COMM(call, comm)     \
     do {                           \
         FM_CHECK_INIT(call);       \
-        FM_CHECK_COMM(call, comm);  \
-        FM_CHECK_INTRA(call, comm); \
+        FM_CHECK_COMM(call, comm); \
+    } while (0)
+
+/* Intercommunicators (MPI-3.1 5.2.2): the root passes MPI_ROOT, the rest
+ * of its group MPI_PROC_NULL (nothing of theirs is significant), the other
+ * group the root's rank there; per-rank arrays cover the remote group
+ * (remote_size, which is size on an intracommunicator); MPI_IN_PLACE is
+ * not allowed. */
+#define INTER(comm) fm_comm_is_inter(comm)
+#define IS_ROOT(comm, root) (INTER(comm) ? (root) == MPI_ROOT : (comm)->rank == (root))
+#define CHECK_ROOT(call, comm, root)                                                        \
+    do {                                                                                    \
+        if (!INTER(comm))                                                                   \
+            FM_CHECK_ROOT(call, comm, root);                                             \
+        else if ((root) != MPI_ROOT && (root) != MPI_PROC_NULL &&                           \
+                 ((root) < 0 || (root) >= (comm)->remote_size))                             \
+            return fm_raise(comm, call, MPI_ERR_ROOT,                                       \
+                            "root=%d is not MPI_ROOT, MPI_PROC_NULL or a rank of the "     \
+                            "remote group of %s (size %d)", (int)(root),                    \
+                            fm_comm_label(comm), (comm)->remote_size);                      \
+        if (INTER(comm) && (root) == MPI_PROC_NULL)                                         \
+            return MPI_SUCCESS;                                                             \
+    } while (0)
+#define CHECK_INTER_NOT_IN_PLACE(call, comm, buf, what)                                     \
+    do {                                                                                    \
+        if (INTER(comm) && (buf) == MPI_IN_PLACE)                                           \
+            return fm_raise(comm, call, MPI_ERR_BUFFER,                                     \
+                            "%s=MPI_IN_PLACE is not allowed on an intercommunicator", what); \
     } while (0)
 
 #define CHECK_BUF_ARGS(call, comm, count, dt)  \
@@ -58,10 +84,11 @@
         if (!(arr))                                                                         \
             return fm_raise(comm, call, MPI_ERR_ARG, "%s array is NULL", what);             \
     } while (0)
-#define CHECK_COUNTS(call, comm, counts, what)                                              \
+#define CHECK_COUNTS(call, comm, counts, what) CHECK_COUNTS_N(call, comm, counts, what, (comm)->remote_size)
+#define CHECK_COUNTS_N(call, comm, counts, what, n)                                         \
     do {                                                                                    \
         CHECK_ARRAY(call, comm, counts, what);                                              \
-        for (int i_ = 0; i_ < (comm)->size; i_++)                                           \
+        for (int i_ = 0; i_ < (n); i_++)                                                    \
             if ((counts)[i_] < 0)                                                           \
                 return fm_raise(comm, call, MPI_ERR_COUNT, "%s[%d]=%d must be >= 0", what,  \
                                 i_, (counts)[i_]);                                          \
@@ -83,11 +110,13 @@ int fm_check_barrier(const char *call, MPI_Comm comm)
 {
     CHECK_COMM(call, comm);
     return MPI_SUCCESS;
-} int fm_check_bcast(const char *call, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+}
+
+int fm_check_bcast(const char *call, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
     CHECK_COMM(call, comm);
     CHECK_BUF_ARGS(call, comm, count, dt);
-    FM_CHECK_ROOT(call, comm, root);
+    CHECK_ROOT(call, comm, root);
     CHECK_DATA(call, comm, buf, count, dt, "buffer");
     return MPI_SUCCESS;
 }
@@ -97,15 +126,16 @@ int fm_check_reduce(const char *call, const void *sbuf, void *rbuf, int count, M
 {
     CHECK_COMM(call, comm);
     CHECK_BUF_ARGS(call, comm, count, dt);
-    FM_CHECK_ROOT(call, comm, root);
+    CHECK_ROOT(call, comm, root);
     CHECK_OP_FOR(call, comm, op, dt);
-    if (comm->rank == root) {
+    if (IS_ROOT(comm, root)) {
         CHECK_NO_ALIAS(call, comm, sbuf, rbuf, count);
+        CHECK_INTER_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
         CHECK_DATA(call, comm, rbuf, count, dt, "recvbuf");
     } else {
         CHECK_NOT_IN_PLACE(call, comm, sbuf, "sendbuf at a non-root rank");
     }
-    if (sbuf != MPI_IN_PLACE)
+    if (sbuf != MPI_IN_PLACE && !(INTER(comm) && root == MPI_ROOT))
         CHECK_DATA(call, comm, sbuf, count, dt, "sendbuf");
     return MPI_SUCCESS;
 }
@@ -114,6 +144,7 @@ int fm_check_allreduce(const char *call, const void *sbuf, void *rbuf, int count
                        MPI_Op op, MPI_Comm comm)
 {
     CHECK_COMM(call, comm);
+    CHECK_INTER_NOT_IN_PLACE(call, comm, sbuf, "sendbuf");
     CHECK_BUF_ARGS(call, comm, count, dt);
     CHECK_OP_FOR(call, comm, op, dt);
     CHECK_NO_ALIAS(call, comm, sbuf, rbuf, count);
@@ -128,15 +159,15 @@ int fm_check_gather(const char *call, const void *sbuf, int scount, MPI_Datatype
                     int rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
     CHECK_COMM(call, comm);
-    FM_CHECK_ROOT(call, comm, root);
-    if (comm->rank == root) {
+    CHECK_ROOT(call, comm, root);
+    if (IS_ROOT(comm, root)) {
         CHECK_BUF_ARGS(call, comm, rcount, rdt);
         CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
-        CHECK_DATA(call, comm, rbuf, (MPI_Count)rcount * comm->size, rdt, "recvbuf");
+        CHECK_DATA(call, comm, rbuf, (MPI_Count)rcount * comm->remote_size, rdt, "recvbuf");
     } else {
         CHECK_NOT_IN_PLACE(call, comm, sbuf, "sendbuf at a non-root rank");
     }
-    if (sbuf != MPI_IN_PLACE) {
+    if (sbuf != MPI_IN_PLACE && !(INTER(comm) && root == MPI_ROOT)) {
         CHECK_BUF_ARGS(call, comm, scount, sdt);
         CHECK_DATA(call, comm, sbuf, scount, sdt, "sendbuf");
     }
@@ -148,17 +179,17 @@ int fm_check_gatherv(const char *call, const void *sbuf, int scount, MPI_Datatyp
                      MPI_Comm comm)
 {
     CHECK_COMM(call, comm);
-    FM_CHECK_ROOT(call, comm, root);
-    if (comm->rank == root) {
+    CHECK_ROOT(call, comm, root);
+    if (IS_ROOT(comm, root)) {
         FM_CHECK_TYPE(call, comm, rdt);
         CHECK_COUNTS(call, comm, rcounts, "recvcounts");
         CHECK_ARRAY(call, comm, displs, "displs");
         CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
-        CHECK_DATA(call, comm, rbuf, total_of(rcounts, comm->size), rdt, "recvbuf");
+        CHECK_DATA(call, comm, rbuf, total_of(rcounts, comm->remote_size), rdt, "recvbuf");
     } else {
         CHECK_NOT_IN_PLACE(call, comm, sbuf, "sendbuf at a non-root rank");
     }
-    if (sbuf != MPI_IN_PLACE) {
+    if (sbuf != MPI_IN_PLACE && !(INTER(comm) && root == MPI_ROOT)) {
         CHECK_BUF_ARGS(call, comm, scount, sdt);
         CHECK_DATA(call, comm, sbuf, scount, sdt, "sendbuf");
     }
@@ -169,15 +200,15 @@ int fm_check_scatter(const char *call, const void *sbuf, int scount, MPI_Datatyp
                      int rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
     CHECK_COMM(call, comm);
-    FM_CHECK_ROOT(call, comm, root);
-    if (comm->rank == root) {
+    CHECK_ROOT(call, comm, root);
+    if (IS_ROOT(comm, root)) {
         CHECK_BUF_ARGS(call, comm, scount, sdt);
         CHECK_NOT_IN_PLACE(call, comm, sbuf, "sendbuf");
-        CHECK_DATA(call, comm, sbuf, (MPI_Count)scount * comm->size, sdt, "sendbuf");
+        CHECK_DATA(call, comm, sbuf, (MPI_Count)scount * comm->remote_size, sdt, "sendbuf");
     } else {
         CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf at a non-root rank");
     }
-    if (rbuf != MPI_IN_PLACE) {
+    if (rbuf != MPI_IN_PLACE && !(INTER(comm) && root == MPI_ROOT)) {
         CHECK_BUF_ARGS(call, comm, rcount, rdt);
         CHECK_DATA(call, comm, rbuf, rcount, rdt, "recvbuf");
     }
@@ -189,17 +220,17 @@ int fm_check_scatterv(const char *call, const void *sbuf, const int scounts[], c
                       MPI_Comm comm)
 {
     CHECK_COMM(call, comm);
-    FM_CHECK_ROOT(call, comm, root);
-    if (comm->rank == root) {
+    CHECK_ROOT(call, comm, root);
+    if (IS_ROOT(comm, root)) {
         FM_CHECK_TYPE(call, comm, sdt);
         CHECK_COUNTS(call, comm, scounts, "sendcounts");
         CHECK_ARRAY(call, comm, displs, "displs");
         CHECK_NOT_IN_PLACE(call, comm, sbuf, "sendbuf");
-        CHECK_DATA(call, comm, sbuf, total_of(scounts, comm->size), sdt, "sendbuf");
+        CHECK_DATA(call, comm, sbuf, total_of(scounts, comm->remote_size), sdt, "sendbuf");
     } else {
         CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf at a non-root rank");
     }
-    if (rbuf != MPI_IN_PLACE) {
+    if (rbuf != MPI_IN_PLACE && !(INTER(comm) && root == MPI_ROOT)) {
         CHECK_BUF_ARGS(call, comm, rcount, rdt);
         CHECK_DATA(call, comm, rbuf, rcount, rdt, "recvbuf");
     }
@@ -210,9 +241,10 @@ int fm_check_allgather(const char *call, const void *sbuf, int scount, MPI_Datat
                        int rcount, MPI_Datatype rdt, MPI_Comm comm)
 {
     CHECK_COMM(call, comm);
+    CHECK_INTER_NOT_IN_PLACE(call, comm, sbuf, "sendbuf");
     CHECK_BUF_ARGS(call, comm, rcount, rdt);
     CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
-    CHECK_DATA(call, comm, rbuf, (MPI_Count)rcount * comm->size, rdt, "recvbuf");
+    CHECK_DATA(call, comm, rbuf, (MPI_Count)rcount * comm->remote_size, rdt, "recvbuf");
     if (sbuf != MPI_IN_PLACE) {
         CHECK_BUF_ARGS(call, comm, scount, sdt);
         CHECK_DATA(call, comm, sbuf, scount, sdt, "sendbuf");
@@ -225,11 +257,12 @@ int fm_check_allgatherv(const char *call, const void *sbuf, int scount, MPI_Data
                         MPI_Comm comm)
 {
     CHECK_COMM(call, comm);
+    CHECK_INTER_NOT_IN_PLACE(call, comm, sbuf, "sendbuf");
     FM_CHECK_TYPE(call, comm, rdt);
     CHECK_COUNTS(call, comm, rcounts, "recvcounts");
     CHECK_ARRAY(call, comm, displs, "displs");
     CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
-    CHECK_DATA(call, comm, rbuf, total_of(rcounts, comm->size), rdt, "recvbuf");
+    CHECK_DATA(call, comm, rbuf, total_of(rcounts, comm->remote_size), rdt, "recvbuf");
     if (sbuf != MPI_IN_PLACE) {
         CHECK_BUF_ARGS(call, comm, scount, sdt);
         CHECK_DATA(call, comm, sbuf, scount, sdt, "sendbuf");
@@ -241,12 +274,13 @@ int fm_check_alltoall(const char *call, const void *sbuf, int scount, MPI_Dataty
                       int rcount, MPI_Datatype rdt, MPI_Comm comm)
 {
     CHECK_COMM(call, comm);
+    CHECK_INTER_NOT_IN_PLACE(call, comm, sbuf, "sendbuf");
     CHECK_BUF_ARGS(call, comm, rcount, rdt);
     CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
-    CHECK_DATA(call, comm, rbuf, (MPI_Count)rcount * comm->size, rdt, "recvbuf");
+    CHECK_DATA(call, comm, rbuf, (MPI_Count)rcount * comm->remote_size, rdt, "recvbuf");
     if (sbuf != MPI_IN_PLACE) {
         CHECK_BUF_ARGS(call, comm, scount, sdt);
-        CHECK_DATA(call, comm, sbuf, (MPI_Count)scount * comm->size, sdt, "sendbuf");
+        CHECK_DATA(call, comm, sbuf, (MPI_Count)scount * comm->remote_size, sdt, "sendbuf");
     }
     return MPI_SUCCESS;
 }
@@ -256,6 +290,7 @@ int fm_check_alltoallv(const char *call, const void *sbuf, const int scounts[], 
                        MPI_Datatype rdt, MPI_Comm comm)
 {
     CHECK_COMM(call, comm);
+    CHECK_INTER_NOT_IN_PLACE(call, comm, sbuf, "sendbuf");
     FM_CHECK_TYPE(call, comm, rdt);
     CHECK_COUNTS(call, comm, rcounts, "recvcounts");
     CHECK_ARRAY(call, comm, rdispls, "rdispls");
@@ -264,9 +299,9 @@ int fm_check_alltoallv(const char *call, const void *sbuf, const int scounts[], 
         FM_CHECK_TYPE(call, comm, sdt);
         CHECK_COUNTS(call, comm, scounts, "sendcounts");
         CHECK_ARRAY(call, comm, sdispls, "sdispls");
-        CHECK_DATA(call, comm, sbuf, total_of(scounts, comm->size), sdt, "sendbuf");
+        CHECK_DATA(call, comm, sbuf, total_of(scounts, comm->remote_size), sdt, "sendbuf");
     }
-    CHECK_DATA(call, comm, rbuf, total_of(rcounts, comm->size), rdt, "recvbuf");
+    CHECK_DATA(call, comm, rbuf, total_of(rcounts, comm->remote_size), rdt, "recvbuf");
     return MPI_SUCCESS;
 }
 
@@ -274,8 +309,9 @@ int fm_check_reduce_scatter(const char *call, const void *sbuf, void *rbuf, cons
                             MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     CHECK_COMM(call, comm);
+    CHECK_INTER_NOT_IN_PLACE(call, comm, sbuf, "sendbuf");
     FM_CHECK_TYPE(call, comm, dt);
-    CHECK_COUNTS(call, comm, rcounts, "recvcounts");
+    CHECK_COUNTS_N(call, comm, rcounts, "recvcounts", comm->size);
     CHECK_OP_FOR(call, comm, op, dt);
     CHECK_NO_ALIAS(call, comm, sbuf, rbuf, rcounts[comm->rank]);
     CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
@@ -291,6 +327,7 @@ int fm_check_reduce_scatter_block(const char *call, const void *sbuf, void *rbuf
                                   MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     CHECK_COMM(call, comm);
+    CHECK_INTER_NOT_IN_PLACE(call, comm, sbuf, "sendbuf");
     CHECK_BUF_ARGS(call, comm, rcount, dt);
     CHECK_OP_FOR(call, comm, op, dt);
     CHECK_NO_ALIAS(call, comm, sbuf, rbuf, rcount);
@@ -305,6 +342,7 @@ int fm_check_scan(const char *call, const void *sbuf, void *rbuf, int count, MPI
                   MPI_Op op, MPI_Comm comm, int exclusive)
 {
     CHECK_COMM(call, comm);
+    FM_CHECK_INTRA(call, comm);
     CHECK_BUF_ARGS(call, comm, count, dt);
     CHECK_OP_FOR(call, comm, op, dt);
     CHECK_NO_ALIAS(call, comm, sbuf, rbuf, count);
@@ -324,7 +362,7 @@ static int check_w_side(const char *call, MPI_Comm comm, const void *buf, const 
     CHECK_COUNTS(call, comm, counts, cname);
     CHECK_ARRAY(call, comm, displs, dname);
     CHECK_ARRAY(call, comm, dts, tname);
-    for (int i = 0; i < comm->size; i++) {
+    for (int i = 0; i < comm->remote_size; i++) {
         if (counts[i] == 0)
             continue;
         FM_CHECK_TYPE(call, comm, dts[i]);
@@ -339,6 +377,7 @@ int fm_check_alltoallw(const char *call, const void *sbuf, const int scounts[],
                        MPI_Comm comm)
 {
     CHECK_COMM(call, comm);
+    CHECK_INTER_NOT_IN_PLACE(call, comm, sbuf, "sendbuf");
     CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
     int err = check_w_side(call, comm, rbuf, rcounts, rdispls, rdts, "recvcounts", "rdispls",
                            "recvtypes", "recvbuf");

@@ -84,7 +84,7 @@ static const fm_size_range wins[NKIND][2] = {
 
 static int flat_fits(MPI_Comm comm, size_t bytes, MPI_Datatype dt)
 {
-    return fm_oversubscribed && comm->size <= FM_FLAT_RANKS && bytes <= FM_CRMA_FLAT_MAX &&
+    return !fm_comm_is_inter(comm) && fm_oversubscribed && comm->size <= FM_FLAT_RANKS && bytes <= FM_CRMA_FLAT_MAX &&
            (!dt || fm_dt_is_contig(dt)) && fm_crma_all_shm(comm);
 }
 
@@ -95,6 +95,10 @@ static fm_crma *choose(MPI_Comm comm, enum kind k, size_t bytes, int flat, const
     const int mode = fm_param.COLL_RMA;
     if (mode == FM_COLL_RMA_OFF) {
         *why = "FABMPI_COLL_RMA=off";
+        return NULL;
+    }
+    if (fm_comm_is_inter(comm)) {
+        *why = "intercommunicator";
         return NULL;
     }
     if (comm->size < 2) {
