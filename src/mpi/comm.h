@@ -35,6 +35,10 @@ int fm_ctx_raise(MPI_Comm comm, const char *call, int rc);
 /* Duplicate intercommunicator ic (same groups, a new context agreed by
  * both, a new local intracommunicator); attributes are the caller's. */
 int fm_intercomm_dup(MPI_Comm ic, MPI_Comm *out);
+/* MPI_Comm_split on an intercommunicator: members of each group with the
+ * same color, ordered by key, form an intercommunicator with the other
+ * group's members of that color (MPI_COMM_NULL if either side is empty). */
+int fm_intercomm_split(MPI_Comm ic, int color, int key, MPI_Comm *newcomm);
 /* A private duplicate of comm for the library's own traffic (a window's),
  * with MPI_ERRORS_RETURN: errors there are reported through the owner. */
 int fm_comm_dup_private(MPI_Comm comm, MPI_Comm *out);

@@ -66,12 +66,15 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     const char *call = "MPI_Comm_split";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);
-    FM_CHECK_INTRA(call, comm);
     if (!newcomm)
         return fm_raise(comm, call, MPI_ERR_ARG, "newcomm=NULL");
     if (color < 0 && color != MPI_UNDEFINED)
         return fm_raise(comm, call, MPI_ERR_ARG, "color=%d must be >= 0 or MPI_UNDEFINED",
                         color);
+    if (fm_comm_is_inter(comm)) {
+        int irc = fm_intercomm_split(comm, color, key, newcomm);
+        return irc == FM_OK ? MPI_SUCCESS : fm_ctx_raise(comm, call, irc);
+    }
     int size = comm->size, mine[2] = {color, key};
     int *all = malloc((size_t)size * 2 * sizeof(int));
     struct member *m = malloc((size_t)size * sizeof(*m));
@@ -179,9 +182,24 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     const char *call = "MPI_Comm_create";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);
-    FM_CHECK_INTRA(call, comm);
     if (!newcomm)
         return fm_raise(comm, call, MPI_ERR_ARG, "newcomm=NULL");
+    if (fm_comm_is_inter(comm)) {
+        /* group is a subgroup of the local group (MPI-3.1 6.4.2): the
+         * members of each side's group, in its order, face each other. */
+        if (!fm_group_valid(group))
+            return fm_raise(comm, call, MPI_ERR_GROUP, "group is not a valid group");
+        int r = group->rank, irc = FM_OK;
+        for (int i = 0; i < group->size && irc == FM_OK; i++)
+            if (fm_group_rank_of(comm->group, group->world[i]) == MPI_UNDEFINED)
+                irc = FM_ERR_GROUP;
+        if (irc != FM_OK)
+            return fm_raise(comm, call, MPI_ERR_GROUP,
+                            "group has a process that is not in the local group of %s",
+                            fm_comm_label(comm));
+        irc = fm_intercomm_split(comm, r == MPI_UNDEFINED ? MPI_UNDEFINED : 0, r, newcomm);
+        return irc == FM_OK ? MPI_SUCCESS : fm_ctx_raise(comm, call, irc);
+    }
     int n = fm_group_valid(group) ? group->size : 0;
     int *members = malloc((size_t)(n ? n : 1) * sizeof(int));
     struct member *m = malloc((size_t)(n ? n : 1) * sizeof(*m));

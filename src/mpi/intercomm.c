@@ -21,6 +21,7 @@
  * creations between the same leaders never take each other's messages. */
 #define FM_TAG_INTERCOMM 0x20000
 #define FM_TAG_INTER_AGREE 40
+#define FM_TAG_INTER_SPLIT 41
 
 /* How a group's leader reaches the other group's leader. */
 struct bridge {
@@ -267,4 +268,91 @@ int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
     fm_group_retain(comm->remote_group);
     *group = comm->remote_group;
     return MPI_SUCCESS;
+}
+
+/* (color, key) of one member; sorted by key, then rank. */
+struct pick {
+    int key, rank;
+};
+
+static int by_key(const void *a, const void *b)
+{
+    const struct pick *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* The world ranks of the members of `all` (n (color, key) pairs, indexed
+ * by rank in g) with `color`, in key order; returns how many. */
+static int pick_color(const int *all, int n, int color, const struct fm_group *g, int *world)
+{
+    struct pick *p = malloc(sizeof *p * (size_t)(n ? n : 1));
+    if (!p)
+        return -1;
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (all[2 * i] == color && color != MPI_UNDEFINED)
+            p[k++] = (struct pick){all[2 * i + 1], i};
+    qsort(p, (size_t)k, sizeof *p, by_key);
+    for (int i = 0; i < k; i++)
+        world[i] = g->world[p[i].rank];
+    free(p);
+    return k;
+}
+
+int fm_intercomm_split(MPI_Comm ic, int color, int key, MPI_Comm *newcomm)
+{
+    const int ln = ic->size, rn = ic->remote_size;
+    int mine[2] = {color, key};
+    int *local = malloc(sizeof(int) * 2 * (size_t)ln), *remote = malloc(sizeof(int) * 2 * (size_t)rn);
+    int *lw = malloc(sizeof(int) * (size_t)ln), *rw = malloc(sizeof(int) * (size_t)rn);
+    int rc = local && remote && lw && rw ? FM_OK : FM_ERR_NOMEM;
+    /* Every member learns both groups' (color, key) pairs... */
+    if (rc == FM_OK)
+        rc = fm_coll_allgather(mine, 2, MPI_INT, local, 2, MPI_INT, ic->local_comm);
+    if (rc == FM_OK && ic->local_comm->rank == 0)
+        rc = fm_coll_sendrecv(local, 2 * ln, MPI_INT, 0, remote, 2 * rn, MPI_INT, 0,
+                              FM_TAG_INTER_SPLIT, ic);
+    if (rc == FM_OK)
+        rc = fm_coll_bcast(remote, 2 * rn, MPI_INT, 0, ic->local_comm);
+    /* ...then one context for every new intercommunicator (their members
+     * are disjoint) and one for their local sides. */
+    struct bridge b = inter_bridge(ic);
+    uint32_t ctx = 0, lctx = 0;
+    int have = 0, lhave = 0;
+    if (rc == FM_OK && (rc = bridge_ctx_alloc(&b, &ctx)) == FM_OK)
+        have = 1;
+    if (rc == FM_OK && (rc = fm_ctx_alloc(ic->local_comm, &lctx)) == FM_OK)
+        lhave = 1;
+    int nl = rc == FM_OK ? pick_color(local, ln, color, ic->group, lw) : 0;
+    int nr = rc == FM_OK ? pick_color(remote, rn, color, ic->remote_group, rw) : 0;
+    if (nl < 0 || nr < 0)
+        rc = FM_ERR_NOMEM;
+    *newcomm = MPI_COMM_NULL;
+    struct fm_group *lg = NULL, *rg = NULL;
+    MPI_Comm lc = MPI_COMM_NULL;
+    if (rc == FM_OK && nl > 0 && nr > 0) {
+        lg = fm_group_new(nl, lw);
+        rg = fm_group_new(nr, rw);
+        rc = lg && rg ? fm_comm_build(lg, lctx, ic, &lc) : FM_ERR_NOMEM;
+        if (rc == FM_OK) {
+            lhave = 0; /* lc owns it */
+            rc = fm_comm_build_inter(lg, rg, ctx, ic, lc, newcomm);
+            if (rc == FM_OK)
+                have = 0;
+            else
+                fm_comm_release(lc);
+        }
+    }
+    if (have)
+        fm_ctx_free(ctx); /* taken in step with the others; not used here */
+    if (lhave)
+        fm_ctx_free(lctx);
+    if (lg)
+        fm_group_release(lg);
+    if (rg)
+        fm_group_release(rg);
+    free(local), free(remote), free(lw), free(rw);
+    return rc;
 }

@@ -1,8 +1,9 @@
 /* comm_inter.c — intercommunicators between the even and the odd world
  * ranks (unequal sizes at odd rank counts): MPI_Intercomm_create over
  * MPI_COMM_WORLD, the queries (test_inter, size, remote size, remote
- * group), point-to-point across, MPI_Comm_dup and compare, and
- * MPI_Intercomm_merge both ways round; errors on intracommunicators. */
+ * group), point-to-point across, MPI_Comm_dup and compare,
+ * MPI_Intercomm_merge both ways round, MPI_Comm_split and MPI_Comm_create
+ * on it; errors on intracommunicators. */
 #include "testutil.h"
 
 static int rank, size;
@@ -39,6 +40,74 @@ static void check_p2p(MPI_Comm ic, int tag)
         CHECK_EQ(got, 2 * j + (rank % 2 ? 0 : 1));
     }
     CHECK_MPI(MPI_Wait(&sr, MPI_STATUS_IGNORE));
+}
+
+/* Split by world rank mod 3, keys reversing the order: each piece faces
+ * the other group's members of its color; then Comm_create with the
+ * local group minus its first member. */
+static void test_split_create(MPI_Comm ic, int even)
+{
+    MPI_Comm sc;
+    int color = rank % 3;
+    CHECK_MPI(MPI_Comm_split(ic, color, -rank, &sc));
+    /* World ranks of my color on each side, in descending order. */
+    int lcount = 0, rcount = 0, lpos = -1, rsum = 0;
+    for (int w = size - 1; w >= 0; w--) {
+        if (w % 3 != color)
+            continue;
+        if ((w % 2 == 0) == even) {
+            if (w == rank)
+                lpos = lcount;
+            lcount++;
+        } else {
+            rcount++;
+            rsum += w;
+        }
+    }
+    if (rcount == 0) {
+        CHECK(sc == MPI_COMM_NULL);
+    } else {
+        int n, r, rn, flag, sum = -1;
+        CHECK_MPI(MPI_Comm_test_inter(sc, &flag));
+        CHECK(flag);
+        CHECK_MPI(MPI_Comm_size(sc, &n));
+        CHECK_MPI(MPI_Comm_rank(sc, &r));
+        CHECK_MPI(MPI_Comm_remote_size(sc, &rn));
+        CHECK_EQ(n, lcount);
+        CHECK_EQ(r, lpos);
+        CHECK_EQ(rn, rcount);
+        /* Each side gets the sum of the other side's world ranks. */
+        CHECK_MPI(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, sc));
+        CHECK_EQ(sum, rsum);
+        CHECK_MPI(MPI_Comm_free(&sc));
+    }
+
+    MPI_Group lg, sub;
+    int lsize, lrank, first = 0, flag;
+    CHECK_MPI(MPI_Comm_group(ic, &lg));
+    CHECK_MPI(MPI_Comm_size(ic, &lsize));
+    CHECK_MPI(MPI_Comm_rank(ic, &lrank));
+    CHECK_MPI(MPI_Group_excl(lg, 1, &first, &sub));
+    MPI_Comm cc;
+    CHECK_MPI(MPI_Comm_create(ic, sub, &cc));
+    int rsize;
+    CHECK_MPI(MPI_Comm_remote_size(ic, &rsize));
+    if (lrank == 0 || lsize == 1 || rsize == 1) {
+        CHECK(cc == MPI_COMM_NULL);
+    } else {
+        int n, r, rn;
+        CHECK_MPI(MPI_Comm_test_inter(cc, &flag));
+        CHECK(flag);
+        CHECK_MPI(MPI_Comm_size(cc, &n));
+        CHECK_MPI(MPI_Comm_rank(cc, &r));
+        CHECK_MPI(MPI_Comm_remote_size(cc, &rn));
+        CHECK_EQ(n, lsize - 1);
+        CHECK_EQ(r, lrank - 1);
+        CHECK_EQ(rn, rsize - 1);
+        CHECK_MPI(MPI_Comm_free(&cc));
+    }
+    CHECK_MPI(MPI_Group_free(&sub));
+    CHECK_MPI(MPI_Group_free(&lg));
 }
 
 static void test_inter(void)
@@ -96,6 +165,7 @@ static void test_inter(void)
         CHECK_MPI(MPI_Comm_free(&m));
     }
     CHECK_MPI(MPI_Comm_free(&dup));
+    test_split_create(ic, even);
     CHECK_MPI(MPI_Comm_free(&ic));
     CHECK_MPI(MPI_Comm_free(&half));
 }
