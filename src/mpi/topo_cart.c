@@ -40,6 +40,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
     (void)reorder; /* identity: see the file comment */
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm_old);
+    FM_CHECK_INTRA(call, comm_old);
     FM_CHECK_PTR(call, comm_old, comm_cart, "comm_cart");
     long long n;
     int rc = check_grid(call, comm_old, ndims, dims, periods, &n);
@@ -59,6 +60,7 @@ int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[]
     const char *call = "MPI_Cart_map";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);
+    FM_CHECK_INTRA(call, comm);
     FM_CHECK_PTR(call, comm, newrank, "newrank");
     long long n;
     int rc = check_grid(call, comm, ndims, dims, periods, &n);

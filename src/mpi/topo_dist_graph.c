@@ -75,6 +75,7 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
     (void)reorder; /* identity: see the file comment */
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm_old);
+    FM_CHECK_INTRA(call, comm_old);
     FM_CHECK_PTR(call, comm_old, comm_dist_graph, "comm_dist_graph");
     if (indegree < 0 || outdegree < 0)
         return fm_raise(comm_old, call, MPI_ERR_ARG,
@@ -261,6 +262,7 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
     (void)reorder; /* identity: see the file comment */
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm_old);
+    FM_CHECK_INTRA(call, comm_old);
     FM_CHECK_PTR(call, comm_old, comm_dist_graph, "comm_dist_graph");
     if (n < 0)
         return fm_raise(comm_old, call, MPI_ERR_ARG, "n=%d must be >= 0", n);

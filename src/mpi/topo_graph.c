@@ -41,6 +41,7 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
     (void)reorder; /* identity: see the file comment */
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm_old);
+    FM_CHECK_INTRA(call, comm_old);
     FM_CHECK_PTR(call, comm_old, comm_graph, "comm_graph");
     int rc = check_graph(call, comm_old, nnodes, index, edges);
     if (rc != MPI_SUCCESS)
@@ -59,6 +60,7 @@ int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[
     const char *call = "MPI_Graph_map";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);
+    FM_CHECK_INTRA(call, comm);
     FM_CHECK_PTR(call, comm, newrank, "newrank");
     int rc = check_graph(call, comm, nnodes, index, edges);
     if (rc != MPI_SUCCESS)

@@ -4,8 +4,9 @@
  * against exact coordinates, ranks and shift results (one 3 x 2 grid
  * against a hand-written table), the ranks beyond the grid getting
  * MPI_COMM_NULL, zero-dimensional grids, Cart_sub, Cart_map, Comm_dup
- * keeping the topology and Comm_split/Comm_create dropping it, and the
- * error classes under MPI_ERRORS_RETURN.
+ * keeping the topology and Comm_split/Comm_create dropping it, the
+ * constructors refusing intercommunicators, and the error classes under
+ * MPI_ERRORS_RETURN.
  *
  * The standard names no error class for most topology errors: fabmpi's
  * classes are checked exactly, another MPI's only for being an error
@@ -472,6 +473,38 @@ static void errors(void)
     CHECK_MPI(MPI_Comm_free(&cart));
 }
 
+/* Topologies are built on intracommunicators: every constructor refuses an
+ * intercommunicator with MPI_ERR_COMM, and it has no topology. */
+static void on_intercomm(void)
+{
+    if (size < 2)
+        return;
+    MPI_Comm half, inter, c;
+    int color = rank % 2;
+    CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, color, rank, &half));
+    /* Leaders: world ranks 0 (evens) and 1 (odds). */
+    CHECK_MPI(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, 1 - color, 17, &inter));
+    CHECK_MPI(MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN));
+    int st, r, one[1] = {1}, zero[1] = {0}, idx[1] = {0}, w[1] = {1};
+    CHECK_MPI(MPI_Topo_test(inter, &st));
+    CHECK_EQ(st, MPI_UNDEFINED);
+    CHECK_ERR(MPI_Cart_create(inter, 1, one, zero, 0, &c), MPI_ERR_COMM);
+    CHECK_ERR(MPI_Graph_create(inter, 1, idx, NULL, 0, &c), MPI_ERR_COMM);
+    CHECK_ERR(MPI_Dist_graph_create_adjacent(inter, 1, zero, w, 1, zero, w, MPI_INFO_NULL, 0,
+                                             &c),
+              MPI_ERR_COMM);
+    CHECK_ERR(MPI_Dist_graph_create(inter, 1, zero, one, zero, w, MPI_INFO_NULL, 0, &c),
+              MPI_ERR_COMM);
+#ifdef FABMPI /* the map calls name no class for this either */
+    CHECK_ERR(MPI_Cart_map(inter, 1, one, zero, &r), MPI_ERR_COMM);
+    CHECK_ERR(MPI_Graph_map(inter, 1, idx, NULL, &r), MPI_ERR_COMM);
+#endif
+    (void)r;
+    TOPO_ERR(MPI_Cart_coords(inter, 0, 1, &r), MPI_ERR_TOPOLOGY); /* Open MPI: MPI_ERR_COMM */
+    CHECK_MPI(MPI_Comm_free(&inter));
+    CHECK_MPI(MPI_Comm_free(&half));
+}
+
 int main(int argc, char **argv)
 {
     CHECK_MPI(MPI_Init(&argc, &argv));
@@ -486,6 +519,7 @@ int main(int argc, char **argv)
     cart_sub();
     dup_and_split();
     errors();
+    on_intercomm();
 
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     if (rank == 0)
