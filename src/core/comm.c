@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/comm.h"
+#include "core/topo.h"
 #include "core/vci.h"
 #include "util/status.h"
 #include "util/handle_pool.h"
@@ -58,6 +59,7 @@ static int comm_setup(struct fm_comm *c, struct fm_group *group, uint32_t ctx,
     errh_retain(errh);
     c->errh = errh;
     c->attrs = NULL;
+    c->topo = NULL; /* the topology calls attach one after building */
     return FM_OK;
 }
 
@@ -116,6 +118,8 @@ void fm_comm_destroy(MPI_Comm comm)
     if (comm->local_comm)
         fm_comm_release(comm->local_comm);
     fm_comm_errh_release(comm->errh);
+    fm_topo_release(comm->topo);
+    comm->topo = NULL;
     if (comm->predefined) {
         comm->magic = 0;
         return;

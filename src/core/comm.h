@@ -36,6 +36,7 @@ struct fm_errhandler {
 
 struct fm_attr; /* per-communicator attribute list entry (src/mpi/attr.c) */
 struct fm_vci;  /* core/vci.h */
+struct fm_topo; /* core/topo.h */
 
 struct fm_comm {
     uint32_t magic;
@@ -59,6 +60,7 @@ struct fm_comm {
     int remote_size;
     struct fm_group *remote_group;
     struct fm_comm *local_comm;
+    struct fm_topo *topo;       /* process topology, or NULL (core/topo.h; shared by dups) */
     char name[MPI_MAX_OBJECT_NAME];
     MPI_Info info;              /* hints kept for MPI_Comm_get_info, or MPI_INFO_NULL
                                  * (owned by src/mpi/comm_info.c) */
@@ -76,7 +78,7 @@ int fm_comm_build_inter(struct fm_group *local, struct fm_group *remote, uint32_
                         MPI_Comm parent, MPI_Comm local_comm, MPI_Comm *out);
 static inline int fm_comm_is_inter(MPI_Comm comm) { return comm->remote_group != NULL; }
 /* Drop a reference; at zero runs the destroy hooks, then frees group,
- * handler reference and context id (fm_comm_destroy).  Inline: every
+ * handler reference, topology and context id (fm_comm_destroy).  Inline: every
  * request holds one. */
 void fm_comm_destroy(MPI_Comm comm);
 static inline void fm_comm_release(MPI_Comm comm)

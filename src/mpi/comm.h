@@ -39,6 +39,14 @@ int fm_intercomm_dup(MPI_Comm ic, MPI_Comm *out);
  * same color, ordered by key, form an intercommunicator with the other
  * group's members of that color (MPI_COMM_NULL if either side is empty). */
 int fm_intercomm_split(MPI_Comm ic, int color, int key, MPI_Comm *newcomm);
+/* MPI_Comm_split after its argument checks (also MPI_Cart_sub's path).
+ * Errors are raised on comm under `call`; returns an MPI error code. */
+int fm_comm_split(const char *call, MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+/* Collective over parent: a new communicator of parent's ranks 0..n-1 in
+ * that order (n <= parent's size), MPI_COMM_NULL at the other ranks; the
+ * error handler is inherited, nothing else (the topology constructors:
+ * reorder stays identity).  Errors are raised on parent under `call`. */
+int fm_comm_first_ranks(const char *call, MPI_Comm parent, int n, MPI_Comm *newcomm);
 /* A private duplicate of comm for the library's own traffic (a window's),
  * with MPI_ERRORS_RETURN: errors there are reported through the owner. */
 int fm_comm_dup_private(MPI_Comm comm, MPI_Comm *out);

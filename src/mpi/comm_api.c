@@ -5,6 +5,7 @@
 
 #include "coll/sched.h"
 #include "core/request.h"
+#include "core/topo.h"
 #include "mpi/api.h"
 #include "mpi/info.h"
 
@@ -57,7 +58,8 @@ static int dup_adorn(MPI_Comm comm, MPI_Comm nc, MPI_Info hints, MPI_Comm *newco
     return FM_OK;
 }
 
-/* An intracommunicator's dup on context ctx (given back on failure). */
+/* An intracommunicator's dup on context ctx (given back on failure); it
+ * shares comm's topology (topologies never change). */
 static int dup_finish(MPI_Comm comm, uint32_t ctx, MPI_Info hints, MPI_Comm *newcomm)
 {
     MPI_Comm nc;
@@ -66,6 +68,7 @@ static int dup_finish(MPI_Comm comm, uint32_t ctx, MPI_Info hints, MPI_Comm *new
         fm_ctx_free(ctx);
         return rc;
     }
+    nc->topo = fm_topo_retain(comm->topo);
     return dup_adorn(comm, nc, hints, newcomm);
 }
 

@@ -1,5 +1,7 @@
 /* comm_create.c — communicators with new membership: MPI_Comm_split,
- * MPI_Comm_split_type, MPI_Comm_create, MPI_Comm_create_group.
+ * MPI_Comm_split_type, MPI_Comm_create, MPI_Comm_create_group, and the
+ * same paths for the topology constructors (fm_comm_split,
+ * fm_comm_first_ranks).
  *
  * The sibling communicators one split makes are disjoint, so they all share
  * the one context id agreed over the parent: a process can only address
@@ -61,6 +63,18 @@ static int finish(const char *call, MPI_Comm parent, struct member *m, int n, MP
     return MPI_SUCCESS;
 }
 
+int fm_comm_first_ranks(const char *call, MPI_Comm parent, int n, MPI_Comm *newcomm)
+{
+    struct member *m = malloc((size_t)(n ? n : 1) * sizeof(*m));
+    if (!m)
+        return fm_raise(parent, call, MPI_ERR_NO_MEM, "no memory for %d ranks", n);
+    for (int i = 0; i < n; i++)
+        m[i] = (struct member){i, i};
+    int rc = finish(call, parent, m, parent->rank < n ? n : 0, newcomm);
+    free(m);
+    return rc;
+}
+
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     const char *call = "MPI_Comm_split";
@@ -75,6 +89,11 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
         int irc = fm_intercomm_split(comm, color, key, newcomm);
         return irc == FM_OK ? MPI_SUCCESS : fm_ctx_raise(comm, call, irc);
     }
+    return fm_comm_split(call, comm, color, key, newcomm);
+}
+
+int fm_comm_split(const char *call, MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
     int size = comm->size, mine[2] = {color, key};
     int *all = malloc((size_t)size * 2 * sizeof(int));
     struct member *m = malloc((size_t)size * sizeof(*m));

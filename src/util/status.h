@@ -37,7 +37,8 @@
     X(FM_ERR_INFO, -25, MPI_ERR_INFO, "invalid info object")                       \
     X(FM_ERR_OTHER, -26, MPI_ERR_OTHER, "other error")                             \
     X(FM_ERR_COLL_PEER, -27, MPI_ERR_OTHER,                                        \
-      "the collective failed on another rank, or a peer's count differs from this rank's")
+      "the collective failed on another rank, or a peer's count differs from this rank's") \
+    X(FM_ERR_TOPOLOGY, -28, MPI_ERR_TOPOLOGY, "the communicator has no process topology")
 
 #define FM_STATUS_ENUM(name, value, mpiclass, msg) name = value,
 enum fm_status { FM_STATUS_LIST(FM_STATUS_ENUM) };
