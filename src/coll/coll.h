@@ -75,6 +75,21 @@ void fm_cc_scan(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_Count count,
 /* fm_cc_reduce and fm_cc_scatterv: coll_call.h.  Each of these runs the
  * intercommunicator form (inter.c) when cc->comm is one. */
 
+/* Neighborhood collectives over comm's topology (neighbor.c): rcounts /
+ * scounts NULL select the fixed-count forms; the w form takes byte
+ * displacements and a type per neighbour.  FM_ERR_TOPOLOGY without one. */
+void fm_cc_neighbor_allgatherv(fm_coll_call *cc, const void *sbuf, MPI_Count scount,
+                               MPI_Datatype sdt, void *rbuf, const int rcounts[],
+                               const int displs[], MPI_Count rcount, MPI_Datatype rdt);
+void fm_cc_neighbor_alltoallv(fm_coll_call *cc, const void *sbuf, const int scounts[],
+                              const int sdispls[], MPI_Count scount, MPI_Datatype sdt,
+                              void *rbuf, const int rcounts[], const int rdispls[],
+                              MPI_Count rcount, MPI_Datatype rdt);
+void fm_cc_neighbor_alltoallw(fm_coll_call *cc, const void *sbuf, const int scounts[],
+                              const MPI_Aint sdispls[], const MPI_Datatype sdts[], void *rbuf,
+                              const int rcounts[], const MPI_Aint rdispls[],
+                              const MPI_Datatype rdts[]);
+
 /* Intercommunicators (inter.c): roots are MPI_ROOT / MPI_PROC_NULL / a
  * remote rank; count arrays are indexed by remote rank, except
  * reduce_scatter's (local). */

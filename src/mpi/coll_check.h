@@ -7,6 +7,8 @@
 
 #include <mpi.h>
 
+#include "coll/coll_call.h"
+
 int fm_check_barrier(const char *call, MPI_Comm comm);
 int fm_check_bcast(const char *call, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
 int fm_check_reduce(const char *call, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
@@ -43,5 +45,14 @@ int fm_check_alltoallw(const char *call, const void *sbuf, const int scounts[],
                        const int sdispls[], const MPI_Datatype sdts[], void *rbuf,
                        const int rcounts[], const int rdispls[], const MPI_Datatype rdts[],
                        MPI_Comm comm);
+
+/* The nonblocking and persistent forms (icoll_api.c): begin checks the
+ * request pointer and info and starts recording into cc; end starts the
+ * schedule (persistent 0) or keeps it under an inactive request (1).
+ * Both return an MPI error code, raised on comm under call. */
+int fm_icoll_begin(const char *call, MPI_Comm comm, MPI_Info info, MPI_Request *request,
+                   fm_coll_call *cc);
+int fm_icoll_end(const char *call, MPI_Comm comm, fm_coll_call *cc, int persistent,
+                 MPI_Request *request);
 
 #endif

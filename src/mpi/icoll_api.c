@@ -9,8 +9,8 @@
 #include "mpi/coll_check.h"
 #include "mpi/win_api.h"
 
-static int nb_begin(const char *call, MPI_Comm comm, MPI_Info info, MPI_Request *request,
-                    fm_coll_call *cc)
+int fm_icoll_begin(const char *call, MPI_Comm comm, MPI_Info info, MPI_Request *request,
+                   fm_coll_call *cc)
 {
     if (!request)
         return fm_raise(comm, call, MPI_ERR_ARG, "request=NULL");
@@ -21,8 +21,8 @@ static int nb_begin(const char *call, MPI_Comm comm, MPI_Info info, MPI_Request 
     return rc == FM_OK ? MPI_SUCCESS : fm_raise_status(comm, call, rc);
 }
 
-static int nb_end(const char *call, MPI_Comm comm, fm_coll_call *cc, int persistent,
-                  MPI_Request *request)
+int fm_icoll_end(const char *call, MPI_Comm comm, fm_coll_call *cc, int persistent,
+                 MPI_Request *request)
 {
     int rc = persistent ? fm_sched_persist(cc, request) : fm_sched_start_new(cc, request);
     return rc == FM_OK ? MPI_SUCCESS : fm_raise_status(comm, call, rc);
@@ -34,11 +34,11 @@ static int nb_end(const char *call, MPI_Comm comm, fm_coll_call *cc, int persist
         fm_coll_call cc_;                                               \
         int err_ = (check);                                             \
         if (err_ == MPI_SUCCESS)                                        \
-            err_ = nb_begin(call, comm, info, request, &cc_);           \
+            err_ = fm_icoll_begin(call, comm, info, request, &cc_);           \
         if (err_ != MPI_SUCCESS)                                        \
             return err_;                                                \
         record;                                                         \
-        return nb_end(call, comm, &cc_, persistent, request);           \
+        return fm_icoll_end(call, comm, &cc_, persistent, request);           \
     } while (0)
 
 /* Each collective once, for both forms: `p` is 1 for the persistent one. */

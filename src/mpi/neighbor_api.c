@@ -1,0 +1,280 @@
+/* neighbor_api.c — neighborhood collectives: MPI_Neighbor_allgather(v),
+ * MPI_Neighbor_alltoall(v,w), their MPI_Ineighbor_* and *_init forms.
+ * Arguments are checked here; the exchange is coll/neighbor.c, run at
+ * once, or recorded into a schedule (coll/sched.h) like the other
+ * nonblocking and persistent collectives. */
+#include "coll/coll.h"
+#include "coll/coll_util.h"
+#include "core/topo.h"
+#include "dtype/dtype.h"
+#include "mpi/api.h"
+#include "mpi/coll_check.h"
+
+/* The communicator is an intracommunicator with a topology; its
+ * neighbour counts in *nin / *nout. */
+static int check_comm(const char *call, MPI_Comm comm, int *nin, int *nout)
+{
+    FM_CHECK_INIT(call);
+    FM_CHECK_COMM(call, comm);
+    FM_CHECK_INTRA(call, comm);
+    const int *in, *out;
+    if (fm_topo_neighbors(comm, nin, &in, nout, &out) != FM_OK)
+        return fm_raise(comm, call, MPI_ERR_TOPOLOGY,
+                        "%s has no process topology (make it with MPI_Cart_create, "
+                        "MPI_Graph_create or MPI_Dist_graph_create)", fm_comm_label(comm));
+    return MPI_SUCCESS;
+}
+
+/* One side: fixed (counts NULL: `count` of dt per neighbour), v (counts
+ * and element displacements) or w (counts, byte displacements, types). */
+static int check_side(const char *call, MPI_Comm comm, const void *buf, int n, int count,
+                      MPI_Datatype dt, const int counts[], const void *displs,
+                      const MPI_Datatype dts[], const char *what)
+{
+    if (buf == MPI_IN_PLACE)
+        return fm_raise(comm, call, MPI_ERR_BUFFER,
+                        "%s=MPI_IN_PLACE is not allowed in a neighborhood collective", what);
+    if (!counts) {
+        FM_CHECK_COUNT(call, comm, count);
+        FM_CHECK_TYPE(call, comm, dt);
+        FM_CHECK_BUF(call, comm, buf, (MPI_Count)count * n, dt, what);
+        return MPI_SUCCESS;
+    }
+    if (n > 0 && (!displs || (!dts && !dt)))
+        return fm_raise(comm, call, MPI_ERR_ARG, "%s: a counts, displacements or types array "
+                        "is NULL", what);
+    if (!dts)
+        FM_CHECK_TYPE(call, comm, dt);
+    for (int i = 0; i < n; i++) {
+        if (counts[i] < 0)
+            return fm_raise(comm, call, MPI_ERR_COUNT, "%s counts[%d]=%d must be >= 0", what, i,
+                            counts[i]);
+        MPI_Datatype t = dts ? dts[i] : dt;
+        if (counts[i] == 0)
+            continue;
+        FM_CHECK_TYPE(call, comm, t);
+        FM_CHECK_BUF(call, comm, buf, counts[i], t, what);
+    }
+    return MPI_SUCCESS;
+}
+
+/* Run `record` (naming the call cc_) at once (mode 0), as a nonblocking
+ * collective (1) or kept as a persistent one (2). */
+#define NEIGHBOR(call, mode, comm, info, request, record)                              \
+    do {                                                                              \
+        fm_coll_call cc_;                                                             \
+        if ((mode) == 0) {                                                            \
+            cc_ = FM_COLL_CALL(comm, FM_TAG_NEIGHBOR);                                \
+            record;                                                                   \
+            return cc_.rc == FM_OK ? MPI_SUCCESS : fm_raise_status(comm, call, cc_.rc); \
+        }                                                                             \
+        int e_ = fm_icoll_begin(call, comm, info, request, &cc_);                     \
+        if (e_ != MPI_SUCCESS)                                                        \
+            return e_;                                                                \
+        record;                                                                       \
+        return fm_icoll_end(call, comm, &cc_, (mode) == 2, request);                  \
+    } while (0)
+
+#define TRY(x)                           \
+    do {                                 \
+        int e_ = (x);                    \
+        if (e_ != MPI_SUCCESS)           \
+            return e_;                   \
+    } while (0)
+
+static int allgather(const char *call, int mode, const void *sbuf, int scount, MPI_Datatype sdt,
+                     void *rbuf, int rcount, MPI_Datatype rdt, MPI_Comm comm, MPI_Info info,
+                     MPI_Request *req)
+{
+    int nin, nout;
+    TRY(check_comm(call, comm, &nin, &nout));
+    TRY(check_side(call, comm, sbuf, 1, scount, sdt, NULL, NULL, NULL, "sendbuf"));
+    TRY(check_side(call, comm, rbuf, nin, rcount, rdt, NULL, NULL, NULL, "recvbuf"));
+    NEIGHBOR(call, mode, comm, info, req,
+             fm_cc_neighbor_allgatherv(&cc_, sbuf, scount, sdt, rbuf, NULL, NULL, rcount, rdt));
+}
+
+static int allgatherv(const char *call, int mode, const void *sbuf, int scount,
+                      MPI_Datatype sdt, void *rbuf, const int rcounts[], const int displs[],
+                      MPI_Datatype rdt, MPI_Comm comm, MPI_Info info, MPI_Request *req)
+{
+    int nin, nout;
+    TRY(check_comm(call, comm, &nin, &nout));
+    TRY(check_side(call, comm, sbuf, 1, scount, sdt, NULL, NULL, NULL, "sendbuf"));
+    if (nin > 0 && !rcounts)
+        return fm_raise(comm, call, MPI_ERR_ARG, "recvcounts array is NULL");
+    TRY(check_side(call, comm, rbuf, nin, 0, rdt, rcounts, displs, NULL, "recvbuf"));
+    NEIGHBOR(call, mode, comm, info, req,
+             fm_cc_neighbor_allgatherv(&cc_, sbuf, scount, sdt, rbuf, rcounts, displs, 0, rdt));
+}
+
+static int alltoall(const char *call, int mode, const void *sbuf, int scount, MPI_Datatype sdt,
+                    void *rbuf, int rcount, MPI_Datatype rdt, MPI_Comm comm, MPI_Info info,
+                    MPI_Request *req)
+{
+    int nin, nout;
+    TRY(check_comm(call, comm, &nin, &nout));
+    TRY(check_side(call, comm, sbuf, nout, scount, sdt, NULL, NULL, NULL, "sendbuf"));
+    TRY(check_side(call, comm, rbuf, nin, rcount, rdt, NULL, NULL, NULL, "recvbuf"));
+    NEIGHBOR(call, mode, comm, info, req,
+             fm_cc_neighbor_alltoallv(&cc_, sbuf, NULL, NULL, scount, sdt, rbuf, NULL, NULL,
+                                      rcount, rdt));
+}
+
+static int alltoallv(const char *call, int mode, const void *sbuf, const int scounts[],
+                     const int sdispls[], MPI_Datatype sdt, void *rbuf, const int rcounts[],
+                     const int rdispls[], MPI_Datatype rdt, MPI_Comm comm, MPI_Info info,
+                     MPI_Request *req)
+{
+    int nin, nout;
+    TRY(check_comm(call, comm, &nin, &nout));
+    if ((nout > 0 && !scounts) || (nin > 0 && !rcounts))
+        return fm_raise(comm, call, MPI_ERR_ARG, "a counts array is NULL");
+    TRY(check_side(call, comm, sbuf, nout, 0, sdt, scounts, sdispls, NULL, "sendbuf"));
+    TRY(check_side(call, comm, rbuf, nin, 0, rdt, rcounts, rdispls, NULL, "recvbuf"));
+    NEIGHBOR(call, mode, comm, info, req,
+             fm_cc_neighbor_alltoallv(&cc_, sbuf, scounts, sdispls, 0, sdt, rbuf, rcounts,
+                                      rdispls, 0, rdt));
+}
+
+static int alltoallw(const char *call, int mode, const void *sbuf, const int scounts[],
+                     const MPI_Aint sdispls[], const MPI_Datatype sdts[], void *rbuf,
+                     const int rcounts[], const MPI_Aint rdispls[], const MPI_Datatype rdts[],
+                     MPI_Comm comm, MPI_Info info, MPI_Request *req)
+{
+    int nin, nout;
+    TRY(check_comm(call, comm, &nin, &nout));
+    if ((nout > 0 && (!scounts || !sdts)) || (nin > 0 && (!rcounts || !rdts)))
+        return fm_raise(comm, call, MPI_ERR_ARG, "a counts or types array is NULL");
+    TRY(check_side(call, comm, sbuf, nout, 0, NULL, scounts, sdispls, sdts, "sendbuf"));
+    TRY(check_side(call, comm, rbuf, nin, 0, NULL, rcounts, rdispls, rdts, "recvbuf"));
+    NEIGHBOR(call, mode, comm, info, req,
+             fm_cc_neighbor_alltoallw(&cc_, sbuf, scounts, sdispls, sdts, rbuf, rcounts,
+                                      rdispls, rdts));
+}
+
+/* ---- the entry points ------------------------------------------------------ */
+
+int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return allgather("MPI_Neighbor_allgather", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                     recvtype, comm, MPI_INFO_NULL, NULL);
+}
+
+int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request *request)
+{
+    return allgather("MPI_Ineighbor_allgather", 1, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                     recvtype, comm, MPI_INFO_NULL, request);
+}
+
+int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                MPI_Info info, MPI_Request *request)
+{
+    return allgather("MPI_Neighbor_allgather_init", 2, sendbuf, sendcount, sendtype, recvbuf,
+                     recvcount, recvtype, comm, info, request);
+}
+
+int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, const int recvcounts[], const int displs[],
+                            MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return allgatherv("MPI_Neighbor_allgatherv", 0, sendbuf, sendcount, sendtype, recvbuf,
+                      recvcounts, displs, recvtype, comm, MPI_INFO_NULL, NULL);
+}
+
+int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, const int recvcounts[], const int displs[],
+                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    return allgatherv("MPI_Ineighbor_allgatherv", 1, sendbuf, sendcount, sendtype, recvbuf,
+                      recvcounts, displs, recvtype, comm, MPI_INFO_NULL, request);
+}
+
+int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, const int recvcounts[], const int displs[],
+                                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request)
+{
+    return allgatherv("MPI_Neighbor_allgatherv_init", 2, sendbuf, sendcount, sendtype, recvbuf,
+                      recvcounts, displs, recvtype, comm, info, request);
+}
+
+int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return alltoall("MPI_Neighbor_alltoall", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                    recvtype, comm, MPI_INFO_NULL, NULL);
+}
+
+int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                           MPI_Request *request)
+{
+    return alltoall("MPI_Ineighbor_alltoall", 1, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                    recvtype, comm, MPI_INFO_NULL, request);
+}
+
+int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                               MPI_Info info, MPI_Request *request)
+{
+    return alltoall("MPI_Neighbor_alltoall_init", 2, sendbuf, sendcount, sendtype, recvbuf,
+                    recvcount, recvtype, comm, info, request);
+}
+
+int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                           MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                           const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return alltoallv("MPI_Neighbor_alltoallv", 0, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                     recvcounts, rdispls, recvtype, comm, MPI_INFO_NULL, NULL);
+}
+
+int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request *request)
+{
+    return alltoallv("MPI_Ineighbor_alltoallv", 1, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                     recvcounts, rdispls, recvtype, comm, MPI_INFO_NULL, request);
+}
+
+int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                MPI_Info info, MPI_Request *request)
+{
+    return alltoallv("MPI_Neighbor_alltoallv_init", 2, sendbuf, sendcounts, sdispls, sendtype,
+                     recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+}
+
+int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    return alltoallw("MPI_Neighbor_alltoallw", 0, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                     recvcounts, rdispls, recvtypes, comm, MPI_INFO_NULL, NULL);
+}
+
+int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                            MPI_Request *request)
+{
+    return alltoallw("MPI_Ineighbor_alltoallw", 1, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                     recvcounts, rdispls, recvtypes, comm, MPI_INFO_NULL, request);
+}
+
+int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
+                                const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                                const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request)
+{
+    return alltoallw("MPI_Neighbor_alltoallw_init", 2, sendbuf, sendcounts, sdispls, sendtypes,
+                     recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+}
