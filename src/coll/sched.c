@@ -71,12 +71,36 @@ static uint32_t next_tag(MPI_Comm comm)
     return FM_TAG_SCHED_FIRST + (comm->sched_seq++ & 0xffffu);
 }
 
+/* Finished schedules are kept, arrays and all, for the next collective:
+ * a program calling MPI_Iallreduce in a loop then records into memory it
+ * already has instead of allocating four blocks per call. */
+#define FM_SCHED_KEEP 16
+
+static struct fm_sched *sched_new(MPI_Comm comm)
+{
+    struct fm_vci *v = comm->vci;
+    struct fm_sched *s = v->sched_spare;
+    if (s) {
+        v->sched_spare = s->next;
+        v->nsched_spare--;
+        struct fm_sched keep = *s;
+        memset(s, 0, sizeof *s);
+        s->steps = keep.steps, s->cap = keep.cap;
+        s->reqs = keep.reqs, s->want = keep.want, s->reqcap = keep.reqcap;
+        s->keep = keep.keep, s->keepcap = keep.keepcap;
+    } else if (!(s = calloc(1, sizeof *s))) {
+        return NULL;
+    }
+    s->comm = comm;
+    comm->refcount++;
+    return s;
+}
+
 int fm_sched_begin(fm_coll_call *cc, MPI_Comm comm)
 {
-    struct fm_sched *s = calloc(1, sizeof *s);
+    struct fm_sched *s = sched_new(comm);
     if (!s)
         return FM_ERR_NOMEM;
-    s->comm = comm;
     comm->refcount++;
     s->tag = (int)next_tag(comm);
     *cc = FM_COLL_CALL(comm, s->tag);
@@ -200,11 +224,18 @@ static void sched_free(struct fm_sched *s)
     }
     for (int i = 0; i < s->nkeep; i++)
         free(s->keep[i]);
+    struct fm_vci *v = s->comm->vci;
+    fm_comm_release(s->comm);
+    if (v->nsched_spare < FM_SCHED_KEEP) {
+        s->next = v->sched_spare;
+        v->sched_spare = s;
+        v->nsched_spare++;
+        return;
+    }
     free(s->keep);
     free(s->steps);
     free(s->reqs);
     free(s->want);
-    fm_comm_release(s->comm);
     free(s);
 }
 
@@ -493,11 +524,9 @@ int fm_sched_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, int 
                       void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int src, int rtag,
                       MPI_Comm comm, int replace, struct fm_request **req)
 {
-    struct fm_sched *s = calloc(1, sizeof *s);
+    struct fm_sched *s = sched_new(comm);
     if (!s)
         return FM_ERR_NOMEM;
-    s->comm = comm;
-    comm->refcount++;
     s->p2p = 1;
     fm_coll_call cc = FM_COLL_CALL(comm, 0);
     cc.sched = s;
@@ -538,4 +567,19 @@ int fm_sched_cancel_p2p(struct fm_request *req)
                 return rc;
         }
     return FM_OK;
+}
+
+void fm_sched_finalize(void)
+{
+    struct fm_vci *v = &fm_vci0;
+    while (v->sched_spare) {
+        struct fm_sched *s = v->sched_spare;
+        v->sched_spare = s->next;
+        free(s->keep);
+        free(s->steps);
+        free(s->reqs);
+        free(s->want);
+        free(s);
+    }
+    v->nsched_spare = 0;
 }

@@ -62,6 +62,9 @@ int fm_sched_cancel_p2p(struct fm_request *req);
 /* Drop a schedule being recorded (an argument error found late). */
 void fm_sched_abandon(fm_coll_call *cc);
 
+/* Free the schedules kept for reuse (MPI_Finalize). */
+void fm_sched_finalize(void);
+
 /* Recording helpers, called by fm_cc_* when cc->sched is set. */
 void fm_sched_add_send(fm_coll_call *cc, const void *buf, MPI_Count count, MPI_Datatype dt,
                        int dest);

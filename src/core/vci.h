@@ -55,6 +55,8 @@ struct fm_vci {
     /* coll/sched.c: collective schedules waiting for their requests (a
      * progress hook runs while there are any). */
     struct fm_sched *sched_running;
+    struct fm_sched *sched_spare; /* finished ones kept for reuse, nsched_spare of them */
+    int nsched_spare;
     /* Taken by fm_vci_lock only while `locking` is set. */
     int locking;
     pthread_mutex_t lock;

@@ -233,6 +233,7 @@ void fm_comm_finalize(void)
         fm_comm_release(MPI_COMM_WORLD);
     }
     fm_attr_finalize();
+    fm_sched_finalize();
     fm_ctx_table_finalize(&fm_vci0.ctx);
 }
 
