@@ -21,6 +21,7 @@ enum fm_step_kind {
     FM_STEP_COPY,
     FM_STEP_REDUCE,
     FM_STEP_CALL,
+    FM_STEP_YIELD,
 };
 
 /* One recorded step.  send: (src, count, dt) to peer; recv: (dst, count,
@@ -58,6 +59,7 @@ struct fm_sched {
     struct fm_request *req;   /* the user's request */
     int persistent;
     int p2p;                  /* Isendrecv: user context, step tags, receive status kept */
+    int yielded;              /* at a yield step: the poll that stopped there has passed */
     MPI_Status rstatus;       /* p2p: the receive's status */
     struct fm_sched *next;    /* running schedules (fm_vci0.sched_running) */
 };
@@ -197,7 +199,13 @@ void fm_sched_add_call(fm_coll_call *cc, fm_sched_fn *fn, void *arg)
     if (st) {
         st->fn = fn;
         st->dst = arg;
+        st->comm = cc->comm; /* the call it was recorded in: an intercommunicator's local side, say */
     }
+}
+
+void fm_sched_add_yield(fm_coll_call *cc)
+{
+    add_step(cc, FM_STEP_YIELD);
 }
 
 void fm_sched_keep(fm_coll_call *cc, void *raw)
@@ -400,8 +408,16 @@ static int advance(struct fm_sched *s)
             if (s->rc == FM_OK)
                 fail(s, fm_op_apply(st->op, st->src, st->dst, st->count, st->dt));
             break;
+        case FM_STEP_YIELD:
+            if (!s->yielded) { /* come back at the next poll */
+                s->yielded = 1;
+                s->pos--;
+                return 0;
+            }
+            s->yielded = 0;
+            break;
         case FM_STEP_CALL: {
-            fm_coll_call cc = {.comm = s->comm, .tag = s->tag, .rc = s->rc, .sched = s};
+            fm_coll_call cc = {.comm = st->comm, .tag = s->tag, .rc = s->rc, .sched = s};
             st->fn(&cc, st->dst); /* may append steps: st is not used after */
             s->rc = cc.rc;
             if (s->broken)

@@ -81,6 +81,10 @@ void fm_sched_add_reduce(fm_coll_call *cc, MPI_Op op, const void *in, void *inou
  * once, never persistent ones. */
 typedef void fm_sched_fn(fm_coll_call *cc, void *arg);
 void fm_sched_add_call(fm_coll_call *cc, fm_sched_fn *fn, void *arg);
+/* A step that lets one progress poll pass before the schedule goes on: a
+ * call step that tries the same thing again (waiting for its turn, say)
+ * records one first, so other schedules get to run in between. */
+void fm_sched_add_yield(fm_coll_call *cc);
 /* A buffer the schedule's steps use: freed with the schedule. */
 void fm_sched_keep(fm_coll_call *cc, void *raw);
 

@@ -21,6 +21,25 @@ int fm_ctx_alloc(MPI_Comm comm, uint32_t *ctx);
  * window of ids it is agreeing on reserved here meanwhile (core/comm.h),
  * so communicators created in between cannot make the members disagree. */
 typedef void fm_ctx_done_fn(fm_coll_call *cc, uint32_t ctx, void *arg);
+/* Whose turn it is to reserve ids among the nonblocking agreements in
+ * flight here (ctx.c says why): enter when one starts, leave when it ends.
+ * fm_ctx_turn_window fills reserved[0..n) (reserved if it is this one's
+ * turn, else zeros) and win[0..n] (the same, plus a took-part word) for
+ * the members' AND; fm_ctx_turn_pick gives back the window, keeping the
+ * lowest id free at all if all took part (ok: no error so far), and says
+ * whether all may move to the next window. */
+struct fm_ctx_turn {
+    uint32_t ctx;
+    int tag;
+    struct fm_ctx_turn *next;
+};
+void fm_ctx_turn_enter(struct fm_ctx_turn *t, MPI_Comm comm, int tag);
+void fm_ctx_turn_leave(struct fm_ctx_turn *t);
+int fm_ctx_turn_mine(const struct fm_ctx_turn *t);
+void fm_ctx_turn_window(const struct fm_ctx_turn *t, uint64_t w0, uint64_t *reserved,
+                        uint64_t *win, int n);
+int fm_ctx_turn_pick(uint64_t w0, const uint64_t *reserved, const uint64_t *win, int n,
+                     int ok, int *advance);
 int fm_ctx_alloc_sched(fm_coll_call *cc, fm_ctx_done_fn *done, void *arg);
 /* Like fm_ctx_alloc, but agreed only among the members of `group` (a
  * subset of comm's group that includes this process), by point-to-point on
@@ -35,6 +54,11 @@ int fm_ctx_raise(MPI_Comm comm, const char *call, int rc);
 /* Duplicate intercommunicator ic (same groups, a new context agreed by
  * both, a new local intracommunicator); attributes are the caller's. */
 int fm_intercomm_dup(MPI_Comm ic, MPI_Comm *out);
+/* The same recorded into a schedule on ic (cc->comm, MPI_Comm_idup): when
+ * it ends, done(cc, newcomm, arg) runs, newcomm MPI_COMM_NULL and cc->rc
+ * set if it failed. */
+typedef void fm_inter_done_fn(fm_coll_call *cc, MPI_Comm newcomm, void *arg);
+int fm_intercomm_dup_sched(fm_coll_call *cc, fm_inter_done_fn *done, void *arg);
 /* MPI_Comm_split on an intercommunicator: members of each group with the
  * same color, ordered by key, form an intercommunicator with the other
  * group's members of that color (MPI_COMM_NULL if either side is empty). */

@@ -120,26 +120,20 @@ static void idup_done(fm_coll_call *cc, uint32_t ctx, void *arg)
     d->hints = MPI_INFO_NULL;
 }
 
+/* An intercommunicator's: the new one comes built (intercomm.c). */
+static void inter_idup_done(fm_coll_call *cc, MPI_Comm nc, void *arg)
+{
+    struct idup *d = arg;
+    *d->newcomm = MPI_COMM_NULL;
+    if (nc != MPI_COMM_NULL)
+        fm_cc_fail(cc, dup_adorn(d->comm, nc, d->hints, d->newcomm));
+    fm_info_release(d->hints);
+    d->hints = MPI_INFO_NULL;
+}
+
 int fm_comm_idup_hinted(const char *call, MPI_Comm comm, MPI_Info hints, MPI_Comm *newcomm,
                         MPI_Request *request)
 {
-    if (fm_comm_is_inter(comm)) {
-        /* Intercommunicators: the duplicate is made before returning (its
-         * agreement bridges two groups through their leaders, blocking). */
-        struct fm_request *r = fm_req_alloc(FM_REQ_DONE);
-        if (!r)
-            return fm_raise(comm, call, MPI_ERR_NO_MEM, "no memory for the request");
-        int err = fm_comm_dup_hinted(call, comm, hints, newcomm);
-        if (err != MPI_SUCCESS) {
-            fm_req_free(r);
-            return err;
-        }
-        r->status.MPI_SOURCE = MPI_ANY_SOURCE;
-        r->status.MPI_TAG = MPI_ANY_TAG;
-        fm_req_complete(r);
-        *request = r;
-        return MPI_SUCCESS;
-    }
     fm_coll_call cc;
     struct idup *d = calloc(1, sizeof *d);
     int rc = d ? fm_sched_begin(&cc, comm) : FM_ERR_NOMEM;
@@ -151,7 +145,8 @@ int fm_comm_idup_hinted(const char *call, MPI_Comm comm, MPI_Info hints, MPI_Com
     *d = (struct idup){.comm = comm, .newcomm = newcomm, .hints = MPI_INFO_NULL};
     rc = fm_info_merge(&d->hints, hints);
     if (rc == FM_OK)
-        rc = fm_ctx_alloc_sched(&cc, idup_done, d);
+        rc = fm_comm_is_inter(comm) ? fm_intercomm_dup_sched(&cc, inter_idup_done, d)
+                                    : fm_ctx_alloc_sched(&cc, idup_done, d);
     if (rc != FM_OK) {
         fm_info_release(d->hints);
         fm_sched_abandon(&cc);

@@ -75,31 +75,100 @@ int fm_ctx_alloc(MPI_Comm comm, uint32_t *ctx)
     return rc != FM_OK ? rc : FM_ERR_NO_CONTEXT;
 }
 
+/* Nonblocking agreements in flight at this process, each keyed by its
+ * communicator's context and its schedule's tag: the same key at every
+ * member.  Only the one with the lowest key may reserve ids; the others
+ * offer none and try the same window again.  Without that, two idups whose
+ * members start them in different orders (MPICH's comm/idup_with_info)
+ * each reserve a window first at some members and find it taken at the
+ * others, window after window, until the ids run out.  The lowest key
+ * everywhere always gets its window, so every agreement ends (MPICH orders
+ * its nonblocking context-id allocations alike). */
+static struct fm_ctx_turn *turns; /* process-wide, as the id bitmap is */
+
+void fm_ctx_turn_enter(struct fm_ctx_turn *t, MPI_Comm comm, int tag)
+{
+    t->ctx = comm->ctx;
+    t->tag = tag;
+    t->next = turns;
+    turns = t;
+}
+
+void fm_ctx_turn_leave(struct fm_ctx_turn *t)
+{
+    for (struct fm_ctx_turn **p = &turns; *p; p = &(*p)->next)
+        if (*p == t) {
+            *p = t->next;
+            return;
+        }
+}
+
+int fm_ctx_turn_mine(const struct fm_ctx_turn *t)
+{
+    for (const struct fm_ctx_turn *o = turns; o; o = o->next)
+        if (o->ctx < t->ctx || (o->ctx == t->ctx && o->tag < t->tag))
+            return 0;
+    return 1;
+}
+
+void fm_ctx_turn_window(const struct fm_ctx_turn *t, uint64_t w0, uint64_t *reserved,
+                        uint64_t *win, int n)
+{
+    if (fm_ctx_turn_mine(t)) {
+        fm_ctx_ids_reserve(w0, reserved, n);
+        win[n] = ~(uint64_t)0;
+    } else {
+        memset(reserved, 0, sizeof *reserved * (size_t)n);
+        win[n] = 0;
+    }
+    memcpy(win, reserved, sizeof *win * (size_t)n);
+}
+
+int fm_ctx_turn_pick(uint64_t w0, const uint64_t *reserved, const uint64_t *win, int n,
+                     int ok, int *advance)
+{
+    int id = -1;
+    *advance = ok && win[n] != 0; /* all took part and none was free everywhere */
+    for (int i = 0; ok && win[n] && id < 0 && i < n; i++)
+        if (win[i] & reserved[i])
+            id = (int)(w0 + (uint64_t)i) * 64 + __builtin_ctzll(win[i] & reserved[i]);
+    fm_ctx_ids_unreserve(w0, reserved, n, id);
+    return id;
+}
+
 /* The nonblocking agreement: the same rounds as fm_ctx_alloc, each window
- * of ids reserved here while the members AND their copies of it. */
+ * of ids reserved here while the members AND their copies of it, plus a
+ * word that says whether every member took part (fm_ctx_turn_window). */
 struct agree {
     uint64_t start, w0;
-    uint64_t win[WINDOW_WORDS], reserved[WINDOW_WORDS];
+    uint64_t win[WINDOW_WORDS + 1], reserved[WINDOW_WORDS];
+    struct fm_ctx_turn turn;
     fm_ctx_done_fn *done;
     void *arg;
 };
 
 static void agree_window(fm_coll_call *cc, void *arg);
 
+static void agree_end(fm_coll_call *cc, struct agree *a, uint32_t ctx)
+{
+    fm_ctx_turn_leave(&a->turn);
+    a->done(cc, ctx, a->arg);
+}
+
 static void agree_pick(fm_coll_call *cc, void *arg)
 {
     struct agree *a = arg;
-    int id = -1;
-    /* win is the AND of everyone's reserved window, so within ours. */
-    for (int i = 0; cc->rc == FM_OK && id < 0 && i < WINDOW_WORDS; i++)
-        if (a->win[i] & a->reserved[i])
-            id = (int)(a->w0 + (uint64_t)i) * 64 + __builtin_ctzll(a->win[i] & a->reserved[i]);
-    fm_ctx_ids_unreserve(a->w0, a->reserved, WINDOW_WORDS, id);
+    int advance;
+    int id = fm_ctx_turn_pick(a->w0, a->reserved, a->win, WINDOW_WORDS, cc->rc == FM_OK,
+                              &advance);
     if (cc->rc != FM_OK || id >= 0) {
-        a->done(cc, id >= 0 ? (uint32_t)id * 2 : 0, a->arg);
+        agree_end(cc, a, id >= 0 ? (uint32_t)id * 2 : 0);
         return;
     }
-    a->w0 += WINDOW_WORDS; /* every member saw the same AND: all move on */
+    if (advance)
+        a->w0 += WINDOW_WORDS; /* every member saw the same AND: all move on */
+    else
+        fm_sched_add_yield(cc); /* another agreement's turn: let it run */
     agree_window(cc, a);
 }
 
@@ -109,19 +178,29 @@ static void agree_window(fm_coll_call *cc, void *arg)
     if (cc->rc == FM_OK && a->w0 >= NWORDS)
         fm_cc_fail(cc, FM_ERR_NO_CONTEXT);
     if (cc->rc != FM_OK) {
-        a->done(cc, 0, a->arg);
+        agree_end(cc, a, 0);
         return;
     }
-    fm_ctx_ids_reserve(a->w0, a->reserved, WINDOW_WORDS);
-    memcpy(a->win, a->reserved, sizeof a->win);
-    fm_cc_allreduce(cc, MPI_IN_PLACE, a->win, WINDOW_WORDS, MPI_UINT64_T, MPI_BAND);
+    fm_ctx_turn_window(&a->turn, a->w0, a->reserved, a->win, WINDOW_WORDS);
+    fm_cc_allreduce(cc, MPI_IN_PLACE, a->win, WINDOW_WORDS + 1, MPI_UINT64_T, MPI_BAND);
     fm_sched_add_call(cc, agree_pick, a);
 }
 
 static void agree_start(fm_coll_call *cc, void *arg)
 {
     struct agree *a = arg;
+    if (cc->comm->size == 1) { /* nobody to agree with: any id free here */
+        uint64_t *bits = snapshot();
+        uint32_t ctx = 0;
+        if (cc->rc == FM_OK)
+            fm_cc_fail(cc, bits ? finish(bits, &ctx) : FM_ERR_NOMEM);
+        else
+            free(bits);
+        a->done(cc, ctx, a->arg);
+        return;
+    }
     a->w0 = a->start;
+    fm_ctx_turn_enter(&a->turn, cc->comm, cc->tag);
     agree_window(cc, a);
 }
 

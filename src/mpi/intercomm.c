@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
+#include "coll/sched.h"
 #include "mpi/api.h"
 #include "pt2pt/pt2pt.h"
 
@@ -355,4 +356,128 @@ int fm_intercomm_split(MPI_Comm ic, int color, int key, MPI_Comm *newcomm)
         fm_group_release(rg);
     free(local), free(remote), free(lw), free(rw);
     return rc;
+}
+
+/* ---- the nonblocking duplicate (MPI_Comm_idup) ----------------------------------
+ * The bridged agreement of bridge_ctx_alloc as schedule steps: each group
+ * reduces over its local communicator, the leaders swap and combine
+ * (a reduction step), each group broadcasts; call steps walk the windows.
+ * Then a context for the new local communicator, agreed over the old one
+ * (fm_ctx_alloc_sched), and the intercommunicator is built. */
+struct inter_idup {
+    MPI_Comm ic;
+    uint64_t start, theirs_start, w0;
+    uint64_t win[WINDOW_WORDS + 1], mine[WINDOW_WORDS], theirs[WINDOW_WORDS + 1];
+    struct fm_ctx_turn turn;
+    uint32_t ctx;
+    fm_inter_done_fn *done;
+    void *arg;
+};
+
+static fm_coll_call local_side(const fm_coll_call *cc, MPI_Comm ic)
+{
+    fm_coll_call l = *cc;
+    l.comm = ic->local_comm;
+    return l;
+}
+
+/* Both groups end with the combination (op) of their two reductions. */
+static void bridged(fm_coll_call *cc, MPI_Comm ic, uint64_t *buf, uint64_t *theirs, int n,
+                    MPI_Op op)
+{
+    fm_coll_call l = local_side(cc, ic);
+    fm_cc_allreduce(&l, MPI_IN_PLACE, buf, n, MPI_UINT64_T, op);
+    if (ic->local_comm->rank == 0) {
+        fm_cc_sendrecv(cc, buf, n, MPI_UINT64_T, 0, theirs, n, MPI_UINT64_T, 0);
+        fm_cc_op(cc, op, theirs, buf, n, MPI_UINT64_T);
+    }
+    fm_cc_bcast(&l, buf, n, MPI_UINT64_T, 0);
+}
+
+static void idup_built(fm_coll_call *cc, uint32_t lctx, void *arg)
+{
+    struct inter_idup *d = arg;
+    MPI_Comm nc = MPI_COMM_NULL, lc;
+    if (cc->rc != FM_OK) {
+        fm_ctx_free(d->ctx);
+    } else if ((cc->rc = fm_comm_build(d->ic->group, lctx, d->ic, &lc)) != FM_OK) {
+        fm_ctx_free(lctx);
+        fm_ctx_free(d->ctx);
+    } else if ((cc->rc = fm_comm_build_inter(d->ic->group, d->ic->remote_group, d->ctx, d->ic,
+                                             lc, &nc)) != FM_OK) {
+        fm_comm_release(lc);
+        fm_ctx_free(d->ctx);
+        nc = MPI_COMM_NULL;
+    }
+    d->done(cc, nc, d->arg);
+}
+
+static void idup_window(fm_coll_call *cc, void *arg);
+
+static void idup_pick(fm_coll_call *cc, void *arg)
+{
+    struct inter_idup *d = arg;
+    int advance;
+    int id = fm_ctx_turn_pick(d->w0, d->mine, d->win, WINDOW_WORDS, cc->rc == FM_OK, &advance);
+    if (cc->rc != FM_OK || id >= 0)
+        fm_ctx_turn_leave(&d->turn);
+    if (cc->rc != FM_OK) {
+        d->done(cc, MPI_COMM_NULL, d->arg);
+        return;
+    }
+    if (id < 0) {
+        if (advance)
+            d->w0 += WINDOW_WORDS; /* both groups saw the same AND: all move on */
+        else
+            fm_sched_add_yield(cc); /* another agreement's turn: let it run */
+        idup_window(cc, d);
+        return;
+    }
+    d->ctx = (uint32_t)id * 2;
+    /* Now the new local side's context, over the old local communicator. */
+    fm_coll_call l = local_side(cc, d->ic);
+    int rc = fm_ctx_alloc_sched(&l, idup_built, d);
+    if (rc != FM_OK) {
+        fm_ctx_free(d->ctx);
+        fm_cc_fail(cc, rc);
+        d->done(cc, MPI_COMM_NULL, d->arg);
+    }
+}
+
+static void idup_window(fm_coll_call *cc, void *arg)
+{
+    struct inter_idup *d = arg;
+    if (cc->rc == FM_OK && d->w0 >= FM_CTX_ID_WORDS)
+        fm_cc_fail(cc, FM_ERR_NO_CONTEXT);
+    if (cc->rc != FM_OK) {
+        fm_ctx_turn_leave(&d->turn);
+        d->done(cc, MPI_COMM_NULL, d->arg);
+        return;
+    }
+    fm_ctx_turn_window(&d->turn, d->w0, d->mine, d->win, WINDOW_WORDS);
+    bridged(cc, d->ic, d->win, d->theirs, WINDOW_WORDS + 1, MPI_BAND);
+    fm_sched_add_call(cc, idup_pick, d);
+}
+
+static void idup_first(fm_coll_call *cc, void *arg)
+{
+    struct inter_idup *d = arg;
+    d->w0 = d->start;
+    fm_ctx_turn_enter(&d->turn, d->ic, cc->tag);
+    idup_window(cc, d);
+}
+
+int fm_intercomm_dup_sched(fm_coll_call *cc, fm_inter_done_fn *done, void *arg)
+{
+    struct inter_idup *d = calloc(1, sizeof *d);
+    if (!d)
+        return FM_ERR_NOMEM;
+    fm_sched_keep(cc, d);
+    d->ic = cc->comm;
+    d->done = done;
+    d->arg = arg;
+    d->start = fm_ctx_ids_lowest_free_word();
+    bridged(cc, d->ic, &d->start, &d->theirs_start, 1, MPI_MAX);
+    fm_sched_add_call(cc, idup_first, d);
+    return FM_OK;
 }

@@ -5,6 +5,9 @@
  *   - twenty outstanding on one communicator, with blocking Comm_dup and
  *     Comm_split of halves made while they run (the context ids must still
  *     agree), completed in reverse order;
+ *   - two communicators duplicated in opposite orders by even and odd
+ *     ranks, three times;
+ *   - intercommunicators, two at once, leaders starting last;
  *   - attributes copied, the new communicators isolated from each other. */
 #include "testutil.h"
 
@@ -122,6 +125,73 @@ static void test_many(void)
     CHECK_MPI(MPI_Comm_free_keyval(&key));
 }
 
+/* Two duplicates of two communicators, started in opposite orders by
+ * even and odd ranks: each waits its turn for context ids instead of the
+ * two taking each other's windows until the ids run out. */
+static void test_crossed(void)
+{
+    MPI_Comm a, b, da, db;
+    MPI_Request rq[2];
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &a));
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &b));
+    for (int round = 0; round < 3; round++) {
+        if (rank % 2 == 0) {
+            CHECK_MPI(MPI_Comm_idup(a, &da, &rq[0]));
+            CHECK_MPI(MPI_Comm_idup(b, &db, &rq[1]));
+        } else {
+            CHECK_MPI(MPI_Comm_idup(b, &db, &rq[1]));
+            CHECK_MPI(MPI_Comm_idup(a, &da, &rq[0]));
+        }
+        CHECK_MPI(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
+        check_comm(da, size);
+        check_comm(db, size);
+        CHECK_MPI(MPI_Comm_free(&da));
+        CHECK_MPI(MPI_Comm_free(&db));
+    }
+    CHECK_MPI(MPI_Comm_free(&a));
+    CHECK_MPI(MPI_Comm_free(&b));
+}
+
+/* Intercommunicator duplicates are nonblocking too: each side's members
+ * other than its leader start theirs, then tell their leader (a
+ * synchronous send), which only then starts its own; two at once. */
+static void test_inter(void)
+{
+    if (size < 2)
+        return;
+    MPI_Comm half, ic, d[2];
+    MPI_Request rq[2];
+    CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half));
+    CHECK_MPI(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 3, &ic));
+    int lrank, lsize, rsize, token = 1;
+    CHECK_MPI(MPI_Comm_rank(ic, &lrank));
+    CHECK_MPI(MPI_Comm_size(half, &lsize));
+    CHECK_MPI(MPI_Comm_remote_size(ic, &rsize));
+    if (lrank != 0) {
+        CHECK_MPI(MPI_Comm_idup(ic, &d[0], &rq[0]));
+        CHECK_MPI(MPI_Comm_idup(ic, &d[1], &rq[1]));
+        CHECK_MPI(MPI_Ssend(&token, 1, MPI_INT, 0, 0, half));
+    } else {
+        for (int i = 1; i < lsize; i++)
+            CHECK_MPI(MPI_Recv(&token, 1, MPI_INT, i, 0, half, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Comm_idup(ic, &d[0], &rq[0]));
+        CHECK_MPI(MPI_Comm_idup(ic, &d[1], &rq[1]));
+    }
+    CHECK_MPI(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
+    for (int k = 0; k < 2; k++) {
+        int flag, n, sum = 0, one = 1;
+        CHECK_MPI(MPI_Comm_test_inter(d[k], &flag));
+        CHECK(flag);
+        CHECK_MPI(MPI_Comm_remote_size(d[k], &n));
+        CHECK_EQ(n, rsize);
+        CHECK_MPI(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, d[k]));
+        CHECK_EQ(sum, rsize);
+        CHECK_MPI(MPI_Comm_free(&d[k]));
+    }
+    CHECK_MPI(MPI_Comm_free(&ic));
+    CHECK_MPI(MPI_Comm_free(&half));
+}
+
 /* The duplicate's request is a collective's: not to be freed. */
 static void test_errors(void)
 {
@@ -145,6 +215,8 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
     test_overlap();
     test_many();
+    test_crossed();
+    test_inter();
     test_errors();
     CHECK_MPI(MPI_Finalize());
     return 0;
