@@ -57,8 +57,15 @@ static void neighbor_exchange(fm_coll_call *cc, const struct nside *snd, int one
         return;
     }
     const int cart = cc->comm->topo->kind == MPI_CART;
-    struct fm_request **reqs = malloc(sizeof *reqs * (size_t)(nin + nout + 1));
-    long long *want = malloc(sizeof *want * (size_t)(nin + nout + 1));
+    /* Stencils have a few neighbours: their requests fit on the stack (a
+     * malloc and free of each array per call cost more than the sends). */
+    enum { ON_STACK = 32 };
+    struct fm_request *sreqs[ON_STACK], **reqs = sreqs;
+    long long swant[ON_STACK], *want = swant;
+    if (nin + nout > ON_STACK) {
+        reqs = malloc(sizeof *reqs * (size_t)(nin + nout));
+        want = malloc(sizeof *want * (size_t)(nin + nout));
+    }
     if (!reqs || !want) {
         free(reqs);
         free(want);
@@ -86,8 +93,10 @@ static void neighbor_exchange(fm_coll_call *cc, const struct nside *snd, int one
     }
     if (reqs)
         fm_cc_waitall(cc, &b);
-    free(reqs);
-    free(want);
+    if (reqs != sreqs)
+        free(reqs);
+    if (want != swant)
+        free(want);
 }
 
 void fm_cc_neighbor_allgatherv(fm_coll_call *cc, const void *sbuf, MPI_Count scount,
