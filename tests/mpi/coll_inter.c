@@ -14,25 +14,6 @@ static int val(int w, int i) { return w * 100 + i; }
 /* World rank of remote rank j. */
 static int rworld(int j) { return 2 * j + (even ? 1 : 0); }
 
-/* Blocking (mode 0), nonblocking (1) or persistent started twice (2). */
-#define RUN(mode, blocking, nbcall, pcall)                                  \
-    do {                                                                    \
-        MPI_Request rq_;                                                    \
-        if ((mode) == 0) {                                                  \
-            CHECK_MPI(blocking);                                            \
-        } else if ((mode) == 1) {                                           \
-            CHECK_MPI(nbcall);                                              \
-            CHECK_MPI(MPI_Wait(&rq_, MPI_STATUS_IGNORE));                   \
-        } else {                                                            \
-            CHECK_MPI(pcall);                                               \
-            for (int k_ = 0; k_ < 2; k_++) {                                \
-                CHECK_MPI(MPI_Start(&rq_));                                 \
-                CHECK_MPI(MPI_Wait(&rq_, MPI_STATUS_IGNORE));               \
-            }                                                               \
-            CHECK_MPI(MPI_Request_free(&rq_));                              \
-        }                                                                   \
-    } while (0)
-
 /* The root's group is `rg` (0 even, 1 odd), its local rank 0. */
 static int root_arg(int rg)
 {
@@ -48,7 +29,7 @@ static void test_rooted(int mode, int rg)
     /* bcast */
     for (int i = 0; i < 5; i++)
         buf[i] = root == MPI_ROOT ? val(wrank, i) : -1;
-    RUN(mode, MPI_Bcast(buf, 5, MPI_INT, root, ic), MPI_Ibcast(buf, 5, MPI_INT, root, ic, &rq_),
+    RUN_FORMS(mode, MPI_Bcast(buf, 5, MPI_INT, root, ic), MPI_Ibcast(buf, 5, MPI_INT, root, ic, &rq_),
         MPI_Bcast_init(buf, 5, MPI_INT, root, ic, MPI_INFO_NULL, &rq_));
     for (int i = 0; i < 5 && receiving; i++)
         CHECK_EQ(buf[i], val(rworld(0), i));
@@ -56,7 +37,7 @@ static void test_rooted(int mode, int rg)
     int mine[5], sum[5] = {0};
     for (int i = 0; i < 5; i++)
         mine[i] = val(wrank, i);
-    RUN(mode, MPI_Reduce(mine, sum, 5, MPI_INT, MPI_SUM, root, ic),
+    RUN_FORMS(mode, MPI_Reduce(mine, sum, 5, MPI_INT, MPI_SUM, root, ic),
         MPI_Ireduce(mine, sum, 5, MPI_INT, MPI_SUM, root, ic, &rq_),
         MPI_Reduce_init(mine, sum, 5, MPI_INT, MPI_SUM, root, ic, MPI_INFO_NULL, &rq_));
     if (root == MPI_ROOT)
@@ -73,14 +54,14 @@ static void test_rooted(int mode, int rg)
         displs[j] = 5 * j;
     }
     memset(big, 0xff, sizeof(int) * 5 * (rn + 1));
-    RUN(mode, MPI_Gather(mine, 3, MPI_INT, big, 3, MPI_INT, root, ic),
+    RUN_FORMS(mode, MPI_Gather(mine, 3, MPI_INT, big, 3, MPI_INT, root, ic),
         MPI_Igather(mine, 3, MPI_INT, big, 3, MPI_INT, root, ic, &rq_),
         MPI_Gather_init(mine, 3, MPI_INT, big, 3, MPI_INT, root, ic, MPI_INFO_NULL, &rq_));
     if (root == MPI_ROOT)
         for (int j = 0; j < rn; j++)
             for (int i = 0; i < 3; i++)
                 CHECK_EQ(big[3 * j + i], val(rworld(j), i));
-    RUN(mode, MPI_Gatherv(mine, lr % 2 + 1, MPI_INT, big, counts, displs, MPI_INT, root, ic),
+    RUN_FORMS(mode, MPI_Gatherv(mine, lr % 2 + 1, MPI_INT, big, counts, displs, MPI_INT, root, ic),
         MPI_Igatherv(mine, lr % 2 + 1, MPI_INT, big, counts, displs, MPI_INT, root, ic, &rq_),
         MPI_Gatherv_init(mine, lr % 2 + 1, MPI_INT, big, counts, displs, MPI_INT, root, ic,
                          MPI_INFO_NULL, &rq_));
@@ -92,13 +73,13 @@ static void test_rooted(int mode, int rg)
     for (int i = 0; i < 5 * rn; i++)
         big[i] = val(wrank, i);
     memset(buf, 0xff, sizeof buf);
-    RUN(mode, MPI_Scatter(big, 2, MPI_INT, buf, 2, MPI_INT, root, ic),
+    RUN_FORMS(mode, MPI_Scatter(big, 2, MPI_INT, buf, 2, MPI_INT, root, ic),
         MPI_Iscatter(big, 2, MPI_INT, buf, 2, MPI_INT, root, ic, &rq_),
         MPI_Scatter_init(big, 2, MPI_INT, buf, 2, MPI_INT, root, ic, MPI_INFO_NULL, &rq_));
     if (receiving)
         for (int i = 0; i < 2; i++)
             CHECK_EQ(buf[i], val(rworld(0), 2 * lr + i));
-    RUN(mode, MPI_Scatterv(big, counts, displs, MPI_INT, buf, lr % 2 + 1, MPI_INT, root, ic),
+    RUN_FORMS(mode, MPI_Scatterv(big, counts, displs, MPI_INT, buf, lr % 2 + 1, MPI_INT, root, ic),
         MPI_Iscatterv(big, counts, displs, MPI_INT, buf, lr % 2 + 1, MPI_INT, root, ic, &rq_),
         MPI_Scatterv_init(big, counts, displs, MPI_INT, buf, lr % 2 + 1, MPI_INT, root, ic,
                           MPI_INFO_NULL, &rq_));
@@ -112,11 +93,11 @@ static void test_rooted(int mode, int rg)
 
 static void test_all(int mode)
 {
-    RUN(mode, MPI_Barrier(ic), MPI_Ibarrier(ic, &rq_), MPI_Barrier_init(ic, MPI_INFO_NULL, &rq_));
+    RUN_FORMS(mode, MPI_Barrier(ic), MPI_Ibarrier(ic, &rq_), MPI_Barrier_init(ic, MPI_INFO_NULL, &rq_));
     int mine[4], sum[4];
     for (int i = 0; i < 4; i++)
         mine[i] = val(wrank, i);
-    RUN(mode, MPI_Allreduce(mine, sum, 4, MPI_INT, MPI_SUM, ic),
+    RUN_FORMS(mode, MPI_Allreduce(mine, sum, 4, MPI_INT, MPI_SUM, ic),
         MPI_Iallreduce(mine, sum, 4, MPI_INT, MPI_SUM, ic, &rq_),
         MPI_Allreduce_init(mine, sum, 4, MPI_INT, MPI_SUM, ic, MPI_INFO_NULL, &rq_));
     for (int i = 0; i < 4; i++) {
@@ -130,7 +111,7 @@ static void test_all(int mode)
     int *sc = tu_malloc(sizeof(int) * (rn + ln)), *sd = tu_malloc(sizeof(int) * (rn + ln));
     int *rc = tu_malloc(sizeof(int) * (rn + ln)), *rd = tu_malloc(sizeof(int) * (rn + ln));
     /* allgather: 2 from each remote member */
-    RUN(mode, MPI_Allgather(mine, 2, MPI_INT, out, 2, MPI_INT, ic),
+    RUN_FORMS(mode, MPI_Allgather(mine, 2, MPI_INT, out, 2, MPI_INT, ic),
         MPI_Iallgather(mine, 2, MPI_INT, out, 2, MPI_INT, ic, &rq_),
         MPI_Allgather_init(mine, 2, MPI_INT, out, 2, MPI_INT, ic, MPI_INFO_NULL, &rq_));
     for (int j = 0; j < rn; j++)
@@ -141,7 +122,7 @@ static void test_all(int mode)
         rc[j] = j % 3;
         rd[j] = 4 * j;
     }
-    RUN(mode, MPI_Allgatherv(mine, lr % 3, MPI_INT, out, rc, rd, MPI_INT, ic),
+    RUN_FORMS(mode, MPI_Allgatherv(mine, lr % 3, MPI_INT, out, rc, rd, MPI_INT, ic),
         MPI_Iallgatherv(mine, lr % 3, MPI_INT, out, rc, rd, MPI_INT, ic, &rq_),
         MPI_Allgatherv_init(mine, lr % 3, MPI_INT, out, rc, rd, MPI_INT, ic, MPI_INFO_NULL, &rq_));
     for (int j = 0; j < rn; j++)
@@ -151,7 +132,7 @@ static void test_all(int mode)
     for (int j = 0; j < rn; j++)
         for (int i = 0; i < 2; i++)
             big[2 * j + i] = val(wrank, 10 * j + i);
-    RUN(mode, MPI_Alltoall(big, 2, MPI_INT, out, 2, MPI_INT, ic),
+    RUN_FORMS(mode, MPI_Alltoall(big, 2, MPI_INT, out, 2, MPI_INT, ic),
         MPI_Ialltoall(big, 2, MPI_INT, out, 2, MPI_INT, ic, &rq_),
         MPI_Alltoall_init(big, 2, MPI_INT, out, 2, MPI_INT, ic, MPI_INFO_NULL, &rq_));
     for (int j = 0; j < rn; j++)
@@ -165,7 +146,7 @@ static void test_all(int mode)
         for (int i = 0; i < 4; i++)
             big[4 * j + i] = val(wrank, 10 * j + i);
     }
-    RUN(mode, MPI_Alltoallv(big, sc, sd, MPI_INT, out, rc, rd, MPI_INT, ic),
+    RUN_FORMS(mode, MPI_Alltoallv(big, sc, sd, MPI_INT, out, rc, rd, MPI_INT, ic),
         MPI_Ialltoallv(big, sc, sd, MPI_INT, out, rc, rd, MPI_INT, ic, &rq_),
         MPI_Alltoallv_init(big, sc, sd, MPI_INT, out, rc, rd, MPI_INT, ic, MPI_INFO_NULL, &rq_));
     for (int j = 0; j < rn; j++)
@@ -177,7 +158,7 @@ static void test_all(int mode)
     int rcount = rn;
     for (int i = 0; i < rcount * ln; i++)
         big[i] = val(wrank, i);
-    RUN(mode, MPI_Reduce_scatter_block(big, out, rcount, MPI_INT, MPI_SUM, ic),
+    RUN_FORMS(mode, MPI_Reduce_scatter_block(big, out, rcount, MPI_INT, MPI_SUM, ic),
         MPI_Ireduce_scatter_block(big, out, rcount, MPI_INT, MPI_SUM, ic, &rq_),
         MPI_Reduce_scatter_block_init(big, out, rcount, MPI_INT, MPI_SUM, ic, MPI_INFO_NULL,
                                       &rq_));
@@ -190,7 +171,7 @@ static void test_all(int mode)
     /* reduce_scatter: the same vectors, rn to each member */
     for (int k = 0; k < ln; k++)
         rc[k] = rn;
-    RUN(mode, MPI_Reduce_scatter(big, out, rc, MPI_INT, MPI_SUM, ic),
+    RUN_FORMS(mode, MPI_Reduce_scatter(big, out, rc, MPI_INT, MPI_SUM, ic),
         MPI_Ireduce_scatter(big, out, rc, MPI_INT, MPI_SUM, ic, &rq_),
         MPI_Reduce_scatter_init(big, out, rc, MPI_INT, MPI_SUM, ic, MPI_INFO_NULL, &rq_));
     for (int i = 0; i < rn; i++) {

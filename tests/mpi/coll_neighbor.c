@@ -11,25 +11,6 @@
 
 static int rank, size;
 
-/* Blocking (0), nonblocking (1), persistent started twice (2). */
-#define RUN(mode, blocking, nbcall, pcall)                                  \
-    do {                                                                    \
-        MPI_Request rq_;                                                    \
-        if ((mode) == 0) {                                                  \
-            CHECK_MPI(blocking);                                            \
-        } else if ((mode) == 1) {                                           \
-            CHECK_MPI(nbcall);                                              \
-            CHECK_MPI(MPI_Wait(&rq_, MPI_STATUS_IGNORE));                   \
-        } else {                                                            \
-            CHECK_MPI(pcall);                                               \
-            for (int k_ = 0; k_ < 2; k_++) {                                \
-                CHECK_MPI(MPI_Start(&rq_));                                 \
-                CHECK_MPI(MPI_Wait(&rq_, MPI_STATUS_IGNORE));               \
-            }                                                               \
-            CHECK_MPI(MPI_Request_free(&rq_));                              \
-        }                                                                   \
-    } while (0)
-
 #define SENTINEL (-7)
 
 /* A Cartesian grid of ndims dims: allgather and alltoall against
@@ -53,7 +34,7 @@ static void cart_case(int ndims, const int *dims, const int *periods, int mode)
     int got[6], blocks[6], mine = 1000 + me;
     for (int i = 0; i < n; i++)
         got[i] = SENTINEL;
-    RUN(mode, MPI_Neighbor_allgather(&mine, 1, MPI_INT, got, 1, MPI_INT, cart),
+    RUN_FORMS(mode, MPI_Neighbor_allgather(&mine, 1, MPI_INT, got, 1, MPI_INT, cart),
         MPI_Ineighbor_allgather(&mine, 1, MPI_INT, got, 1, MPI_INT, cart, &rq_),
         MPI_Neighbor_allgather_init(&mine, 1, MPI_INT, got, 1, MPI_INT, cart, MPI_INFO_NULL,
                                     &rq_));
@@ -64,7 +45,7 @@ static void cart_case(int ndims, const int *dims, const int *periods, int mode)
         blocks[s] = me * 100 + s;
         got[s] = SENTINEL;
     }
-    RUN(mode, MPI_Neighbor_alltoall(blocks, 1, MPI_INT, got, 1, MPI_INT, cart),
+    RUN_FORMS(mode, MPI_Neighbor_alltoall(blocks, 1, MPI_INT, got, 1, MPI_INT, cart),
         MPI_Ineighbor_alltoall(blocks, 1, MPI_INT, got, 1, MPI_INT, cart, &rq_),
         MPI_Neighbor_alltoall_init(blocks, 1, MPI_INT, got, 1, MPI_INT, cart, MPI_INFO_NULL,
                                    &rq_));
@@ -111,7 +92,7 @@ static void test_graph(int mode)
         blocks[s] = rank * 10 + s;
         got[s] = SENTINEL;
     }
-    RUN(mode, MPI_Neighbor_alltoall(blocks, 1, MPI_INT, got, 1, MPI_INT, g),
+    RUN_FORMS(mode, MPI_Neighbor_alltoall(blocks, 1, MPI_INT, got, 1, MPI_INT, g),
         MPI_Ineighbor_alltoall(blocks, 1, MPI_INT, got, 1, MPI_INT, g, &rq_),
         MPI_Neighbor_alltoall_init(blocks, 1, MPI_INT, got, 1, MPI_INT, g, MPI_INFO_NULL, &rq_));
     int r = (rank + 1) % size, l = (rank - 1 + size) % size;
@@ -122,7 +103,7 @@ static void test_graph(int mode)
     int mine = 500 + rank, all[4];
     for (int i = 0; i < 4; i++)
         all[i] = SENTINEL;
-    RUN(mode, MPI_Neighbor_allgather(&mine, 1, MPI_INT, all, 1, MPI_INT, g),
+    RUN_FORMS(mode, MPI_Neighbor_allgather(&mine, 1, MPI_INT, all, 1, MPI_INT, g),
         MPI_Ineighbor_allgather(&mine, 1, MPI_INT, all, 1, MPI_INT, g, &rq_),
         MPI_Neighbor_allgather_init(&mine, 1, MPI_INT, all, 1, MPI_INT, g, MPI_INFO_NULL, &rq_));
     for (int i = 0; i < 4; i++)
@@ -148,7 +129,7 @@ static void test_dist(int mode)
     }
     /* alltoallv: j + 1 ints to dests[j], from displacement 3j */
     int sc[2] = {1, 2}, sd[2] = {0, 3}, rc[2] = {1, 2}, rd[2] = {4, 0};
-    RUN(mode, MPI_Neighbor_alltoallv(blocks, sc, sd, MPI_INT, got, rc, rd, MPI_INT, dg),
+    RUN_FORMS(mode, MPI_Neighbor_alltoallv(blocks, sc, sd, MPI_INT, got, rc, rd, MPI_INT, dg),
         MPI_Ineighbor_alltoallv(blocks, sc, sd, MPI_INT, got, rc, rd, MPI_INT, dg, &rq_),
         MPI_Neighbor_alltoallv_init(blocks, sc, sd, MPI_INT, got, rc, rd, MPI_INT, dg,
                                     MPI_INFO_NULL, &rq_));
@@ -161,7 +142,7 @@ static void test_dist(int mode)
     int wc[2] = {2, 1};
     for (int j = 0; j < 8; j++)
         got[j] = SENTINEL;
-    RUN(mode, MPI_Neighbor_alltoallw(blocks, wc, wsd, ts, got, wc, wrd, ts, dg),
+    RUN_FORMS(mode, MPI_Neighbor_alltoallw(blocks, wc, wsd, ts, got, wc, wrd, ts, dg),
         MPI_Ineighbor_alltoallw(blocks, wc, wsd, ts, got, wc, wrd, ts, dg, &rq_),
         MPI_Neighbor_alltoallw_init(blocks, wc, wsd, ts, got, wc, wrd, ts, dg, MPI_INFO_NULL,
                                     &rq_));
@@ -172,7 +153,7 @@ static void test_dist(int mode)
     int mine = 9000 + rank, one[2] = {1, 1}, ad[2] = {5, 1};
     for (int j = 0; j < 8; j++)
         got[j] = SENTINEL;
-    RUN(mode, MPI_Neighbor_allgatherv(&mine, 1, MPI_INT, got, one, ad, MPI_INT, dg),
+    RUN_FORMS(mode, MPI_Neighbor_allgatherv(&mine, 1, MPI_INT, got, one, ad, MPI_INT, dg),
         MPI_Ineighbor_allgatherv(&mine, 1, MPI_INT, got, one, ad, MPI_INT, dg, &rq_),
         MPI_Neighbor_allgatherv_init(&mine, 1, MPI_INT, got, one, ad, MPI_INT, dg, MPI_INFO_NULL,
                                      &rq_));

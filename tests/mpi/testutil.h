@@ -170,4 +170,37 @@ static inline void tu_mat_op(void *in, void *inout, int *len, MPI_Datatype *dt)
         tu_mat_mul(a + 4 * i, b + 4 * i, b + 4 * i);
 }
 
+/* Where the standard names no error class: fabmpi's is checked exactly,
+ * another MPI's only for being an error. */
+#ifdef FABMPI
+#define TOPO_ERR(call, cls) CHECK_ERR(call, cls)
+#else
+#define TOPO_ERR(call, cls)                                                   \
+    do {                                                                      \
+        int rc_ = (call);                                                     \
+        CHECKF(rc_ != MPI_SUCCESS, "%s succeeded, expected an error", #call); \
+    } while (0)
+#endif
+
+/* One collective in one of three forms: blocking (mode 0), nonblocking
+ * then MPI_Wait (1), or persistent, started and waited for twice, then
+ * freed (2).  nbcall and pcall name their request rq_. */
+#define RUN_FORMS(mode, blocking, nbcall, pcall)                                  \
+    do {                                                                    \
+        MPI_Request rq_;                                                    \
+        if ((mode) == 0) {                                                  \
+            CHECK_MPI(blocking);                                            \
+        } else if ((mode) == 1) {                                           \
+            CHECK_MPI(nbcall);                                              \
+            CHECK_MPI(MPI_Wait(&rq_, MPI_STATUS_IGNORE));                   \
+        } else {                                                            \
+            CHECK_MPI(pcall);                                               \
+            for (int k_ = 0; k_ < 2; k_++) {                                \
+                CHECK_MPI(MPI_Start(&rq_));                                 \
+                CHECK_MPI(MPI_Wait(&rq_, MPI_STATUS_IGNORE));               \
+            }                                                               \
+            CHECK_MPI(MPI_Request_free(&rq_));                              \
+        }                                                                   \
+    } while (0)
+
 #endif

@@ -15,16 +15,6 @@
 
 static int rank, size;
 
-#ifdef FABMPI
-#define TOPO_ERR(call, cls) CHECK_ERR(call, cls)
-#else
-#define TOPO_ERR(call, cls)                                                   \
-    do {                                                                      \
-        int rc_ = (call);                                                     \
-        CHECKF(rc_ != MPI_SUCCESS, "%s succeeded, expected an error", #call); \
-    } while (0)
-#endif
-
 /* ---- MPI_Dims_create ------------------------------------------------------- */
 
 struct dims_case {

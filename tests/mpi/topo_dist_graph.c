@@ -17,16 +17,6 @@
 
 static int rank, size;
 
-#ifdef FABMPI
-#define TOPO_ERR(call, cls) CHECK_ERR(call, cls)
-#else
-#define TOPO_ERR(call, cls)                                                   \
-    do {                                                                      \
-        int rc_ = (call);                                                     \
-        CHECKF(rc_ != MPI_SUCCESS, "%s succeeded, expected an error", #call); \
-    } while (0)
-#endif
-
 #define MAXN 512 /* neighbours of one process, edges given by one process */
 
 /* The weight of the k-th edge from s to d: distinct, non-negative. */

@@ -12,16 +12,6 @@
 
 static int rank, size;
 
-#ifdef FABMPI
-#define TOPO_ERR(call, cls) CHECK_ERR(call, cls)
-#else
-#define TOPO_ERR(call, cls)                                                   \
-    do {                                                                      \
-        int rc_ = (call);                                                     \
-        CHECKF(rc_ != MPI_SUCCESS, "%s succeeded, expected an error", #call); \
-    } while (0)
-#endif
-
 #define MAXE 256
 
 /* The test graph on n nodes: node i links to i+1 and i-1 (mod n); node 0
