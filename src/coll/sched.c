@@ -485,34 +485,42 @@ static struct fm_request *coll_request(struct fm_sched *s)
     return r;
 }
 
-int fm_sched_start_new(fm_coll_call *cc, struct fm_request **req)
+/* End recording: the request the schedule completes (NULL, the schedule
+ * dropped and *rc set, on failure). */
+static struct fm_request *close_recording(fm_coll_call *cc, int *rc)
 {
     struct fm_sched *s = cc->sched;
-    int rc = finish_recording(cc);
-    struct fm_request *r = rc == FM_OK ? coll_request(s) : NULL;
+    *rc = finish_recording(cc);
+    struct fm_request *r = *rc == FM_OK ? coll_request(s) : NULL;
     if (!r) {
         fm_sched_abandon(cc);
-        return rc == FM_OK ? FM_ERR_NOMEM : rc;
+        if (*rc == FM_OK)
+            *rc = FM_ERR_NOMEM;
+        return NULL;
     }
     cc->sched = NULL;
     s->req = r;
+    return r;
+}
+
+int fm_sched_start_new(fm_coll_call *cc, struct fm_request **req)
+{
+    int rc;
+    struct fm_request *r = close_recording(cc, &rc);
+    if (!r)
+        return rc;
     *req = r;
-    run(s);
+    run(r->sched);
     return FM_OK;
 }
 
 int fm_sched_persist(fm_coll_call *cc, struct fm_request **req)
 {
-    struct fm_sched *s = cc->sched;
-    int rc = finish_recording(cc);
-    struct fm_request *r = rc == FM_OK ? coll_request(s) : NULL;
-    if (!r) {
-        fm_sched_abandon(cc);
-        return rc == FM_OK ? FM_ERR_NOMEM : rc;
-    }
-    cc->sched = NULL;
-    s->req = r;
-    s->persistent = 1;
+    int rc;
+    struct fm_request *r = close_recording(cc, &rc);
+    if (!r)
+        return rc;
+    r->sched->persistent = 1;
     r->flags |= FM_REQF_PERSISTENT;
     r->done = 1; /* inactive */
     r->status.MPI_SOURCE = MPI_ANY_SOURCE;

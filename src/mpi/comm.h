@@ -33,6 +33,10 @@ struct fm_ctx_turn {
     int tag;
     struct fm_ctx_turn *next;
 };
+/* A reserved window after the members' AND (win): keep the lowest id
+ * both in win and in `reserved` (if ok), give the rest back; the id or -1. */
+int fm_ctx_window_take(uint64_t w0, const uint64_t *win, const uint64_t *reserved, int n,
+                       int ok);
 void fm_ctx_turn_enter(struct fm_ctx_turn *t, MPI_Comm comm, int tag);
 void fm_ctx_turn_leave(struct fm_ctx_turn *t);
 int fm_ctx_turn_mine(const struct fm_ctx_turn *t);

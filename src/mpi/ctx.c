@@ -62,11 +62,7 @@ int fm_ctx_alloc(MPI_Comm comm, uint32_t *ctx)
         fm_ctx_ids_reserve(w0, mine, WINDOW_WORDS);
         memcpy(win, mine, sizeof win);
         rc = fm_coll_allreduce(MPI_IN_PLACE, win, WINDOW_WORDS, MPI_UINT64_T, MPI_BAND, comm);
-        int found = -1;
-        for (int i = 0; rc == FM_OK && found < 0 && i < WINDOW_WORDS; i++)
-            if (win[i] & mine[i])
-                found = (int)(w0 + (uint64_t)i) * 64 + __builtin_ctzll(win[i] & mine[i]);
-        fm_ctx_ids_unreserve(w0, mine, WINDOW_WORDS, found);
+        int found = fm_ctx_window_take(w0, win, mine, WINDOW_WORDS, rc == FM_OK);
         if (found >= 0) {
             *ctx = (uint32_t)found * 2;
             return FM_OK;
@@ -124,16 +120,22 @@ void fm_ctx_turn_window(const struct fm_ctx_turn *t, uint64_t w0, uint64_t *rese
     memcpy(win, reserved, sizeof *win * (size_t)n);
 }
 
-int fm_ctx_turn_pick(uint64_t w0, const uint64_t *reserved, const uint64_t *win, int n,
-                     int ok, int *advance)
+int fm_ctx_window_take(uint64_t w0, const uint64_t *win, const uint64_t *reserved, int n,
+                       int ok)
 {
     int id = -1;
-    *advance = ok && win[n] != 0; /* all took part and none was free everywhere */
-    for (int i = 0; ok && win[n] && id < 0 && i < n; i++)
+    for (int i = 0; ok && id < 0 && i < n; i++)
         if (win[i] & reserved[i])
             id = (int)(w0 + (uint64_t)i) * 64 + __builtin_ctzll(win[i] & reserved[i]);
     fm_ctx_ids_unreserve(w0, reserved, n, id);
     return id;
+}
+
+int fm_ctx_turn_pick(uint64_t w0, const uint64_t *reserved, const uint64_t *win, int n,
+                     int ok, int *advance)
+{
+    *advance = ok && win[n] != 0; /* all took part and none was free everywhere */
+    return fm_ctx_window_take(w0, win, reserved, n, ok && win[n]);
 }
 
 /* The nonblocking agreement: the same rounds as fm_ctx_alloc, each window

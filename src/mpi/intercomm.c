@@ -68,11 +68,7 @@ static int bridge_ctx_alloc(const struct bridge *b, uint32_t *ctx)
         rc = fm_coll_allreduce(MPI_IN_PLACE, win, WINDOW_WORDS, MPI_UINT64_T, MPI_BAND, b->local);
         if (rc == FM_OK)
             rc = bridge_swap(b, win, WINDOW_WORDS, 1);
-        int found = -1;
-        for (int i = 0; rc == FM_OK && found < 0 && i < WINDOW_WORDS; i++)
-            if (win[i] & mine[i])
-                found = (int)(w0 + (uint64_t)i) * 64 + __builtin_ctzll(win[i] & mine[i]);
-        fm_ctx_ids_unreserve(w0, mine, WINDOW_WORDS, found);
+        int found = fm_ctx_window_take(w0, win, mine, WINDOW_WORDS, rc == FM_OK);
         if (found >= 0) {
             *ctx = (uint32_t)found * 2;
             return FM_OK;
