@@ -103,7 +103,6 @@ int fm_sched_begin(fm_coll_call *cc, MPI_Comm comm)
     struct fm_sched *s = sched_new(comm);
     if (!s)
         return FM_ERR_NOMEM;
-    comm->refcount++;
     s->tag = (int)next_tag(comm);
     *cc = FM_COLL_CALL(comm, s->tag);
     cc->sched = s;
