@@ -8,8 +8,8 @@
  * temporary file and, after each window creation, checks the last such
  * line:
  *   - Win_allocate: provider atomics on the providers that validate every
- *     op of a type (shm, tcp;ofi_rxm), 25 basic types, with the
- *     accumulate_ordering the window was given ("none" or the default
+ *     op of a type (shm, tcp;ofi_rxm), 31 basic types (MPI_CHAR and the
+ *     Fortran kinds among them), with the accumulate_ordering the window was given ("none" or the default
  *     "rar,raw,war,waw"); active messages on net ("the provider validates
  *     no atomic ..."), with FABMPI_RMA_ATOMICS=am (naming the knob) and
  *     with FABMPI_OFI_RMA=am (nothing registered);
@@ -82,7 +82,7 @@ static void expect_window(int can, const char *order, const char *reg_why, const
         return;
     }
     if (can && atomics) {
-        const char *want[] = {"by provider atomics for 25 basic types", order, NULL};
+        const char *want[] = {"by provider atomics for 31 basic types", order, NULL};
         expect(want, what);
     } else {
         const char *want[] = {"as active messages at the target", can ? am_why : reg_why, NULL};
