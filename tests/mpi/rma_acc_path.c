@@ -10,8 +10,9 @@
  *   - Win_allocate: provider atomics on the providers that validate every
  *     op of a type (shm, tcp;ofi_rxm), 31 basic types (MPI_CHAR and the
  *     Fortran kinds among them), with the accumulate_ordering the window
- *     was given ("none" or the default "rar,raw,war,waw"); active messages on net ("the provider validates
- *     no atomic ..."), with FABMPI_RMA_ATOMICS=am (naming the knob) and
+ *     was given ("none" or the default "rar,raw,war,waw"); active messages
+ *     on net ("the provider validates no atomic ..."), with
+ *     FABMPI_RMA_ATOMICS=am (naming the knob) and
  *     with FABMPI_OFI_RMA=am (nothing registered);
  *   - Win_create_dynamic: active messages (nothing registered);
  *   - Win_allocate with size 0 on rank 0: active messages.
