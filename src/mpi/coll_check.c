@@ -155,6 +155,19 @@ int fm_check_allreduce(const char *call, const void *sbuf, void *rbuf, int count
     return MPI_SUCCESS;
 }
 
+/* A rooted collective's own buffer at a member (gather's sendbuf,
+ * scatter's recvbuf): ignored under MPI_IN_PLACE and at an
+ * intercommunicator's root, which has none. */
+static int check_member_buf(const char *call, MPI_Comm comm, const void *buf, int count,
+                            MPI_Datatype dt, int root, const char *what)
+{
+    if (buf != MPI_IN_PLACE && !(INTER(comm) && root == MPI_ROOT)) {
+        CHECK_BUF_ARGS(call, comm, count, dt);
+        CHECK_DATA(call, comm, buf, count, dt, what);
+    }
+    return MPI_SUCCESS;
+}
+
 int fm_check_gather(const char *call, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                     int rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
@@ -167,11 +180,7 @@ int fm_check_gather(const char *call, const void *sbuf, int scount, MPI_Datatype
     } else {
         CHECK_NOT_IN_PLACE(call, comm, sbuf, "sendbuf at a non-root rank");
     }
-    if (sbuf != MPI_IN_PLACE && !(INTER(comm) && root == MPI_ROOT)) {
-        CHECK_BUF_ARGS(call, comm, scount, sdt);
-        CHECK_DATA(call, comm, sbuf, scount, sdt, "sendbuf");
-    }
-    return MPI_SUCCESS;
+    return check_member_buf(call, comm, sbuf, scount, sdt, root, "sendbuf");
 }
 
 int fm_check_gatherv(const char *call, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
@@ -189,11 +198,7 @@ int fm_check_gatherv(const char *call, const void *sbuf, int scount, MPI_Datatyp
     } else {
         CHECK_NOT_IN_PLACE(call, comm, sbuf, "sendbuf at a non-root rank");
     }
-    if (sbuf != MPI_IN_PLACE && !(INTER(comm) && root == MPI_ROOT)) {
-        CHECK_BUF_ARGS(call, comm, scount, sdt);
-        CHECK_DATA(call, comm, sbuf, scount, sdt, "sendbuf");
-    }
-    return MPI_SUCCESS;
+    return check_member_buf(call, comm, sbuf, scount, sdt, root, "sendbuf");
 }
 
 int fm_check_scatter(const char *call, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
@@ -208,11 +213,7 @@ int fm_check_scatter(const char *call, const void *sbuf, int scount, MPI_Datatyp
     } else {
         CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf at a non-root rank");
     }
-    if (rbuf != MPI_IN_PLACE && !(INTER(comm) && root == MPI_ROOT)) {
-        CHECK_BUF_ARGS(call, comm, rcount, rdt);
-        CHECK_DATA(call, comm, rbuf, rcount, rdt, "recvbuf");
-    }
-    return MPI_SUCCESS;
+    return check_member_buf(call, comm, rbuf, rcount, rdt, root, "recvbuf");
 }
 
 int fm_check_scatterv(const char *call, const void *sbuf, const int scounts[], const int displs[],
@@ -230,11 +231,7 @@ int fm_check_scatterv(const char *call, const void *sbuf, const int scounts[], c
     } else {
         CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf at a non-root rank");
     }
-    if (rbuf != MPI_IN_PLACE && !(INTER(comm) && root == MPI_ROOT)) {
-        CHECK_BUF_ARGS(call, comm, rcount, rdt);
-        CHECK_DATA(call, comm, rbuf, rcount, rdt, "recvbuf");
-    }
-    return MPI_SUCCESS;
+    return check_member_buf(call, comm, rbuf, rcount, rdt, root, "recvbuf");
 }
 
 int fm_check_allgather(const char *call, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
