@@ -257,7 +257,7 @@ static void start(int i)
         return;
     }
     setpgid(pid, pid);
-    fm_reaper_watch(pid);
+    fm_reaper_watch(pid, H.ranks[i].r);
     H.ranks[i].pid = pid;
     H.nlive++;
     send_frame(FM_HD_STARTED, (uint32_t)H.ranks[i].r, (uint32_t)pid, NULL, 0);
@@ -353,8 +353,11 @@ static void reap(void)
                 }
             rk->reaped = 1;
             H.nlive--;
-            /* libfabric shm regions a killed rank could not unlink. */
+            /* libfabric shm regions a killed rank could not unlink, and
+             * its own segments if it died before unlinking them (mpiexec
+             * removes leftovers only on its own host). */
             fm_fabric_shm_remove(pid);
+            fm_reaper_remove_segments(H.jobid, rk->r, 0);
             send_frame(FM_HD_EXIT, (uint32_t)rk->r, (uint32_t)st, NULL, 0);
         }
     }
@@ -384,7 +387,7 @@ int main(int argc, char **argv)
     /* If this helper is killed too (with mpiexec, when ssh runs it
      * directly), its ranks die with it and the reaper removes what they
      * leave in /dev/shm. */
-    if (fm_reaper_start(NULL))
+    if (fm_reaper_start(H.jobid))
         fprintf(stderr, "fabmpi_hostd: warning: cannot start the cleanup process: %s\n",
                 strerror(errno));
     for (int i = 0; i < H.n; i++)

@@ -159,7 +159,7 @@ static int launch(struct fm_mx_job *job, int r, const char *path)
         return -1;
     }
     setpgid(pid, pid); /* also in the parent, so killpg works at once */
-    fm_reaper_watch(pid);
+    fm_reaper_watch(pid, r);
     job->ranks[r].pid = pid;
     job->nlive++;
     if (job->verbose)
@@ -256,7 +256,7 @@ int main(int argc, char **argv)
     fm_mx_run(&job);
     if (job.ssh)
         fm_mx_remote_finish(&job);
-    fm_reaper_remove_job_segments(job.jobid, job.verbose);
+    fm_reaper_remove_segments(job.jobid, -1, job.verbose);
     fm_reaper_done();
     if (job.verbose)
         fprintf(stderr, "mpiexec: job %s ended with exit status %d\n", job.jobid, job.exit_code);

@@ -6,11 +6,11 @@
  * /dev/shm/<pid>:<uid>:<endpoint> regions behind (16 MiB each), which
  * the launcher removes as it reaps each rank — but not when SIGKILL ended
  * the launcher too.  So before starting any rank, the launcher forks this
- * small process.  It learns each rank's pid through a pipe.  When mpiexec ends
- * normally it says so (a 0 pid) and the reaper leaves at once; when the
- * pipe just closes, mpiexec is gone without cleaning up: the reaper waits
- * (briefly) for those ranks to be gone too, removes their regions and the
- * job's own leftover segments, and leaves.
+ * small process.  It learns each rank's pid and rank number through a pipe.
+ * When mpiexec ends normally it says so (a 0 pid) and the reaper leaves at
+ * once; when the pipe just closes, mpiexec is gone without cleaning up: the
+ * reaper waits (briefly) for those ranks to be gone too, removes their
+ * regions and the segments of ours they had not yet unlinked, and leaves.
  *
  * It runs in a session of its own, so signals meant for the job's terminal
  * group do not reach it, and with stdio on /dev/null, so it holds none of
@@ -32,7 +32,20 @@
 static int reaper_fd = -1; /* the launcher's write end */
 static pid_t reaper_pid = -1;
 
-void fm_reaper_remove_job_segments(const char *jobid, int verbose)
+/* Our segment names end in "-<world rank>" (util/shm_segment.c); 1 if
+ * name (past the "fabmpi-<jobid>-" prefix) is one of rank's. */
+static int rank_owns(const char *name, int rank)
+{
+    char tail[16];
+    int tl = snprintf(tail, sizeof tail, "-%d", rank);
+    size_t nl = strlen(name);
+    if (nl >= (size_t)tl && !strcmp(name + nl - (size_t)tl, tail))
+        return 1;
+    /* The transport's own segment has no middle part: "fabmpi-<jobid>-<rank>". */
+    return !strcmp(name, tail + 1);
+}
+
+void fm_reaper_remove_segments(const char *jobid, int rank, int verbose)
 {
     char prefix[64];
     int pl = snprintf(prefix, sizeof prefix, "fabmpi-%s-", jobid);
@@ -42,6 +55,8 @@ void fm_reaper_remove_job_segments(const char *jobid, int verbose)
     struct dirent *e;
     while ((e = readdir(d))) {
         if (strncmp(e->d_name, prefix, (size_t)pl))
+            continue;
+        if (rank >= 0 && !rank_owns(e->d_name + pl, rank))
             continue;
         if (unlinkat(dirfd(d), e->d_name, 0) == 0 && verbose)
             fprintf(stderr, "mpiexec: removed leftover /dev/shm/%s\n", e->d_name);
@@ -69,28 +84,34 @@ static int ended(pid_t pid)
     return paren && (paren[2] == 'Z' || paren[2] == 'X');
 }
 
+/* What the launcher tells the reaper about each rank it forks. */
+struct watched {
+    pid_t pid; /* 0: the launcher ended normally */
+    int rank;
+};
+
 static void reaper_main(int fd, const char *jobid)
 {
-    pid_t *pids = NULL;
+    struct watched *w = NULL;
     size_t n = 0, cap = 0;
     for (;;) {
-        pid_t p;
-        ssize_t r = read(fd, &p, sizeof p);
+        struct watched one;
+        ssize_t r = read(fd, &one, sizeof one);
         if (r < 0 && errno == EINTR)
             continue;
-        if (r != (ssize_t)sizeof p)
+        if (r != (ssize_t)sizeof one)
             break; /* closed: the launcher is gone without having cleaned up */
-        if (p == 0)
+        if (one.pid == 0)
             _exit(0); /* the launcher ended normally and cleaned up itself */
         if (n == cap) {
             size_t nc = cap ? 2 * cap : 64;
-            pid_t *np = realloc(pids, nc * sizeof *np);
-            if (!np)
-                continue; /* that rank's regions will stay; the others will not */
-            pids = np;
+            struct watched *nw = realloc(w, nc * sizeof *nw);
+            if (!nw)
+                continue; /* that rank's leftovers will stay; the others will not */
+            w = nw;
             cap = nc;
         }
-        pids[n++] = p;
+        w[n++] = one;
     }
     /* The ranks got SIGKILL from the kernel as mpiexec died; a region may
      * only go once its owner no longer runs.  Give them up to 10 s. */
@@ -98,15 +119,16 @@ static void reaper_main(int fd, const char *jobid)
     for (int tries = 0; tries < 2000; tries++) {
         size_t running = 0;
         for (size_t i = 0; i < n; i++)
-            running += !ended(pids[i]);
+            running += !ended(w[i].pid);
         if (!running)
             break;
         nanosleep(&pause, NULL);
     }
-    for (size_t i = 0; i < n; i++)
-        fm_fabric_shm_remove(pids[i]);
-    if (strcmp(jobid, "-"))
-        fm_reaper_remove_job_segments(jobid, 0);
+    for (size_t i = 0; i < n; i++) {
+        fm_fabric_shm_remove(w[i].pid);
+        if (strcmp(jobid, "-"))
+            fm_reaper_remove_segments(jobid, w[i].rank, 0);
+    }
     _exit(0);
 }
 
@@ -154,13 +176,14 @@ int fm_reaper_start(const char *jobid)
     return 0;
 }
 
-void fm_reaper_watch(pid_t rank_pid)
+void fm_reaper_watch(pid_t rank_pid, int rank)
 {
     if (reaper_fd < 0)
         return;
+    struct watched one = {rank_pid, rank};
     ssize_t w;
     do
-        w = write(reaper_fd, &rank_pid, sizeof rank_pid);
+        w = write(reaper_fd, &one, sizeof one);
     while (w < 0 && errno == EINTR);
 }
 
@@ -168,7 +191,7 @@ void fm_reaper_done(void)
 {
     if (reaper_fd < 0)
         return;
-    fm_reaper_watch(0);
+    fm_reaper_watch(0, -1);
     close(reaper_fd);
     reaper_fd = -1;
     while (waitpid(reaper_pid, NULL, 0) < 0 && errno == EINTR)

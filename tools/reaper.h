@@ -11,13 +11,14 @@
 #define FM_REAPER_ARG "--reaper-of-job"
 int fm_reaper_main(int argc, char **argv);
 /* Start it before the first rank, while few descriptors are open.  jobid:
- * whose /dev/shm/fabmpi-<jobid>-* segments to remove too, or NULL. */
+ * whose /dev/shm/fabmpi-<jobid>-* segments the watched ranks may leave. */
 int fm_reaper_start(const char *jobid);
-/* Tell it about a rank just forked. */
-void fm_reaper_watch(pid_t rank_pid);
+/* Tell it about a rank just forked (its pid and world rank). */
+void fm_reaper_watch(pid_t rank_pid, int rank);
 /* The launcher has cleaned up itself: let the reaper go (and wait for it). */
 void fm_reaper_done(void);
-/* Unlink /dev/shm/fabmpi-<jobid>-* (our own segments left behind). */
-void fm_reaper_remove_job_segments(const char *jobid, int verbose);
+/* Unlink /dev/shm/fabmpi-<jobid>-* (our own segments left behind): all
+ * of them, or with rank >= 0 only that world rank's. */
+void fm_reaper_remove_segments(const char *jobid, int rank, int verbose);
 
 #endif

@@ -11,13 +11,17 @@
  *   exit-after-finalize RANK CODE   all finalize; then RANK exits CODE
  *   sleep                    print "ready R", then sleep forever
  *   sleep-noint              the same, ignoring SIGINT and SIGTERM (only SIGKILL ends it)
+ *   sleep-linked             the same as sleep, holding a linked segment under the job's
+ *                            name, as a rank killed inside MPI_Win_allocate would
  *   deadlock                 ranks 0 and 1 each MPI_Recv(count 4, tag 7) from the
  *                            other; every other rank waits in MPI_Barrier */
 #include <mpi.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 static void sleep_forever(void)
@@ -83,7 +87,19 @@ int main(int argc, char **argv)
             MPI_Recv(buf, 4, MPI_INT, 1 - rank, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         else
             MPI_Barrier(MPI_COMM_WORLD);
-    } else if (!strcmp(mode, "sleep") || !strcmp(mode, "sleep-noint")) {
+    } else if (!strcmp(mode, "sleep") || !strcmp(mode, "sleep-noint") || !strcmp(mode, "sleep-linked")) {
+        if (!strcmp(mode, "sleep-linked")) {
+            /* The name scheme of util/shm_segment.c: /fabmpi-<jobid>-<what><world rank>. */
+            char name[128];
+            const char *job = getenv("FABMPI_JOBID");
+            snprintf(name, sizeof name, "/fabmpi-%s-w999-%d", job ? job : "none", rank);
+            int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+            if (fd < 0) {
+                perror("fault_prog: shm_open");
+                MPI_Abort(MPI_COMM_WORLD, 3);
+            }
+            close(fd);
+        }
         if (!strcmp(mode, "sleep-noint")) {
             signal(SIGINT, SIG_IGN);
             signal(SIGTERM, SIG_IGN);
