@@ -24,6 +24,8 @@ void fm_cc_isend(fm_coll_call *cc, fm_cc_batch *b, const void *buf, MPI_Count co
         buf = &marker;
         count = 0;
         dt = MPI_BYTE;
+    } else if (fm_coll_send_now(buf, count, dt, dest, cc->tag, cc->comm) == FM_OK) {
+        return; /* gone at once: nothing to wait for */
     }
     struct fm_request *r;
     int rc = fm_isend(buf, count, dt, dest, cc->tag, cc->comm, 1, FM_SEND_STD, &r);

@@ -22,6 +22,7 @@ enum fm_step_kind {
     FM_STEP_REDUCE,
     FM_STEP_CALL,
     FM_STEP_YIELD,
+    FM_STEP_POLL,
 };
 
 /* One recorded step.  send: (src, count, dt) to peer; recv: (dst, count,
@@ -38,6 +39,7 @@ struct fm_step {
     MPI_Datatype dt, dt2;
     MPI_Op op;
     fm_sched_fn *fn; /* call: fn(cc, dst) */
+    fm_sched_poll_fn *poll; /* poll: poll(cc, dst) until it returns 1 */
 };
 
 struct fm_sched {
@@ -202,6 +204,24 @@ void fm_sched_add_call(fm_coll_call *cc, fm_sched_fn *fn, void *arg)
     }
 }
 
+void fm_sched_add_poll(fm_coll_call *cc, fm_sched_poll_fn *poll, void *arg, MPI_Datatype dt,
+                       MPI_Op op)
+{
+    struct fm_step *st = add_step(cc, FM_STEP_POLL);
+    if (!st)
+        return;
+    st->poll = poll;
+    st->dst = arg;
+    st->comm = cc->comm;
+    st->dt = dt;
+    st->op = op;
+    hold_dt(dt);
+    if (op)
+        fm_op_retain(op);
+}
+
+int fm_sched_steps(const fm_coll_call *cc) { return cc->sched->nsteps; }
+
 void fm_sched_add_yield(fm_coll_call *cc)
 {
     add_step(cc, FM_STEP_YIELD);
@@ -226,7 +246,7 @@ static void sched_free(struct fm_sched *s)
     for (int i = 0; i < s->nsteps; i++) {
         drop_dt(s->steps[i].dt);
         drop_dt(s->steps[i].dt2);
-        if (s->steps[i].kind == FM_STEP_REDUCE)
+        if (s->steps[i].kind == FM_STEP_REDUCE || (s->steps[i].kind == FM_STEP_POLL && s->steps[i].op))
             fm_op_release(s->steps[i].op);
     }
     for (int i = 0; i < s->nkeep; i++)
@@ -314,6 +334,9 @@ static void post(struct fm_sched *s, const struct fm_step *st)
             buf = &marker;
             count = 0;
             dt = MPI_BYTE;
+        } else if (s->p2p ? fm_isend_eager_now(buf, count, dt, st->peer, st->tag, s->comm) == FM_OK
+                          : fm_coll_send_now(buf, count, dt, st->peer, s->tag, st->comm) == FM_OK) {
+            return; /* gone at once: nothing to wait for */
         }
         rc = s->p2p ? fm_isend(buf, count, dt, st->peer, st->tag, s->comm, 0, FM_SEND_STD, &r)
                     : fm_isend(buf, count, dt, st->peer, s->tag, st->comm, 1, FM_SEND_STD, &r);
@@ -415,6 +438,17 @@ static int advance(struct fm_sched *s)
             }
             s->yielded = 0;
             break;
+        case FM_STEP_POLL: {
+            fm_coll_call cc = {.comm = st->comm, .tag = s->tag, .rc = s->rc, .sched = NULL};
+            int go = st->poll(&cc, st->dst);
+            s->rc = cc.rc;
+            if (!go) {
+                s->pos--; /* again at the next poll */
+                return 0;
+            }
+            s->pos += go - 1; /* past the steps it skips */
+            break;
+        }
         case FM_STEP_CALL: {
             fm_coll_call cc = {.comm = st->comm, .tag = s->tag, .rc = s->rc, .sched = s};
             st->fn(&cc, st->dst); /* may append steps: st is not used after */

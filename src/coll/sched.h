@@ -81,6 +81,18 @@ void fm_sched_add_reduce(fm_coll_call *cc, MPI_Op op, const void *in, void *inou
  * once, never persistent ones. */
 typedef void fm_sched_fn(fm_coll_call *cc, void *arg);
 void fm_sched_add_call(fm_coll_call *cc, fm_sched_fn *fn, void *arg);
+/* A step that polls: poll(cc, arg) runs when the schedule reaches it and
+ * at every progress poll after, until it returns non-zero: 1 goes on with
+ * the next step, 1 + n skips the n steps after it (a choice made at each
+ * start).  It may fail cc (not record into it).  Nothing else waits
+ * meanwhile, so a poll looks, it does not spin.  The schedule holds dt and
+ * op (either may be NULL) for it.  Fit for persistent schedules: arg keeps
+ * its state across starts. */
+typedef int fm_sched_poll_fn(fm_coll_call *cc, void *arg);
+void fm_sched_add_poll(fm_coll_call *cc, fm_sched_poll_fn *poll, void *arg, MPI_Datatype dt,
+                       MPI_Op op);
+/* Steps recorded so far (where the next one goes). */
+int fm_sched_steps(const fm_coll_call *cc);
 /* A step that lets one progress poll pass before the schedule goes on: a
  * call step that tries the same thing again (waiting for its turn, say)
  * records one first, so other schedules get to run in between. */

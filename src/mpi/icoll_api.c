@@ -4,6 +4,7 @@
  * (coll/sched.h) that the progress engine runs — at once for MPI_I*, at
  * each MPI_Start for *_init. */
 #include "coll/coll.h"
+#include "coll/rma/coll_rma.h"
 #include "coll/sched.h"
 #include "mpi/api.h"
 #include "mpi/coll_check.h"
@@ -45,7 +46,7 @@ int fm_icoll_end(const char *call, MPI_Comm comm, fm_coll_call *cc, int persiste
 
 static int barrier(const char *call, int p, MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
-    NB_COLL(call, p, info, comm, req, fm_check_barrier(call, comm), fm_cc_barrier(&cc_));
+    NB_COLL(call, p, info, comm, req, fm_check_barrier(call, comm), fm_coll_sel_ibarrier(&cc_));
 }
 
 static int bcast(const char *call, int p, void *buf, int count, MPI_Datatype dt, int root,
@@ -68,7 +69,7 @@ static int allreduce(const char *call, int p, const void *sbuf, void *rbuf, int 
                      MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
     NB_COLL(call, p, info, comm, req, fm_check_allreduce(call, sbuf, rbuf, count, dt, op, comm),
-            fm_cc_allreduce(&cc_, sbuf, rbuf, count, dt, op));
+            fm_coll_sel_iallreduce(&cc_, sbuf, rbuf, count, dt, op));
 }
 
 static int gather(const char *call, int p, const void *sbuf, int scount, MPI_Datatype sdt,

@@ -44,6 +44,7 @@ static const fm_pt2pt_engine fm_pt2pt_ofi = {
     .irecv = fm_ofi_irecv,
     .send_now = fm_ofi_send_now,
     .isend_now = no_isend_now,
+    .coll_send_now = fm_ofi_coll_send_now,
     .iprobe = fm_ofi_iprobe,
     .imrecv = fm_ofi_imrecv,
     .cancel = fm_ofi_cancel,

@@ -361,8 +361,10 @@ int fm_ofi_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, in
     return fm_ofi_post(op);
 }
 
-int fm_ofi_send_now(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
-                    MPI_Comm comm)
+/* coll: 0 on the communicator's point-to-point context, 1 on its
+ * collective one (a constant in each caller, so the add folds away). */
+static inline int send_now(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                           MPI_Comm comm, uint32_t coll)
 {
     if (dest == MPI_PROC_NULL)
         return FM_OK;
@@ -370,7 +372,7 @@ int fm_ofi_send_now(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
     if (!fm_dt_is_contig(dt) || bytes > fm_ofi_eng.inject || fm_ofi_eng.parked[FM_OFI_Q_SEND])
         return FM_ERR_AGAIN;
     int peer = comm->world[dest];
-    uint64_t t = fm_ofi_tag_make(&fm_ofi_eng.lay, comm->ctx, comm->rank, tag, FM_OFI_PROTO_DATA);
+    uint64_t t = fm_ofi_tag_make(&fm_ofi_eng.lay, comm->ctx + coll, comm->rank, tag, FM_OFI_PROTO_DATA);
     const char *p = (const char *)buf + dt->true_lb;
     ssize_t rc = fm_ofi_eng.use_data
                      ? fm_ofi_tinjectdata(p, bytes, (uint32_t)comm->rank, fm_ofi_peer_addr(peer), t)
@@ -379,6 +381,18 @@ int fm_ofi_send_now(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
         return FM_ERR_AGAIN; /* the general path parks it or reports the error */
     fm_ofi_mark_sent(peer);
     return FM_OK;
+}
+
+int fm_ofi_send_now(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                    MPI_Comm comm)
+{
+    return send_now(buf, count, dt, dest, tag, comm, 0);
+}
+
+int fm_ofi_coll_send_now(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                         MPI_Comm comm)
+{
+    return send_now(buf, count, dt, dest, tag, comm, 1);
 }
 
 int fm_ofi_post_recv(fm_ofi_op *op, struct fm_request *r, uint32_t ctx, int src, int tag)

@@ -31,6 +31,11 @@ typedef struct fm_pt2pt_engine {
                     MPI_Comm comm);
     int (*isend_now)(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                      MPI_Comm comm);
+    /* The same on the communicator's collective context, for the sends of
+     * collectives (their buffers stay untouched until the collective
+     * completes, so a send the transport has taken needs no request). */
+    int (*coll_send_now)(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                         MPI_Comm comm);
     int (*iprobe)(int src, int tag, MPI_Comm comm, int *found, MPI_Status *status,
                   struct fm_message **msg);
     int (*imrecv)(void *buf, MPI_Count count, MPI_Datatype dt, struct fm_message *msg,
@@ -72,6 +77,12 @@ static inline int fm_isend_eager_now(const void *buf, MPI_Count count, MPI_Datat
                                      int tag, MPI_Comm comm)
 {
     return fm_pt2pt->isend_now(buf, count, dt, dest, tag, comm);
+}
+/* The same for a collective's send (coll = 1 in fm_isend's terms). */
+static inline int fm_coll_send_now(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
+                                   int tag, MPI_Comm comm)
+{
+    return fm_pt2pt->coll_send_now(buf, count, dt, dest, tag, comm);
 }
 
 /* Block until r completes (progressing, then yielding), copy its status,

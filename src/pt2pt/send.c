@@ -113,8 +113,10 @@ int fm_sw_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
     return fm_send_or_park(peer, &h, sizeof h, NULL, 0, r);
 }
 
-int fm_sw_send_now(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
-                   MPI_Comm comm)
+/* coll: 0 on the communicator's point-to-point context, 1 on its
+ * collective one (a constant in each caller, so the add folds away). */
+static inline int send_now(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                           MPI_Comm comm, uint32_t coll)
 {
     if (dest == MPI_PROC_NULL)
         return FM_OK;
@@ -125,13 +127,25 @@ int fm_sw_send_now(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, 
     const char *data = (const char *)buf + dt->true_lb;
     fm_net *net = fm_peer_net[peer];
     if (bytes <= FM_HDR_SHORT_MAX && (net->caps & FM_NET_CAP_EXACT_LEN)) {
-        fm_hdr_short hs = {.proto = FM_PROTO_EAGER_SHORT, .ctx = comm->ctx, .src = comm->rank,
+        fm_hdr_short hs = {.proto = FM_PROTO_EAGER_SHORT, .ctx = comm->ctx + coll, .src = comm->rank,
                            .tag = tag};
         return fm_net_send(net, peer, &hs, sizeof hs, data, bytes);
     }
-    fm_hdr h = {.proto = FM_PROTO_EAGER, .ctx = comm->ctx, .src = comm->rank, .tag = tag,
+    fm_hdr h = {.proto = FM_PROTO_EAGER, .ctx = comm->ctx + coll, .src = comm->rank, .tag = tag,
                 .len = bytes};
     return fm_net_send(net, peer, &h, sizeof h, data, bytes);
+}
+
+int fm_sw_send_now(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                   MPI_Comm comm)
+{
+    return send_now(buf, count, dt, dest, tag, comm, 0);
+}
+
+int fm_sw_coll_send_now(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                        MPI_Comm comm)
+{
+    return send_now(buf, count, dt, dest, tag, comm, 1);
 }
 
 void fm_on_sent(struct fm_request *r, const void *hdr)

@@ -11,6 +11,13 @@
  * member entered it (checked against that member's CLOCK_MONOTONIC entry
  * time, a clock shared by the node).
  *
+ * Nonblocking and persistent forms (once a blocking collective has set up
+ * the communicator's cache): several MPI_Iallreduce and an MPI_Ibarrier
+ * outstanding at once with blocking calls started in between (lanes are
+ * reused while earlier calls may still be reading them), completed in
+ * reverse order or by MPI_Waitany; MPI_Allreduce_init and MPI_Barrier_init
+ * started 60 times, alternating with blocking calls.
+ *
  * Algorithms: with FABMPI_COLL_VERBOSE=1, world rank 0 checks the line
  * the library printed for each call: "flat" where it must run
  * (FABMPI_YIELD=always makes fabmpi treat the node as oversubscribed, so
@@ -140,6 +147,98 @@ static void check_vector(void)
     MPI_Type_free(&vec);
 }
 
+/* Outstanding scheduled calls: 5 allreduces (sum, in place or not, and
+ * the non-commutative matrix product), a barrier, blocking calls between
+ * the starts; completed in reverse order (by_any 0) or by MPI_Waitany. */
+static void check_outstanding(MPI_Datatype mat, MPI_Op op_mat, int by_any)
+{
+    enum { K = 5, N = 12 };
+    unsigned s[K][4 * N], r[K][4 * N];
+    MPI_Request rq[K + 1];
+    for (int k = 0; k < K; k++) {
+        for (int i = 0; i < 4 * N; i++)
+            s[k][i] = r[k][i] = val(rank, i, (unsigned)(10 + k)) | 1;
+        if (k == 3)
+            CHECK_MPI(MPI_Iallreduce(s[k], r[k], N, mat, op_mat, MPI_COMM_WORLD, &rq[k]));
+        else
+            CHECK_MPI(MPI_Iallreduce(k % 2 ? MPI_IN_PLACE : s[k], r[k], 4 * N, MPI_UNSIGNED,
+                                     MPI_SUM, MPI_COMM_WORLD, &rq[k]));
+        if (k == 1) {
+            long one = 1;
+            CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &one, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+            CHECKF(one == size, "blocking allreduce between nonblocking ones: %ld, want %d", one,
+                   size);
+            CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        }
+    }
+    CHECK_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &rq[K]));
+    expect_call("nonblocking or persistent", 1, "MPI_Ibarrier");
+    for (int done = 0; done <= K; done++) {
+        int idx = K - done;
+        if (by_any)
+            CHECK_MPI(MPI_Waitany(K + 1, rq, &idx, MPI_STATUS_IGNORE));
+        else
+            CHECK_MPI(MPI_Wait(&rq[idx], MPI_STATUS_IGNORE));
+        if (idx == K)
+            continue;
+        for (int i = 0; i < 4 * N; i++) {
+            unsigned want = 0;
+            if (idx == 3) {
+                unsigned m[4], w[4];
+                int e = i / 4;
+                for (int q = 0; q < 4; q++)
+                    w[q] = val(0, 4 * e + q, 13) | 1;
+                for (int p = 1; p < size; p++) {
+                    for (int q = 0; q < 4; q++)
+                        m[q] = val(p, 4 * e + q, 13) | 1;
+                    tu_mat_mul(w, m, w);
+                }
+                want = w[i % 4];
+            } else {
+                for (int p = 0; p < size; p++)
+                    want += val(p, i, (unsigned)(10 + idx)) | 1;
+            }
+            if (r[idx][i] != want)
+                tu_fail(__FILE__, __LINE__, "nonblocking allreduce %d (by %s): [%d] = %u, want %u",
+                        idx, by_any ? "MPI_Waitany" : "MPI_Wait", i, r[idx][i], want);
+        }
+    }
+}
+
+/* Persistent allreduce and barrier, started again and again, with a
+ * blocking allreduce between some starts. */
+static void check_persistent(void)
+{
+    long in = 0, out = 0;
+    MPI_Request rq[2];
+    CHECK_MPI(MPI_Allreduce_init(&in, &out, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                 &rq[0]));
+    CHECK_MPI(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &rq[1]));
+    for (int it = 0; it < 60; it++) {
+        in = rank * 100 + it;
+        out = -1;
+        if (it % 2)
+            CHECK_MPI(MPI_Startall(2, rq));
+        else
+            CHECK_MPI(MPI_Start(&rq[0]));
+        if (it % 3 == 0) {
+            long b = it;
+            CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &b, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD));
+            CHECKF(b == it, "blocking allreduce between starts: %ld, want %d", b, it);
+        }
+        CHECK_MPI(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
+        if (it % 2)
+            CHECK_MPI(MPI_Wait(&rq[1], MPI_STATUS_IGNORE));
+        long want = 100L * size * (size - 1) / 2 + (long)it * size;
+        if (out != want)
+            tu_fail(__FILE__, __LINE__, "persistent allreduce, start %d: %ld, want %ld", it, out,
+                    want);
+    }
+    expect_call("nonblocking or persistent", 1, "MPI_Barrier_init");
+    CHECK_MPI(MPI_Request_free(&rq[0]));
+    CHECK_MPI(MPI_Request_free(&rq[1]));
+}
+
 static double mono(void)
 {
     struct timespec t;
@@ -200,6 +299,9 @@ int main(int argc, char **argv)
     check_many();
     check_vector();
     check_barrier();
+    for (int by_any = 0; by_any < 2; by_any++)
+        check_outstanding(mat, op_mat, by_any);
+    check_persistent();
 
     MPI_Type_free(&mat);
     MPI_Op_free(&op_mat);

@@ -39,7 +39,7 @@
 #include <stdint.h>
 
 #define FM_CRMA_MAGIC 0x43524d41u /* "CRMA" */
-#define FM_CRMA_VERSION 2u
+#define FM_CRMA_VERSION 3u
 #define FM_CRMA_PAGE 4096u
 #define FM_CRMA_ROUNDS 32 /* dissemination barrier rounds: ceil(log2 size) <= 31 */
 #define FM_CRMA_FLAGSETS 32 /* calls that may be in flight on one member */
@@ -65,6 +65,8 @@ typedef struct fm_crma_word {
 #define FM_CRMA_FLAT_LANES 2
 typedef struct fm_crma_flat {
     fm_crma_word flag;  /* seq of the call published here; inline data up to 48 B */
+    fm_crma_word read;  /* seq of the last call on this lane this member has read
+                           every member's lane of (written by itself) */
     _Alignas(64) unsigned char data[FM_CRMA_FLAT_MAX];
 } fm_crma_flat;
 
@@ -143,6 +145,9 @@ typedef struct fm_crma {
     int rank, size;
     uint64_t seq;          /* number of the last one-sided call; same on all members */
     uint64_t flat_calls;   /* flat calls so far (flat.c picks its lane from it) */
+    uint64_t flat_prev[FM_CRMA_FLAT_LANES]; /* seq of the last flat call on each lane */
+    unsigned flat_nb;      /* bit 0: the last flat call was a scheduled one, bit 1: the
+                              one before */
     int disabled;          /* setup failed on some member: two-sided from now on */
     /* Ring allocation of the data area (identical on every member). */
     uint64_t vcur;         /* next free byte, counted since setup */
@@ -263,5 +268,18 @@ int fm_crma_reduce(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count, MP
 int fm_crma_barrier_flat(fm_crma *c);
 int fm_crma_allreduce_flat(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count,
                            MPI_Datatype dt, MPI_Op op);
+
+/* The same as steps of a nonblocking or persistent collective's schedule
+ * (coll/sched.h); each start takes the next call number, so every member
+ * must record them at the same collective (the choice is the caller's,
+ * select.c).  op MPI_OP_NULL: a barrier.  c NULL: the cache is not there
+ * yet, so each start chooses — flat if it is there by then, else the
+ * two-sided steps the caller records next, from step first_alt, telling
+ * their end with fm_crma_record_flat_alt_end.  Returns the flat call's
+ * state (NULL: no memory, cc failed). */
+struct fm_coll_call;
+void *fm_crma_record_flat(struct fm_coll_call *cc, fm_crma *c, const void *sbuf, void *rbuf,
+                          MPI_Count count, MPI_Datatype dt, MPI_Op op);
+void fm_crma_record_flat_alt_end(struct fm_coll_call *cc, void *flat, int first_alt);
 
 #endif

@@ -20,6 +20,13 @@ int fm_coll_sel_reduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Dataty
 int fm_coll_sel_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
                           MPI_Op op, MPI_Comm comm);
 
+/* The same choice for MPI_Ibarrier / MPI_Iallreduce and their persistent
+ * forms, recorded into cc's schedule (coll/sched.h). */
+struct fm_coll_call;
+void fm_coll_sel_ibarrier(struct fm_coll_call *cc);
+void fm_coll_sel_iallreduce(struct fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_Count count,
+                            MPI_Datatype dt, MPI_Op op);
+
 /* Free the communicator's cache (comm->coll_rma), if any.  Local: called
  * when the communicator's last reference goes (fm_comm_release, which
  * MPI_Finalize reaches for MPI_COMM_WORLD and MPI_COMM_SELF). */

@@ -18,82 +18,216 @@
  * other algorithm touches (the ring regions and flag sets the others use
  * are freed by their owner's `done` word alone, which says nothing about
  * members still reading the owner's bytes).  Flat calls alternate between
- * two lanes, and that needs no waiting: a member in flat call f has seen
- * every member publish flat call f-1, and each published f-1 only after
- * finishing f-2, reads of everyone's lane f % 2 included.  The flag holds
- * the call's seq, which only grows, so "flag >= seq" means "published for
- * this call". */
+ * two lanes.  Publishing call k on a lane overwrites call k - 2 there, so
+ * it may happen only once every member, this one included, has read call
+ * k - 2: each member says so in the lane's `read` word.  When calls k - 1 and k - 2 were both
+ * blocking there is nothing to look at — a member in call k has finished
+ * k - 1, so every member has published k - 1, which each did only after
+ * returning from k - 2 — so the blocking collectives pay for the check only
+ * after a scheduled (nonblocking or persistent) flat call, whose reading
+ * may still be going on.  Every member makes the same flat calls in the
+ * same order, blocking or scheduled alike (MPI's collective ordering), so
+ * all agree which calls those were.  The flag holds the call's seq, which
+ * only grows, so "flag >= seq" means "published for this call". */
 #include "coll/rma/cache.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "coll/coll_call.h"
 #include "coll/op.h"
+#include "coll/sched.h"
+#include "core/comm.h"
 #include "dtype/dtype.h"
 #include "pt2pt/pt2pt.h"
 #include "util/status.h"
 
-/* Publish `bytes` packed bytes of (buf, count, dt) (none when bytes is 0)
- * for call seq and wait until every member has published too.  Returns the
- * offset of the data in every segment; *flag_off is the lane's flag. */
-static size_t publish_and_gather(fm_crma *c, uint64_t seq, const void *buf, MPI_Count count,
-                                 MPI_Datatype dt, size_t bytes, size_t *flag_off)
-{
-    const int lane = (int)(c->flat_calls++ % FM_CRMA_FLAT_LANES);
-    const size_t flag = FM_CRMA_OFF_FLAT(lane);
-    const size_t off = bytes <= FM_CRMA_INLINE ? flag + FM_CRMA_INLINE_OFF
-                                               : flag + offsetof(fm_crma_flat, data);
-    if (bytes)
-        fm_dt_pack(buf, count, dt, 0, c->self + off, bytes);
-    fm_crma_word *own = (fm_crma_word *)(void *)(c->self + flag);
-    own->pad = bytes; /* the stamp (cache.h): readers compare it with their own count */
-    atomic_store_explicit(&own->v, seq, memory_order_release);
+enum { FLAT_STEPS = 3 }; /* publish, all in, end */
 
-    /* Wait for all the others, looking at each flag until it is up. */
-    for (int p = 0; p < c->size; p++)
-        if (p != c->rank)
-            fm_wait_until(c->be->peek(c, p, flag) >= seq);
-    *flag_off = flag;
-    return off;
+/* One flat call in progress: its arguments and where it stands.  A
+ * schedule keeps one for its whole life and restarts it at each MPI_Start. */
+typedef struct flat_call {
+    fm_crma *c;
+    const void *sbuf;
+    void *rbuf;
+    MPI_Count count;
+    MPI_Datatype dt;
+    MPI_Op op;       /* MPI_OP_NULL: barrier */
+    size_t bytes;
+    uint64_t seq;    /* this call's number */
+    uint64_t prev;   /* the last call on its lane before it */
+    size_t flag;     /* offset of its lane's flag */
+    int check;       /* the lane may still be read: look at every `read` word */
+    int next;        /* the first member not yet seen published or done reading */
+    MPI_Comm comm;   /* chosen at each start (c NULL at recording): its cache or not */
+    int nalt;        /* steps of the two-sided alternative after the flat ones */
+} flat_call;
+
+/* Take the next call number and lane (at the call, or at MPI_Start). */
+static void flat_begin(flat_call *f, int scheduled)
+{
+    fm_crma *c = f->c;
+    const int lane = (int)(c->flat_calls++ % FM_CRMA_FLAT_LANES);
+    f->seq = ++c->seq;
+    f->prev = c->flat_prev[lane];
+    c->flat_prev[lane] = f->seq;
+    f->flag = FM_CRMA_OFF_FLAT(lane);
+    f->check = (c->flat_nb & 3) != 0;
+    c->flat_nb = (c->flat_nb << 1 | (unsigned)scheduled) & 3;
+    f->next = 0;
+}
+
+/* 1 once nobody still reads the lane: then our contribution goes in. */
+static int flat_publish(flat_call *f)
+{
+    fm_crma *c = f->c;
+    const size_t read = f->flag + offsetof(fm_crma_flat, read);
+    if (f->check) /* ourselves too: our own read of call k - 2 may still be pending */
+        for (; f->next < c->size; f->next++)
+            if (c->be->peek(c, f->next, read) < f->prev)
+                return 0;
+    const size_t off = f->bytes <= FM_CRMA_INLINE ? f->flag + FM_CRMA_INLINE_OFF
+                                                  : f->flag + offsetof(fm_crma_flat, data);
+    if (f->bytes) {
+        const void *mine = f->sbuf == MPI_IN_PLACE ? f->rbuf : f->sbuf;
+        fm_dt_pack(mine, f->count, f->dt, 0, c->self + off, f->bytes);
+    }
+    fm_crma_word *own = (fm_crma_word *)(void *)(c->self + f->flag);
+    own->pad = f->bytes; /* the stamp (cache.h): readers compare it with their own count */
+    atomic_store_explicit(&own->v, f->seq, memory_order_release);
+    f->next = 0;
+    return 1;
+}
+
+/* 1 once every member has published this call. */
+static int flat_all_in(flat_call *f)
+{
+    fm_crma *c = f->c;
+    for (; f->next < c->size; f->next++)
+        if (f->next != c->rank && c->be->peek(c, f->next, f->flag) < f->seq)
+            return 0;
+    return 1;
+}
+
+/* Fold every contribution into rbuf (allreduce), then tell the others we
+ * are done reading the lane.  Returns the call's outcome. */
+static int flat_end(flat_call *f)
+{
+    fm_crma *c = f->c;
+    int rc = FM_OK;
+    if (f->op != MPI_OP_NULL) {
+        const size_t off = f->bytes <= FM_CRMA_INLINE ? f->flag + FM_CRMA_INLINE_OFF
+                                                      : f->flag + offsetof(fm_crma_flat, data);
+        /* A member whose count differs from ours: the same outcome as the
+         * two-sided allreduce (coll/coll_call.h), and no reading past its bytes. */
+        for (int p = 0; p < c->size; p++) {
+            const fm_crma_word *w = c->be->direct(c, p, f->flag);
+            if (w->pad != f->bytes && rc != FM_ERR_TRUNCATE)
+                rc = w->pad > f->bytes ? FM_ERR_TRUNCATE : FM_ERR_COLL_PEER;
+        }
+        /* dt is contiguous (select.c): packed bytes are its typed layout,
+         * and a typed view of them starts true_lb before the first byte. */
+        const int last = c->size - 1;
+        if (rc == FM_OK)
+            memcpy((char *)f->rbuf + f->dt->true_lb, c->be->direct(c, last, off), f->bytes);
+        for (int p = last - 1; p >= 0 && rc == FM_OK; p--) {
+            const char *in = (const char *)c->be->direct(c, p, off) - f->dt->true_lb;
+            rc = fm_op_apply(f->op, in, f->rbuf, f->count, f->dt); /* rbuf = c[p] op rbuf */
+        }
+    }
+    fm_crma_word *read = (fm_crma_word *)(void *)(c->self + f->flag + offsetof(fm_crma_flat, read));
+    atomic_store_explicit(&read->v, f->seq, memory_order_release);
+    return rc;
+}
+
+static int flat_blocking(flat_call *f)
+{
+    flat_begin(f, 0);
+    fm_wait_until(flat_publish(f));
+    fm_wait_until(flat_all_in(f));
+    int rc = flat_end(f);
+    fm_crma_finish(f->c, f->seq);
+    return rc;
 }
 
 int fm_crma_barrier_flat(fm_crma *c)
 {
-    const uint64_t seq = ++c->seq;
-    size_t flag;
-    publish_and_gather(c, seq, NULL, 0, MPI_BYTE, 0, &flag);
-    fm_crma_finish(c, seq);
-    return FM_OK;
+    flat_call f = {.c = c, .op = MPI_OP_NULL, .dt = MPI_BYTE};
+    return flat_blocking(&f);
 }
 
 int fm_crma_allreduce_flat(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count,
                            MPI_Datatype dt, MPI_Op op)
 {
-    const uint64_t seq = ++c->seq;
-    const size_t bytes = (size_t)count * (size_t)dt->size;
-    const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-    size_t flag;
-    const size_t off = publish_and_gather(c, seq, mine, count, dt, bytes, &flag);
+    flat_call f = {.c = c, .sbuf = sbuf, .rbuf = rbuf, .count = count, .dt = dt, .op = op,
+                   .bytes = (size_t)count * (size_t)dt->size};
+    return flat_blocking(&f);
+}
 
-    /* dt is contiguous (select.c): packed bytes are its typed layout, and
-     * a typed view of them starts true_lb before the first byte. */
-    int rc = FM_OK;
-    const int last = c->size - 1;
-    /* A member whose count differs from ours: the same outcome as the
-     * two-sided allreduce (coll/coll_call.h), and no reading past its bytes. */
-    for (int p = 0; p < c->size; p++) {
-        const fm_crma_word *w = c->be->direct(c, p, flag);
-        if (w->pad != bytes && rc != FM_ERR_TRUNCATE)
-            rc = w->pad > bytes ? FM_ERR_TRUNCATE : FM_ERR_COLL_PEER;
+/* ---- as schedule steps --------------------------------------------------- */
+
+static int step_publish(fm_coll_call *cc, void *arg)
+{
+    (void)cc;
+    flat_call *f = arg;
+    if (f->next < 0) /* the first poll of this start: it runs within the call */
+        flat_begin(f, 1);
+    return flat_publish(f);
+}
+
+static int step_all_in(fm_coll_call *cc, void *arg)
+{
+    (void)cc;
+    return flat_all_in(arg);
+}
+
+/* Flat when the communicator's cache is there by now, else on to the
+ * two-sided steps recorded after the flat ones.  Every member sees the same
+ * (blocking collectives set the cache up, in the same order everywhere). */
+static int step_choose(fm_coll_call *cc, void *arg)
+{
+    (void)cc;
+    flat_call *f = arg;
+    fm_crma *c = f->comm->coll_rma;
+    f->c = c && !c->disabled ? c : NULL;
+    return f->c ? 1 : 1 + FLAT_STEPS;
+}
+
+static int step_end(fm_coll_call *cc, void *arg)
+{
+    flat_call *f = arg;
+    fm_cc_fail(cc, flat_end(f));
+    /* `done` only ever grows: a blocking call may have finished after this
+     * one started (the region checks it serves never wait for flat calls). */
+    fm_crma_word *done = (fm_crma_word *)(void *)(f->c->self + FM_CRMA_OFF_DONE);
+    if (atomic_load_explicit(&done->v, memory_order_relaxed) < f->seq)
+        fm_crma_finish(f->c, f->seq);
+    f->next = -1; /* the next start takes a new number */
+    return 1 + f->nalt;
+}
+
+void *fm_crma_record_flat(fm_coll_call *cc, fm_crma *c, const void *sbuf, void *rbuf,
+                          MPI_Count count, MPI_Datatype dt, MPI_Op op)
+{
+    flat_call *f = calloc(1, sizeof *f);
+    if (!f) {
+        fm_cc_fail(cc, FM_ERR_NOMEM);
+        return NULL;
     }
-    if (rc != FM_OK) {
-        fm_crma_finish(c, seq);
-        return rc;
-    }
-    memcpy((char *)rbuf + dt->true_lb, c->be->direct(c, last, off), bytes);
-    for (int p = last - 1; p >= 0 && rc == FM_OK; p--) {
-        const char *in = (const char *)c->be->direct(c, p, off) - dt->true_lb;
-        rc = fm_op_apply(op, in, rbuf, count, dt); /* rbuf = c[p] op rbuf */
-    }
-    fm_crma_finish(c, seq);
-    return rc;
+    *f = (flat_call){.c = c, .sbuf = sbuf, .rbuf = rbuf, .count = count, .dt = dt, .op = op,
+                     .bytes = op == MPI_OP_NULL ? 0 : (size_t)count * (size_t)dt->size,
+                     .next = -1, .comm = cc->comm};
+    fm_sched_keep(cc, f);
+    if (!c)
+        fm_sched_add_poll(cc, step_choose, f, NULL, NULL);
+    fm_sched_add_poll(cc, step_publish, f, NULL, NULL);
+    fm_sched_add_poll(cc, step_all_in, f, NULL, NULL);
+    fm_sched_add_poll(cc, step_end, f, dt, op == MPI_OP_NULL ? NULL : op);
+    return f;
+}
+
+void fm_crma_record_flat_alt_end(fm_coll_call *cc, void *flat, int first_alt)
+{
+    if (flat)
+        ((flat_call *)flat)->nalt = fm_sched_steps(cc) - first_alt;
 }

@@ -37,6 +37,7 @@
 #include "coll/coll.h"
 #include "coll/op.h"
 #include "coll/rma/cache.h"
+#include "coll/sched.h"
 #include "core/world.h"
 #include "dtype/dtype.h"
 #include "core/comm.h"
@@ -88,48 +89,40 @@ static int flat_fits(MPI_Comm comm, size_t bytes, MPI_Datatype dt)
            (!dt || fm_dt_is_contig(dt)) && fm_crma_all_shm(comm);
 }
 
-/* The cache to run on, or NULL with *why saying why two-sided runs.  flat:
- * the flat algorithm fits, which auto mode takes at any size it fits. */
-static fm_crma *choose(MPI_Comm comm, enum kind k, size_t bytes, int flat, const char **why)
+/* Why two-sided runs, before looking at the cache (NULL: one-sided may).
+ * flat: the flat algorithm fits, which auto mode takes at any size it fits. */
+static const char *two_sided_why(MPI_Comm comm, enum kind k, size_t bytes, int flat)
 {
     const int mode = fm_param.COLL_RMA;
-    if (mode == FM_COLL_RMA_OFF) {
-        *why = "FABMPI_COLL_RMA=off";
-        return NULL;
-    }
-    if (fm_comm_is_inter(comm)) {
-        *why = "intercommunicator";
-        return NULL;
-    }
-    if (comm->size < 2) {
-        *why = "one member";
-        return NULL;
-    }
-    if (k != K_BARRIER && bytes == 0) {
-        *why = "nothing to move";
-        return NULL;
-    }
+    if (mode == FM_COLL_RMA_OFF)
+        return "FABMPI_COLL_RMA=off";
+    if (fm_comm_is_inter(comm))
+        return "intercommunicator";
+    if (comm->size < 2)
+        return "one member";
+    if (k != K_BARRIER && bytes == 0)
+        return "nothing to move";
     size_t area = (size_t)fm_param.COLL_CACHE_PAGES * FM_CRMA_PAGE;
     size_t fits = k == K_BARRIER ? SIZE_MAX : k == K_BCAST ? area : area / 2 / 64 * 64;
-    if (bytes > fits) {
-        *why = "larger than the cache data area";
-        return NULL;
-    }
+    if (bytes > fits)
+        return "larger than the cache data area";
     if (mode == FM_COLL_RMA_AUTO) {
-        if (fm_param.COLL_RMA_PRIORITY <= FM_COLL_TWO_SIDED_PRIORITY) {
-            *why = "FABMPI_COLL_RMA_PRIORITY <= two-sided priority 10";
-            return NULL;
-        }
-        if (!fm_crma_all_shm(comm)) {
-            *why = "members beyond shared memory (auto never picks one-sided over OFI)";
-            return NULL;
-        }
+        if (fm_param.COLL_RMA_PRIORITY <= FM_COLL_TWO_SIDED_PRIORITY)
+            return "FABMPI_COLL_RMA_PRIORITY <= two-sided priority 10";
+        if (!fm_crma_all_shm(comm))
+            return "members beyond shared memory (auto never picks one-sided over OFI)";
         const fm_size_range *w = &wins[k][comm->size == 2 ? 0 : 1];
-        if (!flat && (bytes < w->lo || bytes > w->hi)) {
-            *why = "two-sided measured faster at this size";
-            return NULL;
-        }
+        if (!flat && (bytes < w->lo || bytes > w->hi))
+            return "two-sided measured faster at this size";
     }
+    return NULL;
+}
+
+/* The cache to run on, or NULL with *why saying why two-sided runs. */
+static fm_crma *choose(MPI_Comm comm, enum kind k, size_t bytes, int flat, const char **why)
+{
+    if ((*why = two_sided_why(comm, k, bytes, flat)))
+        return NULL;
     fm_crma *c = fm_crma_get(comm);
     if (!c)
         *why = "cache setup failed (FABMPI_VERBOSE=1 says why)";
@@ -217,6 +210,65 @@ int fm_coll_sel_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Dat
      * failed at 0, its error, so every member returns. */
     int rc = fm_crma_reduce(c, sbuf, rbuf, count, dt, op, 0);
     return fm_crma_bcast(c, rbuf, count, dt, 0, rc);
+}
+
+/* The nonblocking and persistent forms take the flat algorithm where the
+ * blocking one would, once the communicator's cache is set up.  Setting it
+ * up is a blocking collective, which neither MPI_Iallreduce nor
+ * MPI_Allreduce_init may make; so where it is not there yet, the schedule
+ * holds the two-sided algorithm too and each start chooses (a persistent
+ * one started after some blocking collective runs flat from then on).
+ * Whether the cache is there is the same on every member at the same
+ * collective: blocking ones made it, in the same order everywhere. */
+static int flat_ready(MPI_Comm comm, enum kind k, size_t bytes, MPI_Datatype dt, fm_crma **c)
+{
+    const char *why = "not the one-round case (oversubscribed node, small contiguous data); "
+                      "the other one-sided algorithms do not run in schedules";
+    *c = NULL;
+    int flat = flat_fits(comm, bytes, dt) && !(why = two_sided_why(comm, k, bytes, 1));
+    if (flat && comm->coll_rma && !(*c = fm_crma_get(comm))) { /* taken, never set up */
+        why = "cache setup failed (FABMPI_VERBOSE=1 says why)";
+        flat = 0;
+    }
+    if (fm_param.COLL_VERBOSE && comm->rank == 0)
+        fm_log_print("coll", "%s, nonblocking or persistent, comm=%s ctx=%u size=%d bytes=%zu: %s%s",
+                     call_name[k], comm->name[0] ? comm->name : "<unnamed>", comm->ctx, comm->size,
+                     bytes,
+                     !flat ? "two-sided — "
+                     : *c  ? "rma over shm flat (one round of flags)"
+                           : "rma over shm flat (one round of flags) once a blocking collective "
+                             "has set up the one-sided cache, two-sided until then",
+                     flat ? "" : why);
+    return flat;
+}
+
+void fm_coll_sel_ibarrier(fm_coll_call *cc)
+{
+    fm_crma *c;
+    void *f = NULL;
+    if (flat_ready(cc->comm, K_BARRIER, 0, NULL, &c)) {
+        f = fm_crma_record_flat(cc, c, NULL, NULL, 0, MPI_BYTE, MPI_OP_NULL);
+        if (c)
+            return;
+    }
+    int first = fm_sched_steps(cc);
+    fm_cc_barrier(cc);
+    fm_crma_record_flat_alt_end(cc, f, first);
+}
+
+void fm_coll_sel_iallreduce(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_Count count,
+                            MPI_Datatype dt, MPI_Op op)
+{
+    fm_crma *c;
+    void *f = NULL;
+    if (flat_ready(cc->comm, K_ALLREDUCE, (size_t)count * (size_t)dt->size, dt, &c)) {
+        f = fm_crma_record_flat(cc, c, sbuf, rbuf, count, dt, op);
+        if (c)
+            return;
+    }
+    int first = fm_sched_steps(cc);
+    fm_cc_allreduce(cc, sbuf, rbuf, count, dt, op);
+    fm_crma_record_flat_alt_end(cc, f, first);
 }
 
 void fm_coll_rma_free(MPI_Comm comm)
