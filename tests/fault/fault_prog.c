@@ -18,6 +18,7 @@
 #include <mpi.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,8 +71,10 @@ int main(int argc, char **argv)
         sleep_forever();
     } else if (!strcmp(mode, "segv")) {
         if (rank == arg(argc, argv, 2)) {
-            volatile int *nowhere = NULL;
-            *nowhere = 1; /* a real fault, not raise(): handlers see it as a crash */
+            /* A real fault, not raise(): handlers see it as a crash.  Not
+             * NULL itself, which UBSan's null check would stop first. */
+            volatile int *nowhere = (volatile int *)(uintptr_t)16;
+            *nowhere = 1;
         }
         sleep_forever();
     } else if (!strcmp(mode, "exit")) {
