@@ -246,7 +246,8 @@ static void sched_free(struct fm_sched *s)
     for (int i = 0; i < s->nsteps; i++) {
         drop_dt(s->steps[i].dt);
         drop_dt(s->steps[i].dt2);
-        if (s->steps[i].kind == FM_STEP_REDUCE || (s->steps[i].kind == FM_STEP_POLL && s->steps[i].op))
+        if (s->steps[i].kind == FM_STEP_REDUCE ||
+            (s->steps[i].kind == FM_STEP_POLL && s->steps[i].op))
             fm_op_release(s->steps[i].op);
     }
     for (int i = 0; i < s->nkeep; i++)

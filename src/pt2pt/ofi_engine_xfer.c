@@ -372,7 +372,8 @@ static inline int send_now(const void *buf, MPI_Count count, MPI_Datatype dt, in
     if (!fm_dt_is_contig(dt) || bytes > fm_ofi_eng.inject || fm_ofi_eng.parked[FM_OFI_Q_SEND])
         return FM_ERR_AGAIN;
     int peer = comm->world[dest];
-    uint64_t t = fm_ofi_tag_make(&fm_ofi_eng.lay, comm->ctx + coll, comm->rank, tag, FM_OFI_PROTO_DATA);
+    uint64_t t =
+        fm_ofi_tag_make(&fm_ofi_eng.lay, comm->ctx + coll, comm->rank, tag, FM_OFI_PROTO_DATA);
     const char *p = (const char *)buf + dt->true_lb;
     ssize_t rc = fm_ofi_eng.use_data
                      ? fm_ofi_tinjectdata(p, bytes, (uint32_t)comm->rank, fm_ofi_peer_addr(peer), t)

@@ -127,8 +127,8 @@ static inline int send_now(const void *buf, MPI_Count count, MPI_Datatype dt, in
     const char *data = (const char *)buf + dt->true_lb;
     fm_net *net = fm_peer_net[peer];
     if (bytes <= FM_HDR_SHORT_MAX && (net->caps & FM_NET_CAP_EXACT_LEN)) {
-        fm_hdr_short hs = {.proto = FM_PROTO_EAGER_SHORT, .ctx = comm->ctx + coll, .src = comm->rank,
-                           .tag = tag};
+        fm_hdr_short hs = {.proto = FM_PROTO_EAGER_SHORT, .ctx = comm->ctx + coll,
+                           .src = comm->rank, .tag = tag};
         return fm_net_send(net, peer, &hs, sizeof hs, data, bytes);
     }
     fm_hdr h = {.proto = FM_PROTO_EAGER, .ctx = comm->ctx + coll, .src = comm->rank, .tag = tag,

@@ -90,7 +90,8 @@ int main(int argc, char **argv)
             MPI_Recv(buf, 4, MPI_INT, 1 - rank, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         else
             MPI_Barrier(MPI_COMM_WORLD);
-    } else if (!strcmp(mode, "sleep") || !strcmp(mode, "sleep-noint") || !strcmp(mode, "sleep-linked")) {
+    } else if (!strcmp(mode, "sleep") || !strcmp(mode, "sleep-noint") ||
+               !strcmp(mode, "sleep-linked")) {
         if (!strcmp(mode, "sleep-linked")) {
             /* The name scheme of util/shm_segment.c: /fabmpi-<jobid>-<what><world rank>. */
             char name[128];

@@ -20,15 +20,16 @@
  * members still reading the owner's bytes).  Flat calls alternate between
  * two lanes.  Publishing call k on a lane overwrites call k - 2 there, so
  * it may happen only once every member, this one included, has read call
- * k - 2: each member says so in the lane's `read` word.  When calls k - 1 and k - 2 were both
- * blocking there is nothing to look at — a member in call k has finished
- * k - 1, so every member has published k - 1, which each did only after
- * returning from k - 2 — so the blocking collectives pay for the check only
- * after a scheduled (nonblocking or persistent) flat call, whose reading
- * may still be going on.  Every member makes the same flat calls in the
- * same order, blocking or scheduled alike (MPI's collective ordering), so
- * all agree which calls those were.  The flag holds the call's seq, which
- * only grows, so "flag >= seq" means "published for this call". */
+ * k - 2: each member says so in the lane's `read` word.  When calls k - 1
+ * and k - 2 were both blocking there is nothing to look at (a member in
+ * call k has finished k - 1, so every member has published k - 1, which
+ * each did only after returning from k - 2), so the blocking collectives
+ * pay for the check only after a scheduled (nonblocking or persistent)
+ * flat call, whose reading may still be going on.  Every member makes the
+ * same flat calls in the same order, blocking or scheduled alike (MPI's
+ * collective ordering), so all agree which calls those were.  The flag
+ * holds the call's seq, which only grows, so "flag >= seq" means
+ * "published for this call". */
 #include "coll/rma/cache.h"
 
 #include <stdlib.h>

@@ -231,7 +231,8 @@ static int flat_ready(MPI_Comm comm, enum kind k, size_t bytes, MPI_Datatype dt,
         flat = 0;
     }
     if (fm_param.COLL_VERBOSE && comm->rank == 0)
-        fm_log_print("coll", "%s, nonblocking or persistent, comm=%s ctx=%u size=%d bytes=%zu: %s%s",
+        fm_log_print("coll",
+                     "%s, nonblocking or persistent, comm=%s ctx=%u size=%d bytes=%zu: %s%s",
                      call_name[k], comm->name[0] ? comm->name : "<unnamed>", comm->ctx, comm->size,
                      bytes,
                      !flat ? "two-sided — "
