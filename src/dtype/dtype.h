@@ -62,6 +62,8 @@ typedef struct fm_dt_block {
     MPI_Aint stride; /* bytes from one block of the run to the next */
 } fm_dt_block;
 
+struct fm_attr;
+
 struct fm_datatype {
     uint32_t magic;
     int flags;
@@ -86,6 +88,7 @@ struct fm_datatype {
                                * for MPI_Get_elements */
     int align;                /* strictest C alignment inside, for struct extent padding */
     struct fm_dt_contents *contents; /* constructor arguments; NULL for predefined */
+    struct fm_attr *attrs;    /* cached attributes, owned by src/mpi/attr.c */
 };
 
 /* Constructor arguments exactly as MPI_Type_get_contents returns them. */

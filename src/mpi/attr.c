@@ -1,26 +1,33 @@
-/* attr.c — attribute caching on communicators (MPI-3.1 chapter 6.7).
+/* attr.c — attribute caching on communicators, datatypes and windows
+ * (MPI-3.1 6.7), and the MPI-1 names of the communicator calls.
  *
- * Keyvals index a table of callbacks.  A keyval stays alive while any
- * attribute uses it, even after MPI_Comm_free_keyval (the standard lets
- * attributes outlive the user's handle), so each entry counts its users:
- * one for the handle plus one per attached attribute.
+ * Keyvals index one table of callbacks; each keyval belongs to one kind of
+ * object, and using it on another kind is MPI_ERR_KEYVAL.  A keyval stays
+ * alive while any attribute uses it, even after its free call (the standard
+ * lets attributes outlive the user's handle), so each entry counts its
+ * users: one for the handle plus one per attached attribute.
  *
- * A communicator's attributes are a list, newest first: deletion walks it
- * in that order, i.e. in reverse order of setting, which is what the
- * standard asks for MPI_COMM_SELF at MPI_Finalize and harmless elsewhere.
+ * An object's attributes are a list, newest first: deletion walks it in
+ * that order, i.e. in reverse order of setting, which is what the standard
+ * asks for MPI_COMM_SELF at MPI_Finalize and harmless elsewhere.
  *
- * Delete callbacks may call attribute functions on the same communicator
+ * Delete callbacks may call attribute functions on the same object
  * (delete or set other attributes, delete their own).  So nothing keeps a
  * pointer into the list across a callback: the entry whose callback runs
  * is marked `deleting`, which hides it from lookups (deleting it again is a
  * no-op rather than a recursion), and it is unlinked by identity afterwards.
  *
- * The predefined keys (MPI_TAG_UB ...) are answered from static ints and
- * can be neither set nor deleted; they are answered on every communicator,
- * as if copied from MPI_COMM_WORLD on every dup. */
+ * The predefined communicator keys (MPI_TAG_UB ...) are answered from
+ * static ints and can be neither set nor deleted; they are answered on
+ * every communicator, as if copied from MPI_COMM_WORLD on every dup.  The
+ * predefined window keys are answered by MPI_Win_get_attr (win_api.c). */
 #include <stdlib.h>
 
+#include "dtype/dtype.h"
 #include "mpi/api.h"
+#include "mpi/type_check.h"
+#include "mpi/win_api.h"
+#include "rma/rma.h"
 
 struct fm_attr {
     int keyval;
@@ -29,16 +36,46 @@ struct fm_attr {
     struct fm_attr *next;
 };
 
+enum kind { COMM, TYPE, WIN };
+static const char *const kind_word[] = {"comm", "type", "win"};
+
 struct keyval {
-    MPI_Comm_copy_attr_function *copy;
-    MPI_Comm_delete_attr_function *del;
+    enum kind kind;
+    union {
+        MPI_Comm_copy_attr_function *comm;
+        MPI_Type_copy_attr_function *type;
+        MPI_Win_copy_attr_function *win;
+    } copy;
+    union {
+        MPI_Comm_delete_attr_function *comm;
+        MPI_Type_delete_attr_function *type;
+        MPI_Win_delete_attr_function *win;
+    } del;
     void *extra;
     int refs;      /* 0: slot unused */
-    int user_held; /* 1 until MPI_Comm_free_keyval */
+    int user_held; /* 1 until the free call */
 };
 
 static struct keyval *keys;
 static int nkeys;
+
+/* The object attributes hang on: its kind, handle and list. */
+struct obj {
+    enum kind kind;
+    void *h;
+    struct fm_attr **head;
+};
+
+static struct obj of_comm(MPI_Comm c) { return (struct obj){COMM, c, &c->attrs}; }
+static struct obj of_type(MPI_Datatype t) { return (struct obj){TYPE, t, &t->attrs}; }
+static struct obj of_win(MPI_Win w) { return (struct obj){WIN, w, &w->attrs}; }
+
+/* An error on o: windows report to the window's handler, datatypes (which
+ * have none) as errors outside any communicator do. */
+#define RAISE(o, call, cls, ...)                                                        \
+    ((o)->kind == WIN ? fm_win_raise((MPI_Win)(o)->h, call, cls, __VA_ARGS__)           \
+                      : fm_raise((o)->kind == COMM ? (MPI_Comm)(o)->h : MPI_COMM_NULL, call, \
+                                 cls, __VA_ARGS__))
 
 int fm_attr_lastusedcode = MPI_ERR_LASTCODE;
 
@@ -51,35 +88,54 @@ int fm_attr_last_failure(int *keyval)
     return cb_code;
 }
 
-int MPI_COMM_NULL_COPY_FN(MPI_Comm comm, int keyval, void *extra, void *in, void *out, int *flag)
+/* ---- predefined callbacks --------------------------------------------------- */
+
+#define NULL_COPY(name, handle)                                                             \
+    int name(handle h, int keyval, void *extra, void *in, void *out, int *flag)            \
+    {                                                                                       \
+        (void)h, (void)keyval, (void)extra, (void)in, (void)out;                            \
+        *flag = 0;                                                                          \
+        return MPI_SUCCESS;                                                                 \
+    }
+#define DUP(name, handle)                                                                   \
+    int name(handle h, int keyval, void *extra, void *in, void *out, int *flag)            \
+    {                                                                                       \
+        (void)h, (void)keyval, (void)extra;                                                 \
+        *(void **)out = in;                                                                 \
+        *flag = 1;                                                                          \
+        return MPI_SUCCESS;                                                                 \
+    }
+#define NULL_DELETE(name, handle)                                                           \
+    int name(handle h, int keyval, void *val, void *extra)                                  \
+    {                                                                                       \
+        (void)h, (void)keyval, (void)val, (void)extra;                                      \
+        return MPI_SUCCESS;                                                                 \
+    }
+
+NULL_COPY(MPI_COMM_NULL_COPY_FN, MPI_Comm)
+DUP(MPI_COMM_DUP_FN, MPI_Comm)
+NULL_DELETE(MPI_COMM_NULL_DELETE_FN, MPI_Comm)
+NULL_COPY(MPI_TYPE_NULL_COPY_FN, MPI_Datatype)
+DUP(MPI_TYPE_DUP_FN, MPI_Datatype)
+NULL_DELETE(MPI_TYPE_NULL_DELETE_FN, MPI_Datatype)
+NULL_COPY(MPI_WIN_NULL_COPY_FN, MPI_Win)
+DUP(MPI_WIN_DUP_FN, MPI_Win)
+NULL_DELETE(MPI_WIN_NULL_DELETE_FN, MPI_Win)
+
+/* ---- the keyval table ----------------------------------------------------- */
+
+static int is_predefined(enum kind kind, int keyval)
 {
-    (void)comm, (void)keyval, (void)extra, (void)in, (void)out;
-    *flag = 0;
-    return MPI_SUCCESS;
+    return kind == COMM && keyval >= MPI_TAG_UB && keyval <= MPI_APPNUM;
 }
 
-int MPI_COMM_DUP_FN(MPI_Comm comm, int keyval, void *extra, void *in, void *out, int *flag)
-{
-    (void)comm, (void)keyval, (void)extra;
-    *(void **)out = in;
-    *flag = 1;
-    return MPI_SUCCESS;
-}
-
-int MPI_COMM_NULL_DELETE_FN(MPI_Comm comm, int keyval, void *val, void *extra)
-{
-    (void)comm, (void)keyval, (void)val, (void)extra;
-    return MPI_SUCCESS;
-}
-
-static int is_predefined(int keyval) { return keyval >= MPI_TAG_UB && keyval <= MPI_APPNUM; }
-
-static struct keyval *lookup(int keyval, int user_held)
+/* The live keyval of this kind (user_held: not yet freed by the program). */
+static struct keyval *lookup(enum kind kind, int keyval, int user_held)
 {
     if (keyval < 1 || keyval > nkeys)
         return NULL;
     struct keyval *k = &keys[keyval - 1];
-    if (k->refs == 0 || (user_held && !k->user_held))
+    if (k->refs == 0 || k->kind != kind || (user_held && !k->user_held))
         return NULL;
     return k;
 }
@@ -88,16 +144,73 @@ static void key_unref(int keyval)
 {
     struct keyval *k = &keys[keyval - 1];
     if (--k->refs == 0)
-        k->user_held = 0; /* slot free for the next create */
+        *k = (struct keyval){0}; /* slot free for the next create */
 }
 
+/* A new keyval: its number, or 0 when there is no memory. */
+static int key_new(const struct keyval *proto)
+{
+    int slot = 0;
+    while (slot < nkeys && keys[slot].refs > 0)
+        slot++;
+    if (slot == nkeys) {
+        int n = nkeys ? nkeys * 2 : 16;
+        struct keyval *grown = realloc(keys, (size_t)n * sizeof(*grown));
+        if (!grown)
+            return 0;
+        for (int i = nkeys; i < n; i++)
+            grown[i] = (struct keyval){0};
+        keys = grown;
+        nkeys = n;
+    }
+    keys[slot] = *proto;
+    keys[slot].refs = 1;
+    keys[slot].user_held = 1;
+    return slot + 1;
+}
+
+static int create_keyval(const char *call, enum kind kind, struct keyval proto, int *keyval,
+                         const char *arg)
+{
+    FM_CHECK_INIT(call);
+    if (!keyval)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "%s=NULL", arg);
+    proto.kind = kind;
+    int k = key_new(&proto);
+    if (!k)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_NO_MEM, "no memory for keyval %d", nkeys + 1);
+    *keyval = k;
+    return MPI_SUCCESS;
+}
+
+static int free_keyval(const char *call, enum kind kind, int *keyval, const char *arg)
+{
+    FM_CHECK_INIT(call);
+    if (!keyval)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "%s=NULL", arg);
+    struct keyval *k = lookup(kind, *keyval, 1);
+    if (!k)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_KEYVAL,
+                        "%s=%d is not a %s keyval the program may free%s", arg, *keyval,
+                        kind_word[kind], is_predefined(kind, *keyval) ? " (predefined)" : "");
+    k->user_held = 0;
+    key_unref(*keyval);
+    *keyval = MPI_KEYVAL_INVALID;
+    return MPI_SUCCESS;
+}
+
+/* ---- one object's list ------------------------------------------------------ */
+
 /* Run the delete callback of a; FM_OK or FM_ERR_OTHER (details kept). */
-static int call_delete(MPI_Comm comm, struct fm_attr *a)
+static int call_delete(const struct obj *o, struct fm_attr *a)
 {
     struct keyval *k = &keys[a->keyval - 1];
-    if (!k->del)
-        return FM_OK;
-    int rc = k->del(comm, a->keyval, a->val, k->extra);
+    int rc = MPI_SUCCESS;
+    switch (o->kind) {
+    case COMM: rc = k->del.comm ? k->del.comm(o->h, a->keyval, a->val, k->extra) : rc; break;
+    case TYPE: rc = k->del.type ? k->del.type(o->h, a->keyval, a->val, k->extra) : rc; break;
+    case WIN: rc = k->del.win ? k->del.win(o->h, a->keyval, a->val, k->extra) : rc; break;
+    }
     if (rc != MPI_SUCCESS) {
         cb_keyval = a->keyval;
         cb_code = rc;
@@ -106,26 +219,52 @@ static int call_delete(MPI_Comm comm, struct fm_attr *a)
     return FM_OK;
 }
 
-static int raise_cb(MPI_Comm comm, const char *call, const char *which)
+/* Run the copy callback of a (from `from`, of a's kind); FM_OK or FM_ERR_OTHER. */
+static int call_copy(const struct obj *from, struct fm_attr *a, void **out, int *flag)
 {
-    return fm_raise(comm, call, MPI_ERR_OTHER, "%s callback of keyval=%d returned error %d", which,
-                    cb_keyval, cb_code);
+    struct keyval *k = &keys[a->keyval - 1];
+    int rc = MPI_SUCCESS;
+    *flag = 0;
+    switch (from->kind) {
+    case COMM:
+        if (k->copy.comm)
+            rc = k->copy.comm(from->h, a->keyval, k->extra, a->val, out, flag);
+        break;
+    case TYPE:
+        if (k->copy.type)
+            rc = k->copy.type(from->h, a->keyval, k->extra, a->val, out, flag);
+        break;
+    case WIN: /* windows are never duplicated */
+        break;
+    }
+    if (rc != MPI_SUCCESS) {
+        cb_keyval = a->keyval;
+        cb_code = rc;
+        return FM_ERR_OTHER;
+    }
+    return FM_OK;
+}
+
+static int raise_cb(const struct obj *o, const char *call, const char *which)
+{
+    return RAISE(o, call, MPI_ERR_OTHER, "%s callback of keyval=%d returned error %d", which,
+                 cb_keyval, cb_code);
 }
 
 /* Run a's delete callback with a hidden from the callback's own lookups. */
-static int delete_hidden(MPI_Comm comm, struct fm_attr *a)
+static int delete_hidden(const struct obj *o, struct fm_attr *a)
 {
     a->deleting = 1;
-    int rc = call_delete(comm, a);
+    int rc = call_delete(o, a);
     a->deleting = 0;
     return rc;
 }
 
 /* Unlink a and free it.  Searched by identity: the callback that just ran
  * may have added or removed entries around a. */
-static void attr_remove(MPI_Comm comm, struct fm_attr *a)
+static void attr_remove(const struct obj *o, struct fm_attr *a)
 {
-    struct fm_attr **p = &comm->attrs;
+    struct fm_attr **p = o->head;
     while (*p != a)
         p = &(*p)->next;
     *p = a->next;
@@ -133,33 +272,46 @@ static void attr_remove(MPI_Comm comm, struct fm_attr *a)
     free(a);
 }
 
-/* The newest attribute whose deletion is not under way, or NULL. */
-static struct fm_attr *first_visible(MPI_Comm comm)
+static struct fm_attr *find(const struct obj *o, int keyval)
 {
-    struct fm_attr *a = comm->attrs;
-    while (a && a->deleting)
+    struct fm_attr *a = *o->head;
+    while (a && (a->keyval != keyval || a->deleting))
         a = a->next;
     return a;
 }
 
-int fm_attr_delete_all(MPI_Comm comm)
+static int attach(const struct obj *o, int keyval, void *val)
 {
-    /* Restart from the head each time: a callback may delete the next
-     * entry or set new ones (which are then deleted too). */
-    struct fm_attr *a;
-    while ((a = first_visible(comm))) {
-        int rc = delete_hidden(comm, a);
-        if (rc != FM_OK)
-            return rc; /* this and older attributes stay; MPI_Comm_free fails */
-        attr_remove(comm, a);
-    }
+    struct fm_attr *a = malloc(sizeof(*a));
+    if (!a)
+        return FM_ERR_NOMEM;
+    *a = (struct fm_attr){.keyval = keyval, .val = val, .next = *o->head};
+    *o->head = a;
+    keys[keyval - 1].refs++;
     return FM_OK;
 }
 
-int fm_attr_copy_all(MPI_Comm oldcomm, MPI_Comm newcomm)
+static int delete_all(const struct obj *o)
+{
+    /* Restart from the head each time: a callback may delete the next
+     * entry or set new ones (which are then deleted too). */
+    for (;;) {
+        struct fm_attr *a = *o->head;
+        while (a && a->deleting)
+            a = a->next;
+        if (!a)
+            return FM_OK;
+        int rc = delete_hidden(o, a);
+        if (rc != FM_OK)
+            return rc; /* this and older attributes stay; the free call fails */
+        attr_remove(o, a);
+    }
+}
+
+static int copy_all(const struct obj *from, const struct obj *to)
 {
     int n = 0;
-    for (struct fm_attr *a = oldcomm->attrs; a; a = a->next)
+    for (struct fm_attr *a = *from->head; a; a = a->next)
         n++;
     if (n == 0)
         return FM_OK;
@@ -167,40 +319,52 @@ int fm_attr_copy_all(MPI_Comm oldcomm, MPI_Comm newcomm)
     if (!order)
         return FM_ERR_NOMEM;
     int i = n;
-    for (struct fm_attr *a = oldcomm->attrs; a; a = a->next)
+    for (struct fm_attr *a = *from->head; a; a = a->next)
         order[--i] = a; /* oldest first */
     int rc = FM_OK;
-    /* Copy oldest first and prepend, so newcomm's list has oldcomm's order. */
+    /* Copy oldest first and prepend, so the copy's list has the same order. */
     for (i = 0; i < n && rc == FM_OK; i++) {
-        struct fm_attr *a = order[i];
-        struct keyval *k = &keys[a->keyval - 1];
         void *out = NULL;
         int flag = 0;
-        if (k->copy) {
-            int cb = k->copy(oldcomm, a->keyval, k->extra, a->val, &out, &flag);
-            if (cb != MPI_SUCCESS) {
-                cb_keyval = a->keyval;
-                cb_code = cb;
-                rc = FM_ERR_OTHER;
-                break;
-            }
-        }
-        if (!flag)
-            continue;
-        struct fm_attr *c = malloc(sizeof(*c));
-        if (!c) {
-            rc = FM_ERR_NOMEM;
-            break;
-        }
-        c->keyval = a->keyval;
-        c->val = out;
-        c->deleting = 0;
-        c->next = newcomm->attrs;
-        newcomm->attrs = c;
-        keys[a->keyval - 1].refs++; /* not k: the callback may have grown the table */
+        rc = call_copy(from, order[i], &out, &flag);
+        if (rc == FM_OK && flag)
+            rc = attach(to, order[i]->keyval, out);
     }
     free(order);
     return rc;
+}
+
+int fm_attr_copy_all(MPI_Comm oldcomm, MPI_Comm newcomm)
+{
+    struct obj from = of_comm(oldcomm), to = of_comm(newcomm);
+    return copy_all(&from, &to);
+}
+
+int fm_attr_delete_all(MPI_Comm comm)
+{
+    struct obj o = of_comm(comm);
+    return delete_all(&o);
+}
+
+int fm_attr_type_dup(MPI_Datatype oldtype, MPI_Datatype newtype)
+{
+    struct obj from = of_type(oldtype), to = of_type(newtype);
+    int rc = copy_all(&from, &to);
+    if (rc != FM_OK)
+        delete_all(&to); /* undo the copies made; the first error is what counts */
+    return rc;
+}
+
+int fm_attr_type_free(MPI_Datatype dt)
+{
+    struct obj o = of_type(dt);
+    return delete_all(&o);
+}
+
+int fm_attr_win_free(MPI_Win win)
+{
+    struct obj o = of_win(win);
+    return delete_all(&o);
 }
 
 void fm_attr_finalize(void)
@@ -210,100 +374,93 @@ void fm_attr_finalize(void)
     nkeys = 0;
 }
 
+/* ---- set, get, delete -------------------------------------------------------- */
+
+static int set_attr(const char *call, const struct obj *o, int keyval, void *val,
+                    const char *arg)
+{
+    if (is_predefined(o->kind, keyval))
+        return RAISE(o, call, MPI_ERR_KEYVAL, "%s=%d is predefined and cannot be changed", arg,
+                     keyval);
+    if (!lookup(o->kind, keyval, 1))
+        return RAISE(o, call, MPI_ERR_KEYVAL, "%s=%d is not a valid %s keyval", arg, keyval,
+                     kind_word[o->kind]);
+    struct fm_attr *a = find(o, keyval);
+    if (a) {
+        /* Replacing a value deletes the old one first (MPI-3.1 6.7.2). */
+        if (delete_hidden(o, a) != FM_OK)
+            return raise_cb(o, call, "delete");
+        struct fm_attr *newer = find(o, keyval);
+        if (newer != a) {
+            /* The callback set this key again: keep one entry, the newer. */
+            attr_remove(o, a);
+            a = newer;
+        }
+        a->val = val;
+        return MPI_SUCCESS;
+    }
+    if (attach(o, keyval, val) != FM_OK)
+        return RAISE(o, call, MPI_ERR_NO_MEM, "no memory for attribute %s=%d", arg, keyval);
+    return MPI_SUCCESS;
+}
+
+/* A user keyval's value (the predefined ones are the callers'). */
+static int get_attr(const char *call, const struct obj *o, int keyval, void *val, int *flag,
+                    const char *arg)
+{
+    /* A keyval freed by the program still reads attributes already set. */
+    if (!lookup(o->kind, keyval, 0))
+        return RAISE(o, call, MPI_ERR_KEYVAL, "%s=%d is not a valid %s keyval", arg, keyval,
+                     kind_word[o->kind]);
+    struct fm_attr *a = find(o, keyval);
+    if (a)
+        *(void **)val = a->val;
+    *flag = a != NULL;
+    return MPI_SUCCESS;
+}
+
+static int delete_attr(const char *call, const struct obj *o, int keyval, const char *arg)
+{
+    if (is_predefined(o->kind, keyval))
+        return RAISE(o, call, MPI_ERR_KEYVAL, "%s=%d is predefined and cannot be deleted", arg,
+                     keyval);
+    if (!lookup(o->kind, keyval, 0))
+        return RAISE(o, call, MPI_ERR_KEYVAL, "%s=%d is not a valid %s keyval", arg, keyval,
+                     kind_word[o->kind]);
+    struct fm_attr *a = find(o, keyval);
+    if (!a)
+        return MPI_SUCCESS; /* nothing set (or its deletion is under way) */
+    if (delete_hidden(o, a) != FM_OK)
+        return raise_cb(o, call, "delete");
+    attr_remove(o, a);
+    return MPI_SUCCESS;
+}
+
+/* ---- communicators ------------------------------------------------------------ */
+
 int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
                            MPI_Comm_delete_attr_function *delete_fn, int *comm_keyval,
                            void *extra_state)
 {
-    FM_CHECK_INIT("MPI_Comm_create_keyval");
-    if (!comm_keyval)
-        return fm_raise(MPI_COMM_NULL, "MPI_Comm_create_keyval", MPI_ERR_ARG, "comm_keyval=NULL");
-    int slot = 0;
-    while (slot < nkeys && keys[slot].refs > 0)
-        slot++;
-    if (slot == nkeys) {
-        int n = nkeys ? nkeys * 2 : 16;
-        struct keyval *grown = realloc(keys, (size_t)n * sizeof(*grown));
-        if (!grown)
-            return fm_raise(MPI_COMM_NULL, "MPI_Comm_create_keyval", MPI_ERR_NO_MEM,
-                            "no memory for keyval %d", nkeys + 1);
-        for (int i = nkeys; i < n; i++)
-            grown[i] = (struct keyval){0};
-        keys = grown;
-        nkeys = n;
-    }
-    /* NULL callbacks are not allowed by the standard; treat them as the
+    /* NULL callbacks are not allowed by the standard; they act as the
      * NULL_COPY / NULL_DELETE functions rather than crash. */
-    keys[slot] = (struct keyval){copy_fn, delete_fn, extra_state, 1, 1};
-    *comm_keyval = slot + 1;
-    return MPI_SUCCESS;
+    return create_keyval("MPI_Comm_create_keyval", COMM,
+                         (struct keyval){.copy.comm = copy_fn, .del.comm = delete_fn,
+                                         .extra = extra_state},
+                         comm_keyval, "comm_keyval");
 }
 
 int MPI_Comm_free_keyval(int *comm_keyval)
 {
-    FM_CHECK_INIT("MPI_Comm_free_keyval");
-    if (!comm_keyval)
-        return fm_raise(MPI_COMM_NULL, "MPI_Comm_free_keyval", MPI_ERR_ARG, "comm_keyval=NULL");
-    struct keyval *k = lookup(*comm_keyval, 1);
-    if (!k)
-        return fm_raise(MPI_COMM_NULL, "MPI_Comm_free_keyval", MPI_ERR_KEYVAL,
-                        "comm_keyval=%d is not a keyval the program may free%s", *comm_keyval,
-                        is_predefined(*comm_keyval) ? " (predefined)" : "");
-    k->user_held = 0;
-    if (--k->refs == 0)
-        *k = (struct keyval){0};
-    *comm_keyval = MPI_KEYVAL_INVALID;
-    return MPI_SUCCESS;
+    return free_keyval("MPI_Comm_free_keyval", COMM, comm_keyval, "comm_keyval");
 }
-
-static struct fm_attr *find(MPI_Comm comm, int keyval)
-{
-    struct fm_attr *a = comm->attrs;
-    while (a && (a->keyval != keyval || a->deleting))
-        a = a->next;
-    return a;
-}
-
-#define CHECK_KEYVAL(call, comm, keyval)                                                  \
-    do {                                                                                  \
-        if (is_predefined(keyval))                                                        \
-            return fm_raise(comm, call, MPI_ERR_KEYVAL,                                   \
-                            "comm_keyval=%d is predefined and cannot be changed", keyval);\
-        if (!lookup(keyval, 1))                                                           \
-            return fm_raise(comm, call, MPI_ERR_KEYVAL,                                   \
-                            "comm_keyval=%d is not a valid keyval", keyval);              \
-    } while (0)
 
 int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
-    const char *call = "MPI_Comm_set_attr";
-    FM_CHECK_INIT(call);
-    FM_CHECK_COMM(call, comm);
-    CHECK_KEYVAL(call, comm, comm_keyval);
-    struct fm_attr *a = find(comm, comm_keyval);
-    if (a) {
-        /* Replacing a value deletes the old one first (MPI-3.1 6.7.2). */
-        if (delete_hidden(comm, a) != FM_OK)
-            return raise_cb(comm, call, "delete");
-        struct fm_attr *newer = find(comm, comm_keyval);
-        if (newer != a) {
-            /* The callback set this key again: keep one entry, the newer. */
-            attr_remove(comm, a);
-            a = newer;
-        }
-        a->val = attribute_val;
-        return MPI_SUCCESS;
-    }
-    a = malloc(sizeof(*a));
-    if (!a)
-        return fm_raise(comm, call, MPI_ERR_NO_MEM, "no memory for attribute keyval=%d",
-                        comm_keyval);
-    a->keyval = comm_keyval;
-    a->val = attribute_val;
-    a->deleting = 0;
-    a->next = comm->attrs;
-    comm->attrs = a;
-    keys[comm_keyval - 1].refs++;
-    return MPI_SUCCESS;
+    FM_CHECK_INIT("MPI_Comm_set_attr");
+    FM_CHECK_COMM("MPI_Comm_set_attr", comm);
+    struct obj o = of_comm(comm);
+    return set_attr("MPI_Comm_set_attr", &o, comm_keyval, attribute_val, "comm_keyval");
 }
 
 int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
@@ -315,7 +472,7 @@ int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *
     FM_CHECK_COMM(call, comm);
     if (!attribute_val || !flag)
         return fm_raise(comm, call, MPI_ERR_ARG, "%s=NULL", flag ? "attribute_val" : "flag");
-    if (is_predefined(comm_keyval)) {
+    if (is_predefined(COMM, comm_keyval)) {
         int *v = NULL;
         switch (comm_keyval) {
         case MPI_TAG_UB: tag_ub = FM_TAG_UB; v = &tag_ub; break;
@@ -330,33 +487,134 @@ int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *
         *flag = 1;
         return MPI_SUCCESS;
     }
-    /* A keyval freed by the program still reads attributes already set. */
-    if (!lookup(comm_keyval, 0))
-        return fm_raise(comm, call, MPI_ERR_KEYVAL, "comm_keyval=%d is not a valid keyval",
-                        comm_keyval);
-    struct fm_attr *a = find(comm, comm_keyval);
-    if (a)
-        *(void **)attribute_val = a->val;
-    *flag = a != NULL;
-    return MPI_SUCCESS;
+    struct obj o = of_comm(comm);
+    return get_attr(call, &o, comm_keyval, attribute_val, flag, "comm_keyval");
 }
 
 int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
-    const char *call = "MPI_Comm_delete_attr";
+    FM_CHECK_INIT("MPI_Comm_delete_attr");
+    FM_CHECK_COMM("MPI_Comm_delete_attr", comm);
+    struct obj o = of_comm(comm);
+    return delete_attr("MPI_Comm_delete_attr", &o, comm_keyval, "comm_keyval");
+}
+
+/* MPI-1 names: the same calls, with their own names in error messages. */
+int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                      void *extra_state)
+{
+    return create_keyval("MPI_Keyval_create", COMM,
+                         (struct keyval){.copy.comm = copy_fn, .del.comm = delete_fn,
+                                         .extra = extra_state},
+                         keyval, "keyval");
+}
+
+int MPI_Keyval_free(int *keyval)
+{
+    return free_keyval("MPI_Keyval_free", COMM, keyval, "keyval");
+}
+
+int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
+{
+    FM_CHECK_INIT("MPI_Attr_put");
+    FM_CHECK_COMM("MPI_Attr_put", comm);
+    struct obj o = of_comm(comm);
+    return set_attr("MPI_Attr_put", &o, keyval, attribute_val, "keyval");
+}
+
+int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+    return MPI_Comm_get_attr(comm, keyval, attribute_val, flag);
+}
+
+int MPI_Attr_delete(MPI_Comm comm, int keyval)
+{
+    FM_CHECK_INIT("MPI_Attr_delete");
+    FM_CHECK_COMM("MPI_Attr_delete", comm);
+    struct obj o = of_comm(comm);
+    return delete_attr("MPI_Attr_delete", &o, keyval, "keyval");
+}
+
+/* ---- datatypes ------------------------------------------------------------------ */
+
+int MPI_Type_create_keyval(MPI_Type_copy_attr_function *copy_fn,
+                           MPI_Type_delete_attr_function *delete_fn, int *type_keyval,
+                           void *extra_state)
+{
+    return create_keyval("MPI_Type_create_keyval", TYPE,
+                         (struct keyval){.copy.type = copy_fn, .del.type = delete_fn,
+                                         .extra = extra_state},
+                         type_keyval, "type_keyval");
+}
+
+int MPI_Type_free_keyval(int *type_keyval)
+{
+    return free_keyval("MPI_Type_free_keyval", TYPE, type_keyval, "type_keyval");
+}
+
+int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
+{
+    FM_CHECK_INIT("MPI_Type_set_attr");
+    FM_CHECK_DT_ARG("MPI_Type_set_attr", datatype, "datatype");
+    struct obj o = of_type(datatype);
+    return set_attr("MPI_Type_set_attr", &o, type_keyval, attribute_val, "type_keyval");
+}
+
+int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
+{
+    const char *call = "MPI_Type_get_attr";
     FM_CHECK_INIT(call);
-    FM_CHECK_COMM(call, comm);
-    if (is_predefined(comm_keyval))
-        return fm_raise(comm, call, MPI_ERR_KEYVAL,
-                        "comm_keyval=%d is predefined and cannot be deleted", comm_keyval);
-    if (!lookup(comm_keyval, 0))
-        return fm_raise(comm, call, MPI_ERR_KEYVAL, "comm_keyval=%d is not a valid keyval",
-                        comm_keyval);
-    struct fm_attr *a = find(comm, comm_keyval);
-    if (!a)
-        return MPI_SUCCESS; /* nothing set (or its deletion is under way) */
-    if (delete_hidden(comm, a) != FM_OK)
-        return raise_cb(comm, call, "delete");
-    attr_remove(comm, a);
-    return MPI_SUCCESS;
+    FM_CHECK_DT_ARG(call, datatype, "datatype");
+    if (!attribute_val || !flag)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "%s=NULL",
+                        flag ? "attribute_val" : "flag");
+    struct obj o = of_type(datatype);
+    return get_attr(call, &o, type_keyval, attribute_val, flag, "type_keyval");
+}
+
+int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
+{
+    FM_CHECK_INIT("MPI_Type_delete_attr");
+    FM_CHECK_DT_ARG("MPI_Type_delete_attr", datatype, "datatype");
+    struct obj o = of_type(datatype);
+    return delete_attr("MPI_Type_delete_attr", &o, type_keyval, "type_keyval");
+}
+
+/* ---- windows ---------------------------------------------------------------------- */
+
+int MPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn,
+                          MPI_Win_delete_attr_function *delete_fn, int *win_keyval,
+                          void *extra_state)
+{
+    return create_keyval("MPI_Win_create_keyval", WIN,
+                         (struct keyval){.copy.win = copy_fn, .del.win = delete_fn,
+                                         .extra = extra_state},
+                         win_keyval, "win_keyval");
+}
+
+int MPI_Win_free_keyval(int *win_keyval)
+{
+    return free_keyval("MPI_Win_free_keyval", WIN, win_keyval, "win_keyval");
+}
+
+int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
+{
+    FM_CHECK_INIT("MPI_Win_set_attr");
+    FM_CHECK_WIN("MPI_Win_set_attr", win);
+    struct obj o = of_win(win);
+    return set_attr("MPI_Win_set_attr", &o, win_keyval, attribute_val, "win_keyval");
+}
+
+int fm_attr_win_get(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
+{
+    struct obj o = of_win(win);
+    return get_attr("MPI_Win_get_attr", &o, win_keyval, attribute_val, flag, "win_keyval");
+}
+
+int MPI_Win_delete_attr(MPI_Win win, int win_keyval)
+{
+    FM_CHECK_INIT("MPI_Win_delete_attr");
+    FM_CHECK_WIN("MPI_Win_delete_attr", win);
+    struct obj o = of_win(win);
+    return delete_attr("MPI_Win_delete_attr", &o, win_keyval, "win_keyval");
 }

@@ -93,9 +93,15 @@ int fm_comm_idup_hinted(const char *call, MPI_Comm comm, MPI_Info hints, MPI_Com
 int fm_comm_info_adopt(MPI_Comm comm, MPI_Info hints);
 void fm_comm_info_on_destroy(MPI_Comm comm);
 
-/* Attributes: copy on dup (copy callbacks), delete callbacks on free. */
+/* Attributes (attr.c): copy on dup (copy callbacks), delete callbacks on
+ * free; FM_OK, FM_ERR_NOMEM, or FM_ERR_OTHER when a callback failed. */
 int fm_attr_copy_all(MPI_Comm oldcomm, MPI_Comm newcomm);
 int fm_attr_delete_all(MPI_Comm comm);
+int fm_attr_type_dup(MPI_Datatype oldtype, MPI_Datatype newtype); /* none copied on failure */
+int fm_attr_type_free(MPI_Datatype dt);
+int fm_attr_win_free(MPI_Win win);
+/* MPI_Win_get_attr of a user keyval (win_api.c answers the predefined ones). */
+int fm_attr_win_get(MPI_Win win, int win_keyval, void *attribute_val, int *flag);
 /* Release the keyval table (MPI_Finalize, after the last communicator). */
 void fm_attr_finalize(void);
 /* When fm_attr_copy_all / fm_attr_delete_all return FM_ERR_OTHER, a user

@@ -7,6 +7,7 @@
 #include "mpi/type_check.h"
 #include "dtype/dtype.h"
 #include "mpi/api.h"
+#include "mpi/comm.h"
 
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -32,6 +33,16 @@ int MPI_Type_commit(MPI_Datatype *datatype)
     return MPI_SUCCESS;
 }
 
+/* A failed attribute callback (status FM_ERR_OTHER) or another status. */
+static int raise_attr(const char *call, int rc, const char *which)
+{
+    if (rc != FM_ERR_OTHER)
+        return fm_raise_status(MPI_COMM_NULL, call, rc);
+    int keyval, code = fm_attr_last_failure(&keyval);
+    return fm_raise(MPI_COMM_NULL, call, MPI_ERR_OTHER,
+                    "attribute %s callback of keyval=%d returned %d", which, keyval, code);
+}
+
 int MPI_Type_free(MPI_Datatype *datatype)
 {
     static const char call[] = "MPI_Type_free";
@@ -40,6 +51,10 @@ int MPI_Type_free(MPI_Datatype *datatype)
     if ((*datatype)->flags & FM_DT_PREDEFINED)
         return fm_raise(MPI_COMM_NULL, call, MPI_ERR_TYPE,
                         "datatype=%s is predefined and cannot be freed", (*datatype)->name);
+    /* Its attributes go first; a failing delete callback keeps the type. */
+    int rc = fm_attr_type_free(*datatype);
+    if (rc != FM_OK)
+        return raise_attr(call, rc, "delete");
     /* Pending operations and types built on it hold their own references. */
     fm_dt_release(*datatype);
     *datatype = MPI_DATATYPE_NULL;
@@ -52,7 +67,14 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     FM_CHECK_DT_ARG(call, oldtype, "oldtype");
     FM_CHECK_PTR(call, newtype, "newtype");
     int rc = fm_dt_create(MPI_COMBINER_DUP, 0, NULL, 0, NULL, 1, &oldtype, newtype);
-    return rc ? fm_raise_status(MPI_COMM_NULL, call, rc) : MPI_SUCCESS;
+    if (rc)
+        return fm_raise_status(MPI_COMM_NULL, call, rc);
+    if ((rc = fm_attr_type_dup(oldtype, *newtype)) != FM_OK) {
+        fm_dt_release(*newtype);
+        *newtype = MPI_DATATYPE_NULL;
+        return raise_attr(call, rc, "copy");
+    }
+    return MPI_SUCCESS;
 }
 
 int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)

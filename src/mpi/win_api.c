@@ -7,6 +7,7 @@
 
 #include "boot/boot.h"
 #include "coll/coll.h"
+#include "mpi/comm.h"
 #include "mpi/win_api.h"
 #include "util/log.h"
 
@@ -297,9 +298,20 @@ int MPI_Win_free(MPI_Win *win)
     if (locked || w->naccess >= 0 || w->nexpose >= 0)
         return fm_win_raise(w, call, MPI_ERR_RMA_SYNC,
                             "an epoch is still open (unlock, complete or wait first)");
+    /* Attributes first (MPI-3.1 6.7.3): a failing delete callback keeps the
+     * window. */
+    int rc = fm_attr_win_free(w);
+    if (rc != FM_OK) {
+        int keyval, code = fm_attr_last_failure(&keyval);
+        return rc == FM_ERR_OTHER
+                   ? fm_win_raise(w, call, MPI_ERR_OTHER,
+                                  "attribute delete callback of keyval=%d returned %d", keyval,
+                                  code)
+                   : fm_win_raise_status(w, call, rc);
+    }
     /* Collective: nobody unmaps while a peer may still be reading our
      * memory (CMA) or writing into it. */
-    int rc = fm_coll_barrier(w->comm);
+    rc = fm_coll_barrier(w->comm);
     if (rc != FM_OK)
         return fm_win_raise_status(w, call, rc);
     if (w->info != MPI_INFO_NULL)
@@ -326,10 +338,7 @@ int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag
     case MPI_WIN_DISP_UNIT: *out = &win->disp_unit; break;
     case MPI_WIN_CREATE_FLAVOR: *out = &win->flavor; break;
     case MPI_WIN_MODEL: *out = (void *)(uintptr_t)&win_model_unified; break;
-    default:
-        *flag = 0;
-        return fm_win_raise(win, call, MPI_ERR_KEYVAL,
-                            "win_keyval=%d is not a window attribute key", win_keyval);
+    default: return fm_attr_win_get(win, win_keyval, attribute_val, flag);
     }
     return MPI_SUCCESS;
 }

@@ -94,6 +94,8 @@ enum { FM_RMA_HELD_NONE = 0, FM_RMA_HELD_SHARED, FM_RMA_HELD_EXCL, FM_RMA_HELD_N
 
 struct fm_errhandler;
 
+struct fm_attr;
+
 struct fm_win {
     uint32_t magic;
     int flavor;                /* MPI_WIN_FLAVOR_* */
@@ -120,6 +122,7 @@ struct fm_win {
     uint64_t hw_kinds;         /* basic kinds accumulated by provider atomics (bit = kind) */
     unsigned acc_order;        /* FM_RMA_ORDER_* the accumulate_ordering hint asks for */
     int shared_noncontig;      /* allocate_shared with alloc_shared_noncontig=true */
+    struct fm_attr *attrs;     /* cached attributes, owned by src/mpi/attr.c */
 };
 
 /* The window info key accumulate_ordering (MPI default "rar,raw,war,waw"):

@@ -73,8 +73,8 @@ int main(int argc, char **argv)
         if (rank == arg(argc, argv, 2)) {
             /* A real fault, not raise(): handlers see it as a crash.  Not
              * NULL itself, which UBSan's null check would stop first. */
-            volatile int *nowhere = (volatile int *)(uintptr_t)16;
-            *nowhere = 1;
+            volatile uintptr_t nowhere = 16; /* volatile: the compiler cannot see it */
+            *(volatile int *)nowhere = 1;
         }
         sleep_forever();
     } else if (!strcmp(mode, "exit")) {
