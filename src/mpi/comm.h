@@ -33,6 +33,15 @@ struct fm_ctx_turn {
     int tag;
     struct fm_ctx_turn *next;
 };
+/* The windows an agreement walks, of FM_CTX_WINDOW_WORDS words each:
+ * blocking agreements (nonblocking 0) the even ones first, nonblocking ones
+ * the odd ones, each from the window holding word `start` (ctx.c says
+ * why).  fm_ctx_next_window gives the next one of the same kind, then the
+ * other kind's (*pass, 0 at the start, becomes 1), then FM_CTX_ID_WORDS:
+ * none left. */
+#define FM_CTX_WINDOW_WORDS 16
+uint64_t fm_ctx_first_window(uint64_t start, int nonblocking);
+uint64_t fm_ctx_next_window(uint64_t start, uint64_t w0, int nonblocking, int *pass);
 /* A reserved window after the members' AND (win): keep the lowest id
  * both in win and in `reserved` (if ok), give the rest back; the id or -1. */
 int fm_ctx_window_take(uint64_t w0, const uint64_t *win, const uint64_t *reserved, int n,

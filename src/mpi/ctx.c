@@ -38,15 +38,45 @@ static int finish(uint64_t *bits, uint32_t *ctx)
 }
 
 /* Ids agreed per round: 1024 (128 bytes of bitmap). */
-#define WINDOW_WORDS 16
+#define WINDOW_WORDS FM_CTX_WINDOW_WORDS
 
-/* The lowest id free at every member, found without moving the whole
- * 16 KiB bitmap (over TCP that one message cost a rendezvous per
- * communicator): first agree on the highest of the members' lowest free
- * words — no id below it is free everywhere — then AND windows of
- * WINDOW_WORDS words from there up until one has a common free id.  Every
- * member sees the same results, so all walk the same windows and pick
- * the same id. */
+/* Windows are numbered from 0 (window k: words k * WINDOW_WORDS on).
+ * Blocking agreements try the even windows first, nonblocking ones the odd
+ * ones, and each kind looks at the other's only when its own are used up.
+ * Otherwise an MPI_Comm_idup that reserved window k at one member before
+ * it entered MPI_Comm_split, while the split's agreement holds window k at
+ * another, empties the split's AND there as the split empties the idup's;
+ * both move on to window k + 1 in step, and again, until the ids run out
+ * (comm_idup over the provider engine on net).  Giving either kind
+ * priority instead would make some correct programs wait forever (a
+ * member blocked in a split must still complete the idups others wait
+ * for, and the other way round).  Nonblocking agreements among themselves
+ * take turns (below). */
+uint64_t fm_ctx_first_window(uint64_t start, int odd)
+{
+    uint64_t k = start / WINDOW_WORDS;
+    if ((k & 1) != (uint64_t)odd)
+        k++;
+    return k * WINDOW_WORDS;
+}
+
+uint64_t fm_ctx_next_window(uint64_t start, uint64_t w0, int odd, int *pass)
+{
+    w0 += 2 * WINDOW_WORDS;
+    if (w0 >= NWORDS && *pass == 0) {
+        *pass = 1;
+        w0 = fm_ctx_first_window(start, !odd);
+    }
+    return w0 < NWORDS ? w0 : NWORDS;
+}
+
+/* The lowest id free at every member in the windows of its kind, found
+ * without moving the whole 16 KiB bitmap (over TCP that one message cost a
+ * rendezvous per communicator): first agree on the highest of the members'
+ * lowest free words — no id below it is free everywhere — then AND windows
+ * of WINDOW_WORDS words from there up until one has a common free id.
+ * Every member sees the same results, so all walk the same windows and
+ * pick the same id. */
 int fm_ctx_alloc(MPI_Comm comm, uint32_t *ctx)
 {
     if (comm->size == 1) {
@@ -55,7 +85,9 @@ int fm_ctx_alloc(MPI_Comm comm, uint32_t *ctx)
     }
     uint64_t start = fm_ctx_ids_lowest_free_word();
     int rc = fm_coll_allreduce(MPI_IN_PLACE, &start, 1, MPI_UINT64_T, MPI_MAX, comm);
-    for (uint64_t w0 = start; rc == FM_OK && w0 < NWORDS; w0 += WINDOW_WORDS) {
+    int pass = 0;
+    for (uint64_t w0 = fm_ctx_first_window(start, 0); rc == FM_OK && w0 < NWORDS;
+         w0 = fm_ctx_next_window(start, w0, 0, &pass)) {
         /* Reserved while the members AND it: an MPI_Comm_idup progressing
          * meanwhile must not take one of these ids here only. */
         uint64_t win[WINDOW_WORDS], mine[WINDOW_WORDS];
@@ -143,6 +175,7 @@ int fm_ctx_turn_pick(uint64_t w0, const uint64_t *reserved, const uint64_t *win,
  * word that says whether every member took part (fm_ctx_turn_window). */
 struct agree {
     uint64_t start, w0;
+    int pass; /* fm_ctx_next_window */
     uint64_t win[WINDOW_WORDS + 1], reserved[WINDOW_WORDS];
     struct fm_ctx_turn turn;
     fm_ctx_done_fn *done;
@@ -167,8 +200,8 @@ static void agree_pick(fm_coll_call *cc, void *arg)
         agree_end(cc, a, id >= 0 ? (uint32_t)id * 2 : 0);
         return;
     }
-    if (advance)
-        a->w0 += WINDOW_WORDS; /* every member saw the same AND: all move on */
+    if (advance) /* every member saw the same AND: all move on */
+        a->w0 = fm_ctx_next_window(a->start, a->w0, 1, &a->pass);
     else
         fm_sched_add_yield(cc); /* another agreement's turn: let it run */
     agree_window(cc, a);
@@ -201,7 +234,7 @@ static void agree_start(fm_coll_call *cc, void *arg)
         a->done(cc, ctx, a->arg);
         return;
     }
-    a->w0 = a->start;
+    a->w0 = fm_ctx_first_window(a->start, 1);
     fm_ctx_turn_enter(&a->turn, cc->comm, cc->tag);
     agree_window(cc, a);
 }

@@ -54,14 +54,16 @@ static int bridge_swap(const struct bridge *b, uint64_t *buf, int n, int use_and
 
 /* A context id free at every member of both groups: as fm_ctx_alloc
  * (mpi/ctx.c), with each group's reductions bridged by its leader. */
-#define WINDOW_WORDS 16
+#define WINDOW_WORDS FM_CTX_WINDOW_WORDS
 static int bridge_ctx_alloc(const struct bridge *b, uint32_t *ctx)
 {
     uint64_t start = fm_ctx_ids_lowest_free_word();
     int rc = fm_coll_allreduce(MPI_IN_PLACE, &start, 1, MPI_UINT64_T, MPI_MAX, b->local);
     if (rc == FM_OK)
         rc = bridge_swap(b, &start, 1, 0);
-    for (uint64_t w0 = start; rc == FM_OK && w0 < FM_CTX_ID_WORDS; w0 += WINDOW_WORDS) {
+    int pass = 0;
+    for (uint64_t w0 = fm_ctx_first_window(start, 0); rc == FM_OK && w0 < FM_CTX_ID_WORDS;
+         w0 = fm_ctx_next_window(start, w0, 0, &pass)) {
         uint64_t win[WINDOW_WORDS], mine[WINDOW_WORDS];
         fm_ctx_ids_reserve(w0, mine, WINDOW_WORDS);
         memcpy(win, mine, sizeof win);
@@ -363,6 +365,7 @@ int fm_intercomm_split(MPI_Comm ic, int color, int key, MPI_Comm *newcomm)
 struct inter_idup {
     MPI_Comm ic;
     uint64_t start, theirs_start, w0;
+    int pass; /* fm_ctx_next_window */
     uint64_t win[WINDOW_WORDS + 1], mine[WINDOW_WORDS], theirs[WINDOW_WORDS + 1];
     struct fm_ctx_turn turn;
     uint32_t ctx;
@@ -422,8 +425,8 @@ static void idup_pick(fm_coll_call *cc, void *arg)
         return;
     }
     if (id < 0) {
-        if (advance)
-            d->w0 += WINDOW_WORDS; /* both groups saw the same AND: all move on */
+        if (advance) /* both groups saw the same AND: all move on */
+            d->w0 = fm_ctx_next_window(d->start, d->w0, 1, &d->pass);
         else
             fm_sched_add_yield(cc); /* another agreement's turn: let it run */
         idup_window(cc, d);
@@ -458,7 +461,7 @@ static void idup_window(fm_coll_call *cc, void *arg)
 static void idup_first(fm_coll_call *cc, void *arg)
 {
     struct inter_idup *d = arg;
-    d->w0 = d->start;
+    d->w0 = fm_ctx_first_window(d->start, 1);
     fm_ctx_turn_enter(&d->turn, d->ic, cc->tag);
     idup_window(cc, d);
 }
