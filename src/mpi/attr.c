@@ -463,9 +463,10 @@ int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
     return set_attr("MPI_Comm_set_attr", &o, comm_keyval, attribute_val, "comm_keyval");
 }
 
-int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+/* MPI_Comm_get_attr and MPI_Attr_get: the call's name for its errors. */
+static int comm_get_attr(const char *call, MPI_Comm comm, int comm_keyval, void *attribute_val,
+                         int *flag, const char *arg)
 {
-    const char *call = "MPI_Comm_get_attr";
     static int tag_ub, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0,
                universe, appnum = 0;
     FM_CHECK_INIT(call);
@@ -488,7 +489,13 @@ int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *
         return MPI_SUCCESS;
     }
     struct obj o = of_comm(comm);
-    return get_attr(call, &o, comm_keyval, attribute_val, flag, "comm_keyval");
+    return get_attr(call, &o, comm_keyval, attribute_val, flag, arg);
+}
+
+int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+{
+    return comm_get_attr("MPI_Comm_get_attr", comm, comm_keyval, attribute_val, flag,
+                         "comm_keyval");
 }
 
 int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
@@ -524,7 +531,7 @@ int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 
 int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
-    return MPI_Comm_get_attr(comm, keyval, attribute_val, flag);
+    return comm_get_attr("MPI_Attr_get", comm, keyval, attribute_val, flag, "keyval");
 }
 
 int MPI_Attr_delete(MPI_Comm comm, int keyval)

@@ -59,7 +59,8 @@ typedef struct flat_call {
     uint64_t prev;   /* the last call on its lane before it */
     size_t flag;     /* offset of its lane's flag */
     int check;       /* the lane may still be read: look at every `read` word */
-    int next;        /* the first member not yet seen published or done reading */
+    int next;        /* the first member not yet seen published or done reading;
+                        -1 between a schedule's runs: its next start takes a number */
     MPI_Comm comm;   /* chosen at each start (c NULL at recording): its cache or not */
     int nalt;        /* steps of the two-sided alternative after the flat ones */
 } flat_call;
