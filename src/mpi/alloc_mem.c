@@ -97,7 +97,7 @@ static size_t alignment_of(MPI_Info info)
     char v[MPI_MAX_INFO_VAL + 1];
     int flag = 0;
     if (info == MPI_INFO_NULL ||
-        MPI_Info_get(info, "mpi_minimum_memory_alignment", MPI_MAX_INFO_VAL, v, &flag) !=
+        PMPI_Info_get(info, "mpi_minimum_memory_alignment", MPI_MAX_INFO_VAL, v, &flag) !=
             MPI_SUCCESS ||
         !flag)
         return ALIGN_DEFAULT;
@@ -109,7 +109,8 @@ static size_t alignment_of(MPI_Info info)
     return a > ALIGN_DEFAULT ? (size_t)a : ALIGN_DEFAULT;
 }
 
-int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+#pragma weak MPI_Alloc_mem = PMPI_Alloc_mem
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
     const char *call = "MPI_Alloc_mem";
     FM_CHECK_INIT(call);
@@ -140,7 +141,8 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 }
 
 /* NULL is accepted and ignored, as free(NULL) is. */
-int MPI_Free_mem(void *base)
+#pragma weak MPI_Free_mem = PMPI_Free_mem
+int PMPI_Free_mem(void *base)
 {
     const char *call = "MPI_Free_mem";
     FM_CHECK_INIT(call);

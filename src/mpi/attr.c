@@ -438,7 +438,8 @@ static int delete_attr(const char *call, const struct obj *o, int keyval, const 
 
 /* ---- communicators ------------------------------------------------------------ */
 
-int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
+#pragma weak MPI_Comm_create_keyval = PMPI_Comm_create_keyval
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
                            MPI_Comm_delete_attr_function *delete_fn, int *comm_keyval,
                            void *extra_state)
 {
@@ -450,12 +451,14 @@ int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
                          comm_keyval, "comm_keyval");
 }
 
-int MPI_Comm_free_keyval(int *comm_keyval)
+#pragma weak MPI_Comm_free_keyval = PMPI_Comm_free_keyval
+int PMPI_Comm_free_keyval(int *comm_keyval)
 {
     return free_keyval("MPI_Comm_free_keyval", COMM, comm_keyval, "comm_keyval");
 }
 
-int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
+#pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
+int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
     FM_CHECK_INIT("MPI_Comm_set_attr");
     FM_CHECK_COMM("MPI_Comm_set_attr", comm);
@@ -492,13 +495,15 @@ static int comm_get_attr(const char *call, MPI_Comm comm, int comm_keyval, void 
     return get_attr(call, &o, comm_keyval, attribute_val, flag, arg);
 }
 
-int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+#pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
+int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
     return comm_get_attr("MPI_Comm_get_attr", comm, comm_keyval, attribute_val, flag,
                          "comm_keyval");
 }
 
-int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
+#pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
+int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
     FM_CHECK_INIT("MPI_Comm_delete_attr");
     FM_CHECK_COMM("MPI_Comm_delete_attr", comm);
@@ -507,7 +512,8 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 }
 
 /* MPI-1 names: the same calls, with their own names in error messages. */
-int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+#pragma weak MPI_Keyval_create = PMPI_Keyval_create
+int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
                       void *extra_state)
 {
     return create_keyval("MPI_Keyval_create", COMM,
@@ -516,12 +522,14 @@ int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn
                          keyval, "keyval");
 }
 
-int MPI_Keyval_free(int *keyval)
+#pragma weak MPI_Keyval_free = PMPI_Keyval_free
+int PMPI_Keyval_free(int *keyval)
 {
     return free_keyval("MPI_Keyval_free", COMM, keyval, "keyval");
 }
 
-int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
+#pragma weak MPI_Attr_put = PMPI_Attr_put
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
     FM_CHECK_INIT("MPI_Attr_put");
     FM_CHECK_COMM("MPI_Attr_put", comm);
@@ -529,12 +537,14 @@ int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
     return set_attr("MPI_Attr_put", &o, keyval, attribute_val, "keyval");
 }
 
-int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+#pragma weak MPI_Attr_get = PMPI_Attr_get
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
     return comm_get_attr("MPI_Attr_get", comm, keyval, attribute_val, flag, "keyval");
 }
 
-int MPI_Attr_delete(MPI_Comm comm, int keyval)
+#pragma weak MPI_Attr_delete = PMPI_Attr_delete
+int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 {
     FM_CHECK_INIT("MPI_Attr_delete");
     FM_CHECK_COMM("MPI_Attr_delete", comm);
@@ -544,7 +554,8 @@ int MPI_Attr_delete(MPI_Comm comm, int keyval)
 
 /* ---- datatypes ------------------------------------------------------------------ */
 
-int MPI_Type_create_keyval(MPI_Type_copy_attr_function *copy_fn,
+#pragma weak MPI_Type_create_keyval = PMPI_Type_create_keyval
+int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *copy_fn,
                            MPI_Type_delete_attr_function *delete_fn, int *type_keyval,
                            void *extra_state)
 {
@@ -554,12 +565,14 @@ int MPI_Type_create_keyval(MPI_Type_copy_attr_function *copy_fn,
                          type_keyval, "type_keyval");
 }
 
-int MPI_Type_free_keyval(int *type_keyval)
+#pragma weak MPI_Type_free_keyval = PMPI_Type_free_keyval
+int PMPI_Type_free_keyval(int *type_keyval)
 {
     return free_keyval("MPI_Type_free_keyval", TYPE, type_keyval, "type_keyval");
 }
 
-int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
+#pragma weak MPI_Type_set_attr = PMPI_Type_set_attr
+int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
 {
     FM_CHECK_INIT("MPI_Type_set_attr");
     FM_CHECK_DT_ARG("MPI_Type_set_attr", datatype, "datatype");
@@ -567,7 +580,8 @@ int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_va
     return set_attr("MPI_Type_set_attr", &o, type_keyval, attribute_val, "type_keyval");
 }
 
-int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
+#pragma weak MPI_Type_get_attr = PMPI_Type_get_attr
+int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
 {
     const char *call = "MPI_Type_get_attr";
     FM_CHECK_INIT(call);
@@ -579,7 +593,8 @@ int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_va
     return get_attr(call, &o, type_keyval, attribute_val, flag, "type_keyval");
 }
 
-int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
+#pragma weak MPI_Type_delete_attr = PMPI_Type_delete_attr
+int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 {
     FM_CHECK_INIT("MPI_Type_delete_attr");
     FM_CHECK_DT_ARG("MPI_Type_delete_attr", datatype, "datatype");
@@ -589,7 +604,8 @@ int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 
 /* ---- windows ---------------------------------------------------------------------- */
 
-int MPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn,
+#pragma weak MPI_Win_create_keyval = PMPI_Win_create_keyval
+int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn,
                           MPI_Win_delete_attr_function *delete_fn, int *win_keyval,
                           void *extra_state)
 {
@@ -599,12 +615,14 @@ int MPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn,
                          win_keyval, "win_keyval");
 }
 
-int MPI_Win_free_keyval(int *win_keyval)
+#pragma weak MPI_Win_free_keyval = PMPI_Win_free_keyval
+int PMPI_Win_free_keyval(int *win_keyval)
 {
     return free_keyval("MPI_Win_free_keyval", WIN, win_keyval, "win_keyval");
 }
 
-int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
+#pragma weak MPI_Win_set_attr = PMPI_Win_set_attr
+int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 {
     FM_CHECK_INIT("MPI_Win_set_attr");
     FM_CHECK_WIN("MPI_Win_set_attr", win);
@@ -618,7 +636,8 @@ int fm_attr_win_get(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
     return get_attr("MPI_Win_get_attr", &o, win_keyval, attribute_val, flag, "win_keyval");
 }
 
-int MPI_Win_delete_attr(MPI_Win win, int win_keyval)
+#pragma weak MPI_Win_delete_attr = PMPI_Win_delete_attr
+int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {
     FM_CHECK_INIT("MPI_Win_delete_attr");
     FM_CHECK_WIN("MPI_Win_delete_attr", win);

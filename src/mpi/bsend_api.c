@@ -92,7 +92,8 @@ int fm_bsend(const char *call, const void *buf, int count, MPI_Datatype dt, int 
     return MPI_SUCCESS;
 }
 
-int MPI_Buffer_attach(void *buffer, int size)
+#pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
+int PMPI_Buffer_attach(void *buffer, int size)
 {
     FM_CHECK_INIT("MPI_Buffer_attach");
     if (size < 0)
@@ -107,7 +108,8 @@ int MPI_Buffer_attach(void *buffer, int size)
     return MPI_SUCCESS;
 }
 
-int MPI_Buffer_detach(void *buffer_addr, int *size)
+#pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
     FM_CHECK_INIT("MPI_Buffer_detach");
     fm_wait_until((reclaim(), nslots == 0));
@@ -132,13 +134,15 @@ int MPI_Buffer_detach(void *buffer_addr, int *size)
         FM_CHECK_TAG(call, comm, tag, 0);                    \
     } while (0)
 
-int MPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+#pragma weak MPI_Bsend = PMPI_Bsend
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
     CHECK_BSEND_ARGS("MPI_Bsend", buf, count, dt, dest, tag, comm);
     return fm_bsend("MPI_Bsend", buf, count, dt, dest, tag, comm);
 }
 
-int MPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+#pragma weak MPI_Ibsend = PMPI_Ibsend
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
     CHECK_BSEND_ARGS("MPI_Ibsend", buf, count, dt, dest, tag, comm);

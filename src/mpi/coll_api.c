@@ -9,7 +9,8 @@
 #define FINISH(call, comm, rc) \
     return (rc) == FM_OK ? MPI_SUCCESS : fm_raise_status(comm, call, rc)
 
-int MPI_Barrier(MPI_Comm comm)
+#pragma weak MPI_Barrier = PMPI_Barrier
+int PMPI_Barrier(MPI_Comm comm)
 {
     static const char call[] = "MPI_Barrier";
     int err = fm_check_barrier(call, comm);
@@ -20,7 +21,8 @@ int MPI_Barrier(MPI_Comm comm)
     FINISH(call, comm, rc);
 }
 
-int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+#pragma weak MPI_Bcast = PMPI_Bcast
+int PMPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
     static const char call[] = "MPI_Bcast";
     int err = fm_check_bcast(call, buf, count, dt, root, comm);
@@ -31,7 +33,8 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
     FINISH(call, comm, rc);
 }
 
-int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+#pragma weak MPI_Reduce = PMPI_Reduce
+int PMPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                MPI_Comm comm)
 {
     static const char call[] = "MPI_Reduce";
@@ -43,7 +46,8 @@ int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op 
     FINISH(call, comm, rc);
 }
 
-int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+#pragma weak MPI_Allreduce = PMPI_Allreduce
+int PMPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                   MPI_Comm comm)
 {
     static const char call[] = "MPI_Allreduce";
@@ -55,7 +59,8 @@ int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_
     FINISH(call, comm, rc);
 }
 
-int MPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+#pragma weak MPI_Gather = PMPI_Gather
+int PMPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                MPI_Datatype rdt, int root, MPI_Comm comm)
 {
     static const char call[] = "MPI_Gather";
@@ -67,7 +72,8 @@ int MPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int r
     FINISH(call, comm, rc);
 }
 
-int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, const int rcounts[],
+#pragma weak MPI_Gatherv = PMPI_Gatherv
+int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, const int rcounts[],
                 const int displs[], MPI_Datatype rdt, int root, MPI_Comm comm)
 {
     static const char call[] = "MPI_Gatherv";
@@ -79,7 +85,8 @@ int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, cons
     FINISH(call, comm, rc);
 }
 
-int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+#pragma weak MPI_Scatter = PMPI_Scatter
+int PMPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                 MPI_Datatype rdt, int root, MPI_Comm comm)
 {
     static const char call[] = "MPI_Scatter";
@@ -91,7 +98,8 @@ int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int 
     FINISH(call, comm, rc);
 }
 
-int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype sdt,
+#pragma weak MPI_Scatterv = PMPI_Scatterv
+int PMPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype sdt,
                  void *rbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
     static const char call[] = "MPI_Scatterv";
@@ -103,7 +111,8 @@ int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_
     FINISH(call, comm, rc);
 }
 
-int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+#pragma weak MPI_Allgather = PMPI_Allgather
+int PMPI_Allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                   MPI_Datatype rdt, MPI_Comm comm)
 {
     static const char call[] = "MPI_Allgather";
@@ -115,7 +124,8 @@ int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, in
     FINISH(call, comm, rc);
 }
 
-int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+#pragma weak MPI_Allgatherv = PMPI_Allgatherv
+int PMPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                    const int rcounts[], const int displs[], MPI_Datatype rdt, MPI_Comm comm)
 {
     static const char call[] = "MPI_Allgatherv";
@@ -127,7 +137,8 @@ int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
     FINISH(call, comm, rc);
 }
 
-int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+#pragma weak MPI_Alltoall = PMPI_Alltoall
+int PMPI_Alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                  MPI_Datatype rdt, MPI_Comm comm)
 {
     static const char call[] = "MPI_Alltoall";
@@ -139,7 +150,8 @@ int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int
     FINISH(call, comm, rc);
 }
 
-int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype sdt,
+#pragma weak MPI_Alltoallv = PMPI_Alltoallv
+int PMPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype sdt,
                   void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rdt,
                   MPI_Comm comm)
 {
@@ -152,7 +164,8 @@ int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MP
     FINISH(call, comm, rc);
 }
 
-int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
+#pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
+int PMPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
                        MPI_Op op, MPI_Comm comm)
 {
     static const char call[] = "MPI_Reduce_scatter";
@@ -164,7 +177,8 @@ int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Da
     FINISH(call, comm, rc);
 }
 
-int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt,
+#pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
+int PMPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt,
                              MPI_Op op, MPI_Comm comm)
 {
     static const char call[] = "MPI_Reduce_scatter_block";
@@ -188,18 +202,21 @@ static int scan_common(const char *call, const void *sbuf, void *rbuf, int count
     FINISH(call, comm, rc);
 }
 
-int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+#pragma weak MPI_Scan = PMPI_Scan
+int PMPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     return scan_common("MPI_Scan", sbuf, rbuf, count, dt, op, comm, 0);
 }
 
-int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+#pragma weak MPI_Exscan = PMPI_Exscan
+int PMPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                MPI_Comm comm)
 {
     return scan_common("MPI_Exscan", sbuf, rbuf, count, dt, op, comm, 1);
 }
 
-int MPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
+#pragma weak MPI_Alltoallw = PMPI_Alltoallw
+int PMPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
                   const MPI_Datatype sdts[], void *rbuf, const int rcounts[], const int rdispls[],
                   const MPI_Datatype rdts[], MPI_Comm comm)
 {

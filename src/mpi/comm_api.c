@@ -15,7 +15,8 @@
             return fm_raise(comm, call, MPI_ERR_ARG, "%s=NULL", what);     \
     } while (0)
 
-int MPI_Comm_rank(MPI_Comm comm, int *rank)
+#pragma weak MPI_Comm_rank = PMPI_Comm_rank
+int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
     FM_CHECK_INIT("MPI_Comm_rank");
     FM_CHECK_COMM("MPI_Comm_rank", comm);
@@ -24,7 +25,8 @@ int MPI_Comm_rank(MPI_Comm comm, int *rank)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_size(MPI_Comm comm, int *size)
+#pragma weak MPI_Comm_size = PMPI_Comm_size
+int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
     FM_CHECK_INIT("MPI_Comm_size");
     FM_CHECK_COMM("MPI_Comm_size", comm);
@@ -94,7 +96,8 @@ int fm_comm_dup_hinted(const char *call, MPI_Comm comm, MPI_Info hints, MPI_Comm
     return rc == FM_OK ? MPI_SUCCESS : raise_attr(comm, call, rc, "copy");
 }
 
-int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+#pragma weak MPI_Comm_dup = PMPI_Comm_dup
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     FM_CHECK_INIT("MPI_Comm_dup");
     FM_CHECK_COMM("MPI_Comm_dup", comm);
@@ -156,7 +159,8 @@ int fm_comm_idup_hinted(const char *call, MPI_Comm comm, MPI_Info hints, MPI_Com
     return rc == FM_OK ? MPI_SUCCESS : fm_raise_status(comm, call, rc);
 }
 
-int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+#pragma weak MPI_Comm_idup = PMPI_Comm_idup
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
     const char *call = "MPI_Comm_idup";
     FM_CHECK_INIT(call);
@@ -166,7 +170,8 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     return fm_comm_idup_hinted(call, comm, comm->info, newcomm, request);
 }
 
-int MPI_Comm_free(MPI_Comm *comm)
+#pragma weak MPI_Comm_free = PMPI_Comm_free
+int PMPI_Comm_free(MPI_Comm *comm)
 {
     const char *call = "MPI_Comm_free";
     FM_CHECK_INIT(call);
@@ -185,7 +190,8 @@ int MPI_Comm_free(MPI_Comm *comm)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+#pragma weak MPI_Comm_compare = PMPI_Comm_compare
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
     const char *call = "MPI_Comm_compare";
     FM_CHECK_INIT(call);
@@ -210,7 +216,8 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
+#pragma weak MPI_Comm_group = PMPI_Comm_group
+int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
     FM_CHECK_INIT("MPI_Comm_group");
     FM_CHECK_COMM("MPI_Comm_group", comm);
@@ -220,7 +227,8 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
+#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
     FM_CHECK_INIT("MPI_Comm_test_inter");
     FM_CHECK_COMM("MPI_Comm_test_inter", comm);
@@ -229,7 +237,8 @@ int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
+#pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
+int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
     FM_CHECK_INIT("MPI_Comm_set_name");
     FM_CHECK_COMM("MPI_Comm_set_name", comm);
@@ -241,7 +250,8 @@ int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
+#pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
+int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
     FM_CHECK_INIT("MPI_Comm_get_name");
     FM_CHECK_COMM("MPI_Comm_get_name", comm);

@@ -75,7 +75,8 @@ int fm_comm_first_ranks(const char *call, MPI_Comm parent, int n, MPI_Comm *newc
     return rc;
 }
 
-int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+#pragma weak MPI_Comm_split = PMPI_Comm_split
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     const char *call = "MPI_Comm_split";
     FM_CHECK_INIT(call);
@@ -127,7 +128,8 @@ struct node_rec {
     char host[HOSTLEN];
 };
 
-int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                         MPI_Comm *newcomm)
 {
     const char *call = "MPI_Comm_split_type";
@@ -196,7 +198,8 @@ static int members_in(const char *call, MPI_Comm comm, MPI_Group group, int *mem
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+#pragma weak MPI_Comm_create = PMPI_Comm_create
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     const char *call = "MPI_Comm_create";
     FM_CHECK_INIT(call);
@@ -240,7 +243,8 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     return rc;
 }
 
-int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+#pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
     const char *call = "MPI_Comm_create_group";
     FM_CHECK_INIT(call);

@@ -41,7 +41,8 @@ void fm_comm_info_on_destroy(MPI_Comm comm)
 /* Collective in the standard, but nothing to agree on while every hint is
  * only kept: each process stores its own.  Keys not in info keep their
  * values, as for windows. */
-int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+#pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
     const char *call = "MPI_Comm_set_info";
     FM_CHECK_INIT(call);
@@ -51,7 +52,8 @@ int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
     return rc == FM_OK ? MPI_SUCCESS : fm_raise_status(comm, call, rc);
 }
 
-int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+#pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
     const char *call = "MPI_Comm_get_info";
     FM_CHECK_INIT(call);
@@ -63,7 +65,8 @@ int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 }
 
 /* MPI_INFO_NULL is accepted: the new communicator has no hints. */
-int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+#pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
     const char *call = "MPI_Comm_dup_with_info";
     FM_CHECK_INIT(call);
@@ -74,7 +77,8 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     return fm_comm_dup_hinted(call, comm, info, newcomm);
 }
 
-int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+#pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
                             MPI_Request *request)
 {
     const char *call = "MPI_Comm_idup_with_info";

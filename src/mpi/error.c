@@ -51,7 +51,7 @@ int fm_call_errhandler(MPI_Comm comm, int code)
     }
     char text[MPI_MAX_ERROR_STRING];
     int len, cls = code_class(code);
-    MPI_Error_string(code, text, &len);
+    PMPI_Error_string(code, text, &len);
     fm_error_msg("%s (%s); MPI_ERRORS_ARE_FATAL: ending the job", text,
                  cls >= 0 && class_name[cls] ? class_name[cls] : "unknown class");
     fm_boot_abort(cls > 0 ? cls : 1, "an MPI call failed under MPI_ERRORS_ARE_FATAL");
@@ -78,7 +78,8 @@ int fm_raise_status(MPI_Comm comm, const char *call, int status)
     return fm_raise(comm, call, fm_status_to_mpi_class(status), "%s", fm_status_msg(status));
 }
 
-int MPI_Error_class(int errorcode, int *errorclass)
+#pragma weak MPI_Error_class = PMPI_Error_class
+int PMPI_Error_class(int errorcode, int *errorclass)
 {
     int cls = code_class(errorcode);
     if (cls < 0 || !class_text[cls])
@@ -88,7 +89,8 @@ int MPI_Error_class(int errorcode, int *errorclass)
     return MPI_SUCCESS;
 }
 
-int MPI_Error_string(int errorcode, char *string, int *resultlen)
+#pragma weak MPI_Error_string = PMPI_Error_string
+int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     int cls = code_class(errorcode);
     if (cls < 0 || !class_text[cls])
@@ -107,7 +109,8 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen)
 
 static int errh_valid(MPI_Errhandler e) { return e && e->magic == FM_MAGIC_ERRH; }
 
-int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+#pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     FM_CHECK_INIT("MPI_Comm_set_errhandler");
     FM_CHECK_COMM("MPI_Comm_set_errhandler", comm);
@@ -123,7 +126,8 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+#pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
     FM_CHECK_INIT("MPI_Comm_get_errhandler");
     FM_CHECK_COMM("MPI_Comm_get_errhandler", comm);
@@ -132,7 +136,8 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+#pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
     FM_CHECK_INIT("MPI_Comm_create_errhandler");
     if (!fn)
@@ -150,7 +155,8 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler 
     return MPI_SUCCESS;
 }
 
-int MPI_Errhandler_free(MPI_Errhandler *errhandler)
+#pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
+int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
     FM_CHECK_INIT("MPI_Errhandler_free");
     if (!errhandler || !errh_valid(*errhandler))
@@ -164,7 +170,8 @@ int MPI_Errhandler_free(MPI_Errhandler *errhandler)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+#pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
     FM_CHECK_INIT("MPI_Comm_call_errhandler");
     FM_CHECK_COMM("MPI_Comm_call_errhandler", comm);

@@ -25,7 +25,8 @@ static int raise_why(const char *call, int rc, const char *why)
                     why[0] ? why : fm_status_msg(rc));
 }
 
-int MPI_Group_size(MPI_Group group, int *size)
+#pragma weak MPI_Group_size = PMPI_Group_size
+int PMPI_Group_size(MPI_Group group, int *size)
 {
     FM_CHECK_INIT("MPI_Group_size");
     CHECK_GROUP("MPI_Group_size", group, "group");
@@ -34,7 +35,8 @@ int MPI_Group_size(MPI_Group group, int *size)
     return MPI_SUCCESS;
 }
 
-int MPI_Group_rank(MPI_Group group, int *rank)
+#pragma weak MPI_Group_rank = PMPI_Group_rank
+int PMPI_Group_rank(MPI_Group group, int *rank)
 {
     FM_CHECK_INIT("MPI_Group_rank");
     CHECK_GROUP("MPI_Group_rank", group, "group");
@@ -56,12 +58,14 @@ static int incl_excl(const char *call, MPI_Group group, int n, const int ranks[]
     return rc == FM_OK ? MPI_SUCCESS : raise_why(call, rc, why);
 }
 
-int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+#pragma weak MPI_Group_incl = PMPI_Group_incl
+int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
     return incl_excl("MPI_Group_incl", group, n, ranks, newgroup, 0);
 }
 
-int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+#pragma weak MPI_Group_excl = PMPI_Group_excl
+int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
     return incl_excl("MPI_Group_excl", group, n, ranks, newgroup, 1);
 }
@@ -77,12 +81,14 @@ static int range(const char *call, MPI_Group group, int n, int ranges[][3], MPI_
     return rc == FM_OK ? MPI_SUCCESS : raise_why(call, rc, why);
 }
 
-int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+#pragma weak MPI_Group_range_incl = PMPI_Group_range_incl
+int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
     return range("MPI_Group_range_incl", group, n, ranges, newgroup, 0);
 }
 
-int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+#pragma weak MPI_Group_range_excl = PMPI_Group_range_excl
+int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
     return range("MPI_Group_range_excl", group, n, ranges, newgroup, 1);
 }
@@ -98,22 +104,26 @@ static int set_op(const char *call, MPI_Group a, MPI_Group b, MPI_Group *newgrou
     return rc == FM_OK ? MPI_SUCCESS : fm_raise_status(MPI_COMM_NULL, call, rc);
 }
 
-int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+#pragma weak MPI_Group_union = PMPI_Group_union
+int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     return set_op("MPI_Group_union", group1, group2, newgroup, fm_group_union);
 }
 
-int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+#pragma weak MPI_Group_intersection = PMPI_Group_intersection
+int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     return set_op("MPI_Group_intersection", group1, group2, newgroup, fm_group_intersection);
 }
 
-int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+#pragma weak MPI_Group_difference = PMPI_Group_difference
+int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     return set_op("MPI_Group_difference", group1, group2, newgroup, fm_group_difference);
 }
 
-int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
+#pragma weak MPI_Group_compare = PMPI_Group_compare
+int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
     FM_CHECK_INIT("MPI_Group_compare");
     CHECK_GROUP("MPI_Group_compare", group1, "group1");
@@ -123,7 +133,8 @@ int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
     return MPI_SUCCESS;
 }
 
-int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
+#pragma weak MPI_Group_translate_ranks = PMPI_Group_translate_ranks
+int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
                               int ranks2[])
 {
     const char *call = "MPI_Group_translate_ranks";
@@ -135,7 +146,8 @@ int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_G
     return rc == FM_OK ? MPI_SUCCESS : raise_why(call, rc, why);
 }
 
-int MPI_Group_free(MPI_Group *group)
+#pragma weak MPI_Group_free = PMPI_Group_free
+int PMPI_Group_free(MPI_Group *group)
 {
     FM_CHECK_INIT("MPI_Group_free");
     CHECK_PTR("MPI_Group_free", group, "group");

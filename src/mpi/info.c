@@ -61,7 +61,8 @@ static int find(MPI_Info info, const char *key)
     return -1;
 }
 
-int MPI_Info_create(MPI_Info *info)
+#pragma weak MPI_Info_create = PMPI_Info_create
+int PMPI_Info_create(MPI_Info *info)
 {
     FM_CHECK_INIT("MPI_Info_create");
     CHECK_PTR("MPI_Info_create", info, "info");
@@ -106,7 +107,8 @@ static int info_set(MPI_Info info, const char *key, const char *value)
     return FM_OK;
 }
 
-int MPI_Info_set(MPI_Info info, const char *key, const char *value)
+#pragma weak MPI_Info_set = PMPI_Info_set
+int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
     const char *call = "MPI_Info_set";
     FM_CHECK_INIT(call);
@@ -123,7 +125,8 @@ int MPI_Info_set(MPI_Info info, const char *key, const char *value)
     return MPI_SUCCESS;
 }
 
-int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
+#pragma weak MPI_Info_get = PMPI_Info_get
+int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
     const char *call = "MPI_Info_get";
     FM_CHECK_INIT(call);
@@ -148,7 +151,8 @@ int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int 
     return MPI_SUCCESS;
 }
 
-int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
+#pragma weak MPI_Info_get_valuelen = PMPI_Info_get_valuelen
+int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
     const char *call = "MPI_Info_get_valuelen";
     FM_CHECK_INIT(call);
@@ -163,7 +167,8 @@ int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *fl
     return MPI_SUCCESS;
 }
 
-int MPI_Info_get_nkeys(MPI_Info info, int *nkeys)
+#pragma weak MPI_Info_get_nkeys = PMPI_Info_get_nkeys
+int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
     FM_CHECK_INIT("MPI_Info_get_nkeys");
     CHECK_INFO("MPI_Info_get_nkeys", info);
@@ -172,7 +177,8 @@ int MPI_Info_get_nkeys(MPI_Info info, int *nkeys)
     return MPI_SUCCESS;
 }
 
-int MPI_Info_get_nthkey(MPI_Info info, int n, char *key)
+#pragma weak MPI_Info_get_nthkey = PMPI_Info_get_nthkey
+int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
     const char *call = "MPI_Info_get_nthkey";
     FM_CHECK_INIT(call);
@@ -185,7 +191,8 @@ int MPI_Info_get_nthkey(MPI_Info info, int n, char *key)
     return MPI_SUCCESS;
 }
 
-int MPI_Info_delete(MPI_Info info, const char *key)
+#pragma weak MPI_Info_delete = PMPI_Info_delete
+int PMPI_Info_delete(MPI_Info info, const char *key)
 {
     const char *call = "MPI_Info_delete";
     FM_CHECK_INIT(call);
@@ -248,7 +255,8 @@ void fm_info_release(MPI_Info info)
         info_destroy(info);
 }
 
-int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
+#pragma weak MPI_Info_dup = PMPI_Info_dup
+int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
     const char *call = "MPI_Info_dup";
     FM_CHECK_INIT(call);
@@ -259,7 +267,8 @@ int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
     return MPI_SUCCESS;
 }
 
-int MPI_Info_free(MPI_Info *info)
+#pragma weak MPI_Info_free = PMPI_Info_free
+int PMPI_Info_free(MPI_Info *info)
 {
     FM_CHECK_INIT("MPI_Info_free");
     CHECK_PTR("MPI_Info_free", info, "info");

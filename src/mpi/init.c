@@ -74,14 +74,16 @@ static int init_common(int required)
     return MPI_SUCCESS;
 }
 
-int MPI_Init(int *argc, char ***argv)
+#pragma weak MPI_Init = PMPI_Init
+int PMPI_Init(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
     return init_common(MPI_THREAD_SINGLE);
 }
 
-int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+#pragma weak MPI_Init_thread = PMPI_Init_thread
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     (void)argc;
     (void)argv;
@@ -91,19 +93,22 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     return rc;
 }
 
-int MPI_Initialized(int *flag)
+#pragma weak MPI_Initialized = PMPI_Initialized
+int PMPI_Initialized(int *flag)
 {
     *flag = fm_mpi_state >= 1;
     return MPI_SUCCESS;
 }
 
-int MPI_Finalized(int *flag)
+#pragma weak MPI_Finalized = PMPI_Finalized
+int PMPI_Finalized(int *flag)
 {
     *flag = fm_mpi_state == 2;
     return MPI_SUCCESS;
 }
 
-int MPI_Finalize(void)
+#pragma weak MPI_Finalize = PMPI_Finalize
+int PMPI_Finalize(void)
 {
     FM_CHECK_INIT("MPI_Finalize");
     FM_HANG_SCOPE("MPI_Finalize", FM_HANG_NONE, FM_HANG_NONE, "MPI_COMM_WORLD", -1);
@@ -118,7 +123,8 @@ int MPI_Finalize(void)
     return MPI_SUCCESS;
 }
 
-int MPI_Abort(MPI_Comm comm, int errorcode)
+#pragma weak MPI_Abort = PMPI_Abort
+int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
     char why[200];
     const char *name = fm_mpi_state == 1 && fm_comm_valid(comm) ? comm->name : "<comm>";
@@ -131,34 +137,49 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
     fm_boot_abort(errorcode, why);
 }
 
-int MPI_Query_thread(int *provided)
+#pragma weak MPI_Query_thread = PMPI_Query_thread
+int PMPI_Query_thread(int *provided)
 {
     *provided = fm_thread_level;
     return MPI_SUCCESS;
 }
 
-int MPI_Is_thread_main(int *flag)
+#pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
+int PMPI_Is_thread_main(int *flag)
 {
     FM_CHECK_INIT("MPI_Is_thread_main");
     *flag = pthread_equal(pthread_self(), main_thread);
     return MPI_SUCCESS;
 }
 
-double MPI_Wtime(void)
+#pragma weak MPI_Wtime = PMPI_Wtime
+double PMPI_Wtime(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-double MPI_Wtick(void)
+#pragma weak MPI_Wtick = PMPI_Wtick
+double PMPI_Wtick(void)
 {
     struct timespec ts;
     clock_getres(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int MPI_Get_processor_name(char *name, int *resultlen)
+/* The profiling interface's switch (MPI-3.1 section 14.2.4): a profiling
+ * library that interposes MPI_Pcontrol reads level.  The library itself has
+ * nothing to switch, so the standard has it return at once. */
+#pragma weak MPI_Pcontrol = PMPI_Pcontrol
+int PMPI_Pcontrol(const int level, ...)
+{
+    (void)level;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
+int PMPI_Get_processor_name(char *name, int *resultlen)
 {
     if (gethostname(name, MPI_MAX_PROCESSOR_NAME) != 0)
         snprintf(name, MPI_MAX_PROCESSOR_NAME, "localhost");
@@ -167,14 +188,16 @@ int MPI_Get_processor_name(char *name, int *resultlen)
     return MPI_SUCCESS;
 }
 
-int MPI_Get_version(int *version, int *subversion)
+#pragma weak MPI_Get_version = PMPI_Get_version
+int PMPI_Get_version(int *version, int *subversion)
 {
     *version = MPI_VERSION;
     *subversion = MPI_SUBVERSION;
     return MPI_SUCCESS;
 }
 
-int MPI_Get_library_version(char *version, int *resultlen)
+#pragma weak MPI_Get_library_version = PMPI_Get_library_version
+int PMPI_Get_library_version(char *version, int *resultlen)
 {
     int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
                      "fabmpi %s (MPI %d.%d), %s build, %s", FM_VERSION, MPI_VERSION,

@@ -120,7 +120,8 @@ static int build(MPI_Comm local, struct fm_group *remote, uint32_t ctx, MPI_Comm
     return rc;
 }
 
-int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+#pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
+int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                          int remote_leader, int tag, MPI_Comm *newintercomm)
 {
     static const char call[] = "MPI_Intercomm_create";
@@ -182,7 +183,8 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
     return rc == FM_OK ? MPI_SUCCESS : fm_ctx_raise(local_comm, call, rc);
 }
 
-int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
+#pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
+int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {
     static const char call[] = "MPI_Intercomm_merge";
     FM_CHECK_INIT(call);
@@ -240,7 +242,8 @@ int fm_intercomm_dup(MPI_Comm ic, MPI_Comm *out)
     return rc == FM_OK ? build(ic->local_comm, ic->remote_group, ctx, ic, out) : rc;
 }
 
-int MPI_Comm_remote_size(MPI_Comm comm, int *size)
+#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
+int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
     static const char call[] = "MPI_Comm_remote_size";
     FM_CHECK_INIT(call);
@@ -254,7 +257,8 @@ int MPI_Comm_remote_size(MPI_Comm comm, int *size)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+#pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
     static const char call[] = "MPI_Comm_remote_group";
     FM_CHECK_INIT(call);

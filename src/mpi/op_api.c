@@ -3,7 +3,8 @@
 #include "dtype/dtype.h"
 #include "mpi/api.h"
 
-int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+#pragma weak MPI_Op_create = PMPI_Op_create
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
     static const char call[] = "MPI_Op_create";
     FM_CHECK_INIT(call);
@@ -13,7 +14,8 @@ int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
     return rc == FM_OK ? MPI_SUCCESS : fm_raise_status(MPI_COMM_NULL, call, rc);
 }
 
-int MPI_Op_free(MPI_Op *op)
+#pragma weak MPI_Op_free = PMPI_Op_free
+int PMPI_Op_free(MPI_Op *op)
 {
     static const char call[] = "MPI_Op_free";
     FM_CHECK_INIT(call);
@@ -29,7 +31,8 @@ int MPI_Op_free(MPI_Op *op)
 }
 
 /* Allowed before MPI_Init and after MPI_Finalize: it only reads the object. */
-int MPI_Op_commutative(MPI_Op op, int *commute)
+#pragma weak MPI_Op_commutative = PMPI_Op_commutative
+int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
     static const char call[] = "MPI_Op_commutative";
     FM_CHECK_OP(call, MPI_COMM_NULL, op);
@@ -39,7 +42,8 @@ int MPI_Op_commutative(MPI_Op op, int *commute)
     return MPI_SUCCESS;
 }
 
-int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype dt, MPI_Op op)
+#pragma weak MPI_Reduce_local = PMPI_Reduce_local
+int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype dt, MPI_Op op)
 {
     static const char call[] = "MPI_Reduce_local";
     FM_CHECK_INIT(call);

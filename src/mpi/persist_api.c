@@ -46,7 +46,8 @@ static int init_request(const char *call, int kind, const void *buf, int count, 
         FM_CHECK_TAG(call, comm, tag, is_recv);                \
     } while (0)
 
-int MPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+#pragma weak MPI_Send_init = PMPI_Send_init
+int PMPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                   MPI_Request *request)
 {
     CHECK_P2P("MPI_Send_init", buf, count, dt, dest, tag, comm, 0);
@@ -54,7 +55,8 @@ int MPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag
                         FM_SEND_STD, request);
 }
 
-int MPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+#pragma weak MPI_Ssend_init = PMPI_Ssend_init
+int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                    MPI_Request *request)
 {
     CHECK_P2P("MPI_Ssend_init", buf, count, dt, dest, tag, comm, 0);
@@ -62,7 +64,8 @@ int MPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int ta
                         FM_SEND_SYNC, request);
 }
 
-int MPI_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+#pragma weak MPI_Rsend_init = PMPI_Rsend_init
+int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                    MPI_Request *request)
 {
     CHECK_P2P("MPI_Rsend_init", buf, count, dt, dest, tag, comm, 0);
@@ -70,7 +73,8 @@ int MPI_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int ta
                         FM_SEND_READY, request);
 }
 
-int MPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+#pragma weak MPI_Bsend_init = PMPI_Bsend_init
+int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                    MPI_Request *request)
 {
     CHECK_P2P("MPI_Bsend_init", buf, count, dt, dest, tag, comm, 0);
@@ -78,7 +82,8 @@ int MPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int ta
                         FM_SEND_BUFFERED, request);
 }
 
-int MPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+#pragma weak MPI_Recv_init = PMPI_Recv_init
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                   MPI_Request *request)
 {
     CHECK_P2P("MPI_Recv_init", buf, count, dt, source, tag, comm, 1);
@@ -117,7 +122,8 @@ static int start_one(const char *call, struct fm_request *p)
     return MPI_SUCCESS;
 }
 
-int MPI_Start(MPI_Request *request)
+#pragma weak MPI_Start = PMPI_Start
+int PMPI_Start(MPI_Request *request)
 {
     FM_CHECK_INIT("MPI_Start");
     if (!request || !*request || (*request)->magic != FM_MAGIC_REQ)
@@ -126,7 +132,8 @@ int MPI_Start(MPI_Request *request)
     return start_one("MPI_Start", *request);
 }
 
-int MPI_Startall(int count, MPI_Request requests[])
+#pragma weak MPI_Startall = PMPI_Startall
+int PMPI_Startall(int count, MPI_Request requests[])
 {
     FM_CHECK_INIT("MPI_Startall");
     if (count < 0)

@@ -41,7 +41,8 @@ static int blocking_send(const char *call, const void *buf, int count, MPI_Datat
     return fm_request_finish(call, &r, MPI_STATUS_IGNORE);
 }
 
-int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+#pragma weak MPI_Send = PMPI_Send
+int PMPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
     CHECK_SEND_ARGS("MPI_Send", buf, count, dt, dest, tag, comm);
     if (fm_send_eager_now(buf, count, dt, dest, tag, comm) == FM_OK)
@@ -49,13 +50,15 @@ int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI
     return blocking_send("MPI_Send", buf, count, dt, dest, tag, comm, FM_SEND_STD);
 }
 
-int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+#pragma weak MPI_Ssend = PMPI_Ssend
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
     CHECK_SEND_ARGS("MPI_Ssend", buf, count, dt, dest, tag, comm);
     return blocking_send("MPI_Ssend", buf, count, dt, dest, tag, comm, FM_SEND_SYNC);
 }
 
-int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+#pragma weak MPI_Rsend = PMPI_Rsend
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
     CHECK_SEND_ARGS("MPI_Rsend", buf, count, dt, dest, tag, comm);
     return blocking_send("MPI_Rsend", buf, count, dt, dest, tag, comm, FM_SEND_READY);
@@ -88,28 +91,32 @@ static int start_send(const char *call, const void *buf, int count, MPI_Datatype
     return start_send_req(call, buf, count, dt, dest, tag, comm, mode, request);
 }
 
-int MPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+#pragma weak MPI_Isend = PMPI_Isend
+int PMPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
               MPI_Request *request)
 {
     CHECK_SEND_ARGS("MPI_Isend", buf, count, dt, dest, tag, comm);
     return start_send("MPI_Isend", buf, count, dt, dest, tag, comm, FM_SEND_STD, request);
 }
 
-int MPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+#pragma weak MPI_Issend = PMPI_Issend
+int PMPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
     CHECK_SEND_ARGS("MPI_Issend", buf, count, dt, dest, tag, comm);
     return start_send("MPI_Issend", buf, count, dt, dest, tag, comm, FM_SEND_SYNC, request);
 }
 
-int MPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+#pragma weak MPI_Irsend = PMPI_Irsend
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
     CHECK_SEND_ARGS("MPI_Irsend", buf, count, dt, dest, tag, comm);
     return start_send("MPI_Irsend", buf, count, dt, dest, tag, comm, FM_SEND_READY, request);
 }
 
-int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+#pragma weak MPI_Recv = PMPI_Recv
+int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
              MPI_Status *status)
 {
     CHECK_RECV_ARGS("MPI_Recv", buf, count, dt, source, tag, comm);
@@ -122,7 +129,8 @@ int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Com
     return fm_request_finish("MPI_Recv", &r, status);
 }
 
-int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+#pragma weak MPI_Irecv = PMPI_Irecv
+int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
               MPI_Request *request)
 {
     CHECK_RECV_ARGS("MPI_Irecv", buf, count, dt, source, tag, comm);
@@ -134,7 +142,8 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Co
     return MPI_SUCCESS;
 }
 
-int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+#pragma weak MPI_Sendrecv = PMPI_Sendrecv
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                  MPI_Comm comm, MPI_Status *status)
 {
@@ -154,7 +163,8 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
     return fm_request_finish("MPI_Sendrecv", &rr, status);
 }
 
-int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag, int source,
+#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag, int source,
                          int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     CHECK_SEND_ARGS("MPI_Sendrecv_replace", buf, count, dt, dest, sendtag, comm);
@@ -184,7 +194,8 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int se
 
 /* MPI-4.0: both halves as one request, run by the progress engine
  * (coll/sched.h); its status is the receive's. */
-int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+#pragma weak MPI_Isendrecv = PMPI_Isendrecv
+int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                   MPI_Comm comm, MPI_Request *request)
 {
@@ -199,7 +210,8 @@ int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
                                              request));
 }
 
-int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag,
+#pragma weak MPI_Isendrecv_replace = PMPI_Isendrecv_replace
+int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag,
                           int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
     static const char call[] = "MPI_Isendrecv_replace";
@@ -250,7 +262,8 @@ static int probe(int source, int tag, MPI_Comm comm, int blocking, int *flag,
     return rc;
 }
 
-int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+#pragma weak MPI_Probe = PMPI_Probe
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     CHECK_PROBE_ARGS("MPI_Probe", source, tag, comm);
     FM_HANG_SCOPE("MPI_Probe", source, tag, comm->name, -1);
@@ -258,13 +271,15 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
     return fm_raise_status(comm, "MPI_Probe", probe(source, tag, comm, 1, &flag, NULL, status));
 }
 
-int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+#pragma weak MPI_Iprobe = PMPI_Iprobe
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
     CHECK_PROBE_ARGS("MPI_Iprobe", source, tag, comm);
     return fm_raise_status(comm, "MPI_Iprobe", probe(source, tag, comm, 0, flag, NULL, status));
 }
 
-int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+#pragma weak MPI_Mprobe = PMPI_Mprobe
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
     CHECK_PROBE_ARGS("MPI_Mprobe", source, tag, comm);
     FM_HANG_SCOPE("MPI_Mprobe", source, tag, comm->name, -1);
@@ -272,7 +287,8 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Sta
     return fm_raise_status(comm, "MPI_Mprobe", probe(source, tag, comm, 1, &flag, message, status));
 }
 
-int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+#pragma weak MPI_Improbe = PMPI_Improbe
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
                 MPI_Status *status)
 {
     CHECK_PROBE_ARGS("MPI_Improbe", source, tag, comm);
@@ -291,7 +307,8 @@ static int check_message(const char *call, MPI_Message *message)
     return MPI_SUCCESS;
 }
 
-int MPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Request *request)
+#pragma weak MPI_Imrecv = PMPI_Imrecv
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Request *request)
 {
     FM_CHECK_INIT("MPI_Imrecv");
     int rc = check_message("MPI_Imrecv", message);
@@ -309,11 +326,12 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_
     return MPI_SUCCESS;
 }
 
-int MPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Status *status)
+#pragma weak MPI_Mrecv = PMPI_Mrecv
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Status *status)
 {
     FM_HANG_SCOPE("MPI_Mrecv", FM_HANG_NONE, FM_HANG_NONE, "", count);
     MPI_Request r;
-    int rc = MPI_Imrecv(buf, count, dt, message, &r);
+    int rc = PMPI_Imrecv(buf, count, dt, message, &r);
     if (rc != MPI_SUCCESS)
         return rc;
     fm_request_progress_until_done(r);

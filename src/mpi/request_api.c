@@ -84,7 +84,8 @@ int fm_request_finish(const char *call, MPI_Request *handle, MPI_Status *status)
     return take_result(handle, status);
 }
 
-int MPI_Wait(MPI_Request *request, MPI_Status *status)
+#pragma weak MPI_Wait = PMPI_Wait
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     FM_CHECK_INIT("MPI_Wait");
     if (!request)
@@ -100,7 +101,8 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
     return fm_request_finish("MPI_Wait", request, status);
 }
 
-int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+#pragma weak MPI_Test = PMPI_Test
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     FM_CHECK_INIT("MPI_Test");
     if (*request == MPI_REQUEST_NULL) {
@@ -151,7 +153,8 @@ static int report_in_status(const char *call, MPI_Comm comm, int any_error)
     return rc;
 }
 
-int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+#pragma weak MPI_Waitall = PMPI_Waitall
+int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 {
     FM_CHECK_INIT("MPI_Waitall");
     CHECK_REQ_ARRAY("MPI_Waitall", count, reqs);
@@ -172,7 +175,8 @@ int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
     return any_error ? report_in_status("MPI_Waitall", comm, 1) : MPI_SUCCESS;
 }
 
-int MPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
+#pragma weak MPI_Testall = PMPI_Testall
+int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
 {
     FM_CHECK_INIT("MPI_Testall");
     CHECK_REQ_ARRAY("MPI_Testall", count, reqs);
@@ -210,7 +214,8 @@ static int find_done(int count, MPI_Request reqs[])
     return active ? -1 : -2;
 }
 
-int MPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
+#pragma weak MPI_Waitany = PMPI_Waitany
+int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
 {
     FM_CHECK_INIT("MPI_Waitany");
     CHECK_REQ_ARRAY("MPI_Waitany", count, reqs);
@@ -226,7 +231,8 @@ int MPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
     return fm_request_finish("MPI_Waitany", &reqs[i], status);
 }
 
-int MPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
+#pragma weak MPI_Testany = PMPI_Testany
+int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
 {
     FM_CHECK_INIT("MPI_Testany");
     CHECK_REQ_ARRAY("MPI_Testany", count, reqs);
@@ -263,7 +269,8 @@ static int collect_done(const char *call, int count, MPI_Request reqs[], int *ou
     return report_in_status(call, comm, any_error);
 }
 
-int MPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
+#pragma weak MPI_Waitsome = PMPI_Waitsome
+int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
                  MPI_Status statuses[])
 {
     FM_CHECK_INIT("MPI_Waitsome");
@@ -278,7 +285,8 @@ int MPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
     return collect_done("MPI_Waitsome", incount, reqs, outcount, indices, statuses);
 }
 
-int MPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
+#pragma weak MPI_Testsome = PMPI_Testsome
+int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
                  MPI_Status statuses[])
 {
     FM_CHECK_INIT("MPI_Testsome");
@@ -292,7 +300,8 @@ int MPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
     return collect_done("MPI_Testsome", incount, reqs, outcount, indices, statuses);
 }
 
-int MPI_Request_free(MPI_Request *request)
+#pragma weak MPI_Request_free = PMPI_Request_free
+int PMPI_Request_free(MPI_Request *request)
 {
     FM_CHECK_INIT("MPI_Request_free");
     if (!request || *request == MPI_REQUEST_NULL)
@@ -321,7 +330,8 @@ int MPI_Request_free(MPI_Request *request)
     return MPI_SUCCESS;
 }
 
-int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+#pragma weak MPI_Request_get_status = PMPI_Request_get_status
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
     FM_CHECK_INIT("MPI_Request_get_status");
     if (request == MPI_REQUEST_NULL) {
@@ -342,7 +352,8 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     return MPI_SUCCESS;
 }
 
-int MPI_Cancel(MPI_Request *request)
+#pragma weak MPI_Cancel = PMPI_Cancel
+int PMPI_Cancel(MPI_Request *request)
 {
     FM_CHECK_INIT("MPI_Cancel");
     if (!request || *request == MPI_REQUEST_NULL)

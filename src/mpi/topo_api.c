@@ -42,7 +42,8 @@ int fm_topo_attach(const char *call, MPI_Comm parent, MPI_Comm nc, struct fm_top
     return MPI_SUCCESS;
 }
 
-int MPI_Topo_test(MPI_Comm comm, int *status)
+#pragma weak MPI_Topo_test = PMPI_Topo_test
+int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
     const char *call = "MPI_Topo_test";
     FM_CHECK_INIT(call);

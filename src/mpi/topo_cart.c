@@ -33,7 +33,8 @@ static int check_grid(const char *call, MPI_Comm comm, int ndims, const int *dim
     return MPI_SUCCESS;
 }
 
-int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
+#pragma weak MPI_Cart_create = PMPI_Cart_create
+int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
                     int reorder, MPI_Comm *comm_cart)
 {
     const char *call = "MPI_Cart_create";
@@ -54,7 +55,8 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
     return fm_topo_attach(call, comm_old, nc, t, comm_cart);
 }
 
-int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[],
+#pragma weak MPI_Cart_map = PMPI_Cart_map
+int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[],
                  int *newrank)
 {
     const char *call = "MPI_Cart_map";
@@ -74,7 +76,8 @@ int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[]
 /* Processes that share the coordinates of the dropped dimensions form one
  * new communicator; ordering them by old rank keeps the kept dimensions
  * row-major, so a member's new rank is its rank in the sub-grid. */
-int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
+#pragma weak MPI_Cart_sub = PMPI_Cart_sub
+int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
     const char *call = "MPI_Cart_sub";
     FM_CHECK_INIT(call);
@@ -106,7 +109,8 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
     return rc;
 }
 
-int MPI_Cartdim_get(MPI_Comm comm, int *ndims)
+#pragma weak MPI_Cartdim_get = PMPI_Cartdim_get
+int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
     const char *call = "MPI_Cartdim_get";
     FM_CHECK_INIT(call);
@@ -124,7 +128,8 @@ int MPI_Cartdim_get(MPI_Comm comm, int *ndims)
             return fm_raise(comm, call, MPI_ERR_ARG, "maxdims=%d must be >= 0", maxdims); \
     } while (0)
 
-int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
+#pragma weak MPI_Cart_get = PMPI_Cart_get
+int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
     const char *call = "MPI_Cart_get";
     FM_CHECK_INIT(call);
@@ -144,7 +149,8 @@ int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coor
     return MPI_SUCCESS;
 }
 
-int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
+#pragma weak MPI_Cart_coords = PMPI_Cart_coords
+int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
     const char *call = "MPI_Cart_coords";
     FM_CHECK_INIT(call);
@@ -160,7 +166,8 @@ int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
     return MPI_SUCCESS;
 }
 
-int MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
+#pragma weak MPI_Cart_rank = PMPI_Cart_rank
+int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
     const char *call = "MPI_Cart_rank";
     FM_CHECK_INIT(call);
@@ -178,7 +185,8 @@ int MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
     return MPI_SUCCESS;
 }
 
-int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
+#pragma weak MPI_Cart_shift = PMPI_Cart_shift
+int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
     const char *call = "MPI_Cart_shift";
     FM_CHECK_INIT(call);

@@ -169,7 +169,8 @@ static void balance(long long m, int k, int *out)
     out[0] = (int)m;
 }
 
-int MPI_Dims_create(int nnodes, int ndims, int dims[])
+#pragma weak MPI_Dims_create = PMPI_Dims_create
+int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
     const char *call = "MPI_Dims_create";
     MPI_Comm none = MPI_COMM_NULL; /* no communicator: errors go to MPI_COMM_WORLD's handler */

@@ -66,7 +66,8 @@ static int make_comm(const char *call, MPI_Comm comm_old, int indegree, const in
     return fm_topo_attach(call, comm_old, nc, t, newcomm);
 }
 
-int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+#pragma weak MPI_Dist_graph_create_adjacent = PMPI_Dist_graph_create_adjacent
+int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
                                    const int sourceweights[], int outdegree,
                                    const int destinations[], const int destweights[],
                                    MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
@@ -254,7 +255,8 @@ static int gather_edges(const char *call, MPI_Comm comm, int n, const int *sourc
     return rc;
 }
 
-int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+#pragma weak MPI_Dist_graph_create = PMPI_Dist_graph_create
+int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
                           const int destinations[], const int weights[], MPI_Info info,
                           int reorder, MPI_Comm *comm_dist_graph)
 {
@@ -292,7 +294,8 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
                         comm_dist_graph);
 }
 
-int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
+#pragma weak MPI_Dist_graph_neighbors_count = PMPI_Dist_graph_neighbors_count
+int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
 {
     const char *call = "MPI_Dist_graph_neighbors_count";
     FM_CHECK_INIT(call);
@@ -318,7 +321,8 @@ static void copy_side(int n, const int *src, const int *srcw, int *dst, int *dst
             dstw[i] = srcw[i];
 }
 
-int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
+#pragma weak MPI_Dist_graph_neighbors = PMPI_Dist_graph_neighbors
+int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
                              int maxoutdegree, int destinations[], int destweights[])
 {
     const char *call = "MPI_Dist_graph_neighbors";

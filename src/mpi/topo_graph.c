@@ -34,7 +34,8 @@ static int check_graph(const char *call, MPI_Comm comm, int nnodes, const int *i
     return MPI_SUCCESS;
 }
 
-int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
+#pragma weak MPI_Graph_create = PMPI_Graph_create
+int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
                      int reorder, MPI_Comm *comm_graph)
 {
     const char *call = "MPI_Graph_create";
@@ -54,7 +55,8 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
     return fm_topo_attach(call, comm_old, nc, t, comm_graph);
 }
 
-int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[],
+#pragma weak MPI_Graph_map = PMPI_Graph_map
+int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[],
                   int *newrank)
 {
     const char *call = "MPI_Graph_map";
@@ -70,7 +72,8 @@ int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[
     return MPI_SUCCESS;
 }
 
-int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
+#pragma weak MPI_Graphdims_get = PMPI_Graphdims_get
+int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
     const char *call = "MPI_Graphdims_get";
     FM_CHECK_INIT(call);
@@ -86,7 +89,8 @@ int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 /* The first max entries of n: what fits in a caller's array of max. */
 static int fitting(int max, int n) { return max < n ? max : n; }
 
-int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
+#pragma weak MPI_Graph_get = PMPI_Graph_get
+int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
 {
     const char *call = "MPI_Graph_get";
     FM_CHECK_INIT(call);
@@ -115,7 +119,8 @@ int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int ed
                             (comm)->topo->nnodes);                                     \
     } while (0)
 
-int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
+#pragma weak MPI_Graph_neighbors_count = PMPI_Graph_neighbors_count
+int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
     const char *call = "MPI_Graph_neighbors_count";
     FM_CHECK_INIT(call);
@@ -128,7 +133,8 @@ int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
     return MPI_SUCCESS;
 }
 
-int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
+#pragma weak MPI_Graph_neighbors = PMPI_Graph_neighbors
+int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
     const char *call = "MPI_Graph_neighbors";
     FM_CHECK_INIT(call);

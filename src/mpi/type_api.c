@@ -9,7 +9,8 @@
 #include "mpi/api.h"
 #include "mpi/comm.h"
 
-int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+#pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char call[] = "MPI_Type_contiguous";
     FM_CHECK_NONNEG(call, count, "count", MPI_ERR_COUNT);
@@ -19,7 +20,8 @@ int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
     return rc ? fm_raise_status(MPI_COMM_NULL, call, rc) : MPI_SUCCESS;
 }
 
-int MPI_Type_commit(MPI_Datatype *datatype)
+#pragma weak MPI_Type_commit = PMPI_Type_commit
+int PMPI_Type_commit(MPI_Datatype *datatype)
 {
     static const char call[] = "MPI_Type_commit";
     FM_CHECK_PTR(call, datatype, "datatype");
@@ -43,7 +45,8 @@ static int raise_attr(const char *call, int rc, const char *which)
                     "attribute %s callback of keyval=%d returned %d", which, keyval, code);
 }
 
-int MPI_Type_free(MPI_Datatype *datatype)
+#pragma weak MPI_Type_free = PMPI_Type_free
+int PMPI_Type_free(MPI_Datatype *datatype)
 {
     static const char call[] = "MPI_Type_free";
     FM_CHECK_PTR(call, datatype, "datatype");
@@ -61,7 +64,8 @@ int MPI_Type_free(MPI_Datatype *datatype)
     return MPI_SUCCESS;
 }
 
-int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
+#pragma weak MPI_Type_dup = PMPI_Type_dup
+int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char call[] = "MPI_Type_dup";
     FM_CHECK_DT_ARG(call, oldtype, "oldtype");
@@ -77,7 +81,8 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     return MPI_SUCCESS;
 }
 
-int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+#pragma weak MPI_Type_size_x = PMPI_Type_size_x
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
     FM_CHECK_DT_ARG("MPI_Type_size_x", datatype, "datatype");
     FM_CHECK_PTR("MPI_Type_size_x", size, "size");
@@ -85,7 +90,8 @@ int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
     return MPI_SUCCESS;
 }
 
-int MPI_Type_size(MPI_Datatype datatype, int *size)
+#pragma weak MPI_Type_size = PMPI_Type_size
+int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
     FM_CHECK_DT_ARG("MPI_Type_size", datatype, "datatype");
     FM_CHECK_PTR("MPI_Type_size", size, "size");
@@ -93,7 +99,8 @@ int MPI_Type_size(MPI_Datatype datatype, int *size)
     return MPI_SUCCESS;
 }
 
-int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
+#pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
     FM_CHECK_DT_ARG("MPI_Type_get_extent", datatype, "datatype");
     FM_CHECK_PTR("MPI_Type_get_extent", lb, "lb");
@@ -103,7 +110,8 @@ int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
     return MPI_SUCCESS;
 }
 
-int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+#pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
     FM_CHECK_DT_ARG("MPI_Type_get_extent_x", datatype, "datatype");
     FM_CHECK_PTR("MPI_Type_get_extent_x", lb, "lb");
@@ -113,7 +121,8 @@ int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exten
     return MPI_SUCCESS;
 }
 
-int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
+#pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
     FM_CHECK_DT_ARG("MPI_Type_get_true_extent", datatype, "datatype");
     FM_CHECK_PTR("MPI_Type_get_true_extent", true_lb, "true_lb");
@@ -123,7 +132,8 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint 
     return MPI_SUCCESS;
 }
 
-int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+#pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
     FM_CHECK_DT_ARG("MPI_Type_get_true_extent_x", datatype, "datatype");
     FM_CHECK_PTR("MPI_Type_get_true_extent_x", true_lb, "true_lb");
@@ -133,7 +143,8 @@ int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Co
     return MPI_SUCCESS;
 }
 
-int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
+#pragma weak MPI_Type_set_name = PMPI_Type_set_name
+int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
     FM_CHECK_DT_ARG("MPI_Type_set_name", datatype, "datatype");
     FM_CHECK_PTR("MPI_Type_set_name", type_name, "type_name");
@@ -144,7 +155,8 @@ int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
     return MPI_SUCCESS;
 }
 
-int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
+#pragma weak MPI_Type_get_name = PMPI_Type_get_name
+int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
     FM_CHECK_DT_ARG("MPI_Type_get_name", datatype, "datatype");
     FM_CHECK_PTR("MPI_Type_get_name", type_name, "type_name");

@@ -23,7 +23,8 @@ static int check_blocklens(const char *call, int count, const int *bl)
     return MPI_SUCCESS;
 }
 
-int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+#pragma weak MPI_Type_vector = PMPI_Type_vector
+int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
                     MPI_Datatype *newtype)
 {
     static const char call[] = "MPI_Type_vector";
@@ -36,7 +37,8 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
                   fm_dt_create(MPI_COMBINER_VECTOR, 3, ints, 0, NULL, 1, &oldtype, newtype));
 }
 
-int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+#pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                             MPI_Datatype *newtype)
 {
     static const char call[] = "MPI_Type_create_hvector";
@@ -49,7 +51,8 @@ int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Dat
                                      newtype));
 }
 
-int MPI_Type_indexed(int count, const int array_of_blocklengths[],
+#pragma weak MPI_Type_indexed = PMPI_Type_indexed
+int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
                      const int array_of_displacements[], MPI_Datatype oldtype,
                      MPI_Datatype *newtype)
 {
@@ -78,7 +81,8 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[],
     return finish(call, rc);
 }
 
-int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+#pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
+int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                              const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                              MPI_Datatype *newtype)
 {
@@ -105,7 +109,8 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
     return finish(call, rc);
 }
 
-int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+#pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
+int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
                                   MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char call[] = "MPI_Type_create_indexed_block";
@@ -128,7 +133,8 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
     return finish(call, rc);
 }
 
-int MPI_Type_create_hindexed_block(int count, int blocklength,
+#pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
+int PMPI_Type_create_hindexed_block(int count, int blocklength,
                                    const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                                    MPI_Datatype *newtype)
 {
@@ -144,7 +150,8 @@ int MPI_Type_create_hindexed_block(int count, int blocklength,
                                      array_of_displacements, 1, &oldtype, newtype));
 }
 
-int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
+#pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
+int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
                            const MPI_Aint array_of_displacements[],
                            const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
@@ -177,7 +184,8 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
     return finish(call, rc);
 }
 
-int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+#pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                             MPI_Datatype *newtype)
 {
     static const char call[] = "MPI_Type_create_resized";
@@ -188,7 +196,8 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                   fm_dt_create(MPI_COMBINER_RESIZED, 0, NULL, 2, aints, 1, &oldtype, newtype));
 }
 
-int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+#pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
                              const int array_of_starts[], int order, MPI_Datatype oldtype,
                              MPI_Datatype *newtype)
 {

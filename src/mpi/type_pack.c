@@ -11,7 +11,8 @@
 #include "dtype/dtype.h"
 #include "mpi/api.h"
 
-int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+#pragma weak MPI_Pack = PMPI_Pack
+int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
              int *position, MPI_Comm comm)
 {
     static const char call[] = "MPI_Pack";
@@ -36,7 +37,8 @@ int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf
     return MPI_SUCCESS;
 }
 
-int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+#pragma weak MPI_Unpack = PMPI_Unpack
+int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
                MPI_Datatype datatype, MPI_Comm comm)
 {
     static const char call[] = "MPI_Unpack";
@@ -62,7 +64,8 @@ int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int o
     return MPI_SUCCESS;
 }
 
-int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
+#pragma weak MPI_Pack_size = PMPI_Pack_size
+int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
     static const char call[] = "MPI_Pack_size";
     FM_CHECK_COMM(call, comm);
@@ -79,7 +82,8 @@ int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
     return MPI_SUCCESS;
 }
 
-int MPI_Get_address(const void *location, MPI_Aint *address)
+#pragma weak MPI_Get_address = PMPI_Get_address
+int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
     FM_CHECK_PTR("MPI_Get_address", address, "address");
     *address = (MPI_Aint)(uintptr_t)location;
@@ -88,17 +92,20 @@ int MPI_Get_address(const void *location, MPI_Aint *address)
 
 /* Unsigned arithmetic: addresses may wrap past INTPTR_MAX on some systems,
  * and signed overflow would be undefined. */
-MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp)
+#pragma weak MPI_Aint_add = PMPI_Aint_add
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
 {
     return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
 }
 
-MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+#pragma weak MPI_Aint_diff = PMPI_Aint_diff
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 {
     return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
 }
 
-int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
+#pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
                           int *num_datatypes, int *combiner)
 {
     static const char call[] = "MPI_Type_get_envelope";
@@ -115,7 +122,8 @@ int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_add
     return MPI_SUCCESS;
 }
 
-int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+#pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
                           int max_datatypes, int array_of_integers[],
                           MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {

@@ -7,7 +7,8 @@
 #include "dtype/dtype.h"
 #include "mpi/api.h"
 
-int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+#pragma weak MPI_Get_count = PMPI_Get_count
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
     static const char call[] = "MPI_Get_count";
     FM_CHECK_PTR(call, status, "status");
@@ -18,7 +19,8 @@ int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
     return MPI_SUCCESS;
 }
 
-int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+#pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
+int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
     static const char call[] = "MPI_Get_elements_x";
     FM_CHECK_PTR(call, status, "status");
@@ -28,7 +30,8 @@ int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Coun
     return MPI_SUCCESS;
 }
 
-int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
+#pragma weak MPI_Get_elements = PMPI_Get_elements
+int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
     static const char call[] = "MPI_Get_elements";
     FM_CHECK_PTR(call, status, "status");
@@ -56,24 +59,28 @@ static int set_elements(const char *call, MPI_Status *status, MPI_Datatype datat
     return MPI_SUCCESS;
 }
 
-int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+#pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
+int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
     return set_elements("MPI_Status_set_elements_x", status, datatype, count);
 }
 
-int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
+#pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
+int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
 {
     return set_elements("MPI_Status_set_elements", status, datatype, count);
 }
 
-int MPI_Status_set_cancelled(MPI_Status *status, int flag)
+#pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
+int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
     FM_CHECK_PTR("MPI_Status_set_cancelled", status, "status");
     status->fm_cancelled = flag != 0;
     return MPI_SUCCESS;
 }
 
-int MPI_Test_cancelled(const MPI_Status *status, int *flag)
+#pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
     FM_CHECK_PTR("MPI_Test_cancelled", status, "status");
     FM_CHECK_PTR("MPI_Test_cancelled", flag, "flag");

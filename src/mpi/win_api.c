@@ -28,8 +28,8 @@ static int win_call_errhandler(MPI_Win win, int code)
     }
     char text[MPI_MAX_ERROR_STRING];
     int len, cls = MPI_ERR_OTHER;
-    MPI_Error_string(code, text, &len);
-    MPI_Error_class(code, &cls);
+    PMPI_Error_string(code, text, &len);
+    PMPI_Error_class(code, &cls);
     fm_error_msg("%s; MPI_ERRORS_ARE_FATAL on window %s: ending the job", text,
                  win->name[0] ? win->name : "(unnamed)");
     fm_boot_abort(cls > 0 ? cls : 1, "an MPI window call failed under MPI_ERRORS_ARE_FATAL");
@@ -55,7 +55,8 @@ int fm_win_raise_status(MPI_Win win, const char *call, int status)
     return fm_win_raise(win, call, fm_status_to_mpi_class(status), "%s", fm_status_msg(status));
 }
 
-int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
+#pragma weak MPI_Win_call_errhandler = PMPI_Win_call_errhandler
+int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
     FM_CHECK_INIT("MPI_Win_call_errhandler");
     FM_CHECK_WIN("MPI_Win_call_errhandler", win);
@@ -63,7 +64,8 @@ int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
     return MPI_SUCCESS;
 }
 
-int MPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *errhandler)
+#pragma weak MPI_Win_create_errhandler = PMPI_Win_create_errhandler
+int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
     const char *call = "MPI_Win_create_errhandler";
     FM_CHECK_INIT(call);
@@ -80,7 +82,8 @@ int MPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *e
     return MPI_SUCCESS;
 }
 
-int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+#pragma weak MPI_Win_set_errhandler = PMPI_Win_set_errhandler
+int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
     const char *call = "MPI_Win_set_errhandler";
     FM_CHECK_INIT(call);
@@ -95,7 +98,8 @@ int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
     return MPI_SUCCESS;
 }
 
-int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
+#pragma weak MPI_Win_get_errhandler = PMPI_Win_get_errhandler
+int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
     const char *call = "MPI_Win_get_errhandler";
     FM_CHECK_INIT(call);
@@ -115,7 +119,7 @@ static unsigned acc_order_hint(MPI_Info info, unsigned cur, const char *call)
     char v[MPI_MAX_INFO_VAL + 1];
     int flag = 0;
     if (info == MPI_INFO_NULL ||
-        MPI_Info_get(info, "accumulate_ordering", MPI_MAX_INFO_VAL, v, &flag) != MPI_SUCCESS ||
+        PMPI_Info_get(info, "accumulate_ordering", MPI_MAX_INFO_VAL, v, &flag) != MPI_SUCCESS ||
         !flag)
         return cur;
     if (!fm_rma_parse_order(v, &cur))
@@ -131,7 +135,7 @@ static int noncontig_hint(MPI_Info info, const char *call)
     char v[MPI_MAX_INFO_VAL + 1];
     int flag = 0;
     if (info == MPI_INFO_NULL ||
-        MPI_Info_get(info, "alloc_shared_noncontig", MPI_MAX_INFO_VAL, v, &flag) != MPI_SUCCESS ||
+        PMPI_Info_get(info, "alloc_shared_noncontig", MPI_MAX_INFO_VAL, v, &flag) != MPI_SUCCESS ||
         !flag)
         return 0;
     if (!strcmp(v, "true"))
@@ -176,18 +180,20 @@ static int win_make(const char *call, int flavor, void *base, MPI_Aint size, int
     fab_errors_are_fatal.refcount++;
     w->errh = &fab_errors_are_fatal;
     if (info != MPI_INFO_NULL)
-        MPI_Info_dup(info, &w->info);
+        PMPI_Info_dup(info, &w->info);
     *win = w;
     return MPI_SUCCESS;
 }
 
-int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+#pragma weak MPI_Win_create = PMPI_Win_create
+int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                    MPI_Win *win)
 {
     return win_make("MPI_Win_create", MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, info, comm, win);
 }
 
-int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+#pragma weak MPI_Win_allocate = PMPI_Win_allocate
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                      MPI_Win *win)
 {
     if (!baseptr && fm_mpi_state == 1)
@@ -199,7 +205,8 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
     return rc;
 }
 
-int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+#pragma weak MPI_Win_allocate_shared = PMPI_Win_allocate_shared
+int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                             void *baseptr, MPI_Win *win)
 {
     if (!baseptr && fm_mpi_state == 1)
@@ -211,14 +218,16 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
     return rc;
 }
 
-int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+#pragma weak MPI_Win_create_dynamic = PMPI_Win_create_dynamic
+int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     return win_make("MPI_Win_create_dynamic", MPI_WIN_FLAVOR_DYNAMIC, NULL, 0, 1, info, comm, win);
 }
 
 /* Memory of allocate and allocate_shared windows is mapped by every rank,
  * so both answer (MPI-4 allows any window whose memory is shared). */
-int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
+#pragma weak MPI_Win_shared_query = PMPI_Win_shared_query
+int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
     const char *call = "MPI_Win_shared_query";
     FM_CHECK_INIT(call);
@@ -245,7 +254,8 @@ int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, 
     return MPI_SUCCESS;
 }
 
-int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+#pragma weak MPI_Win_attach = PMPI_Win_attach
+int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
     const char *call = "MPI_Win_attach";
     FM_CHECK_INIT(call);
@@ -266,7 +276,8 @@ int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
     return MPI_SUCCESS;
 }
 
-int MPI_Win_detach(MPI_Win win, const void *base)
+#pragma weak MPI_Win_detach = PMPI_Win_detach
+int PMPI_Win_detach(MPI_Win win, const void *base)
 {
     const char *call = "MPI_Win_detach";
     FM_CHECK_INIT(call);
@@ -284,7 +295,8 @@ int MPI_Win_detach(MPI_Win win, const void *base)
                         base);
 }
 
-int MPI_Win_free(MPI_Win *win)
+#pragma weak MPI_Win_free = PMPI_Win_free
+int PMPI_Win_free(MPI_Win *win)
 {
     const char *call = "MPI_Win_free";
     FM_CHECK_INIT(call);
@@ -315,7 +327,7 @@ int MPI_Win_free(MPI_Win *win)
     if (rc != FM_OK)
         return fm_win_raise_status(w, call, rc);
     if (w->info != MPI_INFO_NULL)
-        MPI_Info_free(&w->info);
+        PMPI_Info_free(&w->info);
     fm_comm_errh_release(w->errh);
     fm_win_teardown(w);
     *win = MPI_WIN_NULL;
@@ -323,7 +335,8 @@ int MPI_Win_free(MPI_Win *win)
 }
 
 /* ---- attributes, group, name, info ---------------------------------------- */
-int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
+#pragma weak MPI_Win_get_attr = PMPI_Win_get_attr
+int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
 {
     const char *call = "MPI_Win_get_attr";
     FM_CHECK_INIT(call);
@@ -343,7 +356,8 @@ int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag
     return MPI_SUCCESS;
 }
 
-int MPI_Win_get_group(MPI_Win win, MPI_Group *group)
+#pragma weak MPI_Win_get_group = PMPI_Win_get_group
+int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
     FM_CHECK_INIT("MPI_Win_get_group");
     FM_CHECK_WIN("MPI_Win_get_group", win);
@@ -354,7 +368,8 @@ int MPI_Win_get_group(MPI_Win win, MPI_Group *group)
     return MPI_SUCCESS;
 }
 
-int MPI_Win_set_name(MPI_Win win, const char *win_name)
+#pragma weak MPI_Win_set_name = PMPI_Win_set_name
+int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 {
     FM_CHECK_INIT("MPI_Win_set_name");
     FM_CHECK_WIN("MPI_Win_set_name", win);
@@ -364,7 +379,8 @@ int MPI_Win_set_name(MPI_Win win, const char *win_name)
     return MPI_SUCCESS;
 }
 
-int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
+#pragma weak MPI_Win_get_name = PMPI_Win_get_name
+int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
     FM_CHECK_INIT("MPI_Win_get_name");
     FM_CHECK_WIN("MPI_Win_get_name", win);
@@ -380,7 +396,8 @@ int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
  * changes behaviour is accumulate_ordering (origin side only, so it may
  * change at any time: later accumulates follow the new value).  Keys not in
  * info keep their values (MPI-4.0 12.2.7). */
-int MPI_Win_set_info(MPI_Win win, MPI_Info info)
+#pragma weak MPI_Win_set_info = PMPI_Win_set_info
+int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
     const char *call = "MPI_Win_set_info";
     FM_CHECK_INIT(call);
@@ -394,7 +411,8 @@ int MPI_Win_set_info(MPI_Win win, MPI_Info info)
     return MPI_SUCCESS;
 }
 
-int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
+#pragma weak MPI_Win_get_info = PMPI_Win_get_info
+int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
     const char *call = "MPI_Win_get_info";
     FM_CHECK_INIT(call);
@@ -402,6 +420,6 @@ int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
     if (!info_used)
         return fm_win_raise(win, call, MPI_ERR_ARG, "info_used=NULL");
     if (win->info != MPI_INFO_NULL)
-        return MPI_Info_dup(win->info, info_used);
-    return MPI_Info_create(info_used);
+        return PMPI_Info_dup(win->info, info_used);
+    return PMPI_Info_create(info_used);
 }

@@ -177,7 +177,8 @@ static int acc(const char *call, const void *obuf, int ocount, MPI_Datatype odt,
     return rc == FM_OK ? MPI_SUCCESS : fm_win_raise_status(win, call, rc);
 }
 
-int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+#pragma weak MPI_Put = PMPI_Put
+int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
             int target_rank, MPI_Aint target_disp, int target_count,
             MPI_Datatype target_datatype, MPI_Win win)
 {
@@ -185,14 +186,16 @@ int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datat
                target_count, target_datatype, win);
 }
 
-int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+#pragma weak MPI_Get = PMPI_Get
+int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     return get("MPI_Get", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                target_count, target_datatype, win);
 }
 
-int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+#pragma weak MPI_Accumulate = PMPI_Accumulate
+int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                    int target_rank, MPI_Aint target_disp, int target_count,
                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
@@ -200,7 +203,8 @@ int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origi
                target_rank, target_disp, target_count, target_datatype, op, win);
 }
 
-int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+#pragma weak MPI_Get_accumulate = PMPI_Get_accumulate
+int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                        void *result_addr, int result_count, MPI_Datatype result_datatype,
                        int target_rank, MPI_Aint target_disp, int target_count,
                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
@@ -213,7 +217,8 @@ int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype o
                target_rank, target_disp, target_count, target_datatype, op, win);
 }
 
-int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+#pragma weak MPI_Fetch_and_op = PMPI_Fetch_and_op
+int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
                      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
     if (!result_addr && fm_win_valid(win))
@@ -222,7 +227,8 @@ int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype da
                target_rank, target_disp, 1, datatype, op, win);
 }
 
-int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
+#pragma weak MPI_Compare_and_swap = PMPI_Compare_and_swap
+int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
                          MPI_Win win)
 {
@@ -245,7 +251,8 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
     return rc == FM_OK ? MPI_SUCCESS : fm_win_raise_status(win, call, rc);
 }
 
-int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+#pragma weak MPI_Rput = PMPI_Rput
+int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
              int target_rank, MPI_Aint target_disp, int target_count,
              MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
@@ -254,7 +261,8 @@ int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_data
     return rc != MPI_SUCCESS ? rc : done_request(win, target_rank, "MPI_Rput", request);
 }
 
-int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+#pragma weak MPI_Rget = PMPI_Rget
+int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
              MPI_Request *request)
 {
@@ -263,7 +271,8 @@ int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, 
     return rc != MPI_SUCCESS ? rc : done_request(win, target_rank, "MPI_Rget", request);
 }
 
-int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+#pragma weak MPI_Raccumulate = PMPI_Raccumulate
+int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                     int target_rank, MPI_Aint target_disp, int target_count,
                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                     MPI_Request *request)
@@ -273,13 +282,14 @@ int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
     return rc != MPI_SUCCESS ? rc : done_request(win, target_rank, "MPI_Raccumulate", request);
 }
 
-int MPI_Rget_accumulate(const void *origin_addr, int origin_count,
+#pragma weak MPI_Rget_accumulate = PMPI_Rget_accumulate
+int PMPI_Rget_accumulate(const void *origin_addr, int origin_count,
                         MPI_Datatype origin_datatype, void *result_addr, int result_count,
                         MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
                         int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                         MPI_Request *request)
 {
-    int rc = MPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr,
+    int rc = PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr,
                                 result_count, result_datatype, target_rank, target_disp,
                                 target_count, target_datatype, op, win);
     return rc != MPI_SUCCESS ? rc : done_request(win, target_rank, "MPI_Rget_accumulate", request);

@@ -16,7 +16,8 @@ static int any_lock(MPI_Win w)
     return 0;
 }
 
-int MPI_Win_fence(int assert, MPI_Win win)
+#pragma weak MPI_Win_fence = PMPI_Win_fence
+int PMPI_Win_fence(int assert, MPI_Win win)
 {
     const char *call = "MPI_Win_fence";
     (void)assert; /* every fence is a barrier: cheap on a node, and always right */
@@ -29,7 +30,8 @@ int MPI_Win_fence(int assert, MPI_Win win)
     return rc == FM_OK ? MPI_SUCCESS : fm_win_raise_status(win, call, rc);
 }
 
-int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+#pragma weak MPI_Win_lock = PMPI_Win_lock
+int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
     const char *call = "MPI_Win_lock";
     FM_CHECK_INIT(call);
@@ -52,7 +54,8 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     return MPI_SUCCESS;
 }
 
-int MPI_Win_unlock(int rank, MPI_Win win)
+#pragma weak MPI_Win_unlock = PMPI_Win_unlock
+int PMPI_Win_unlock(int rank, MPI_Win win)
 {
     const char *call = "MPI_Win_unlock";
     FM_CHECK_INIT(call);
@@ -77,7 +80,8 @@ int MPI_Win_unlock(int rank, MPI_Win win)
     return MPI_SUCCESS;
 }
 
-int MPI_Win_lock_all(int assert, MPI_Win win)
+#pragma weak MPI_Win_lock_all = PMPI_Win_lock_all
+int PMPI_Win_lock_all(int assert, MPI_Win win)
 {
     const char *call = "MPI_Win_lock_all";
     FM_CHECK_INIT(call);
@@ -94,7 +98,8 @@ int MPI_Win_lock_all(int assert, MPI_Win win)
     return MPI_SUCCESS;
 }
 
-int MPI_Win_unlock_all(MPI_Win win)
+#pragma weak MPI_Win_unlock_all = PMPI_Win_unlock_all
+int PMPI_Win_unlock_all(MPI_Win win)
 {
     const char *call = "MPI_Win_unlock_all";
     FM_CHECK_INIT(call);
@@ -128,12 +133,17 @@ static int flush(const char *call, int rank, MPI_Win win)
     return rc == FM_OK ? MPI_SUCCESS : fm_win_raise_status(win, call, rc);
 }
 
-int MPI_Win_flush(int rank, MPI_Win win) { return flush("MPI_Win_flush", rank, win); }
-int MPI_Win_flush_local(int rank, MPI_Win win) { return flush("MPI_Win_flush_local", rank, win); }
-int MPI_Win_flush_all(MPI_Win win) { return flush("MPI_Win_flush_all", -1000, win); }
-int MPI_Win_flush_local_all(MPI_Win win) { return flush("MPI_Win_flush_local_all", -1000, win); }
+#pragma weak MPI_Win_flush = PMPI_Win_flush
+int PMPI_Win_flush(int rank, MPI_Win win) { return flush("MPI_Win_flush", rank, win); }
+#pragma weak MPI_Win_flush_local = PMPI_Win_flush_local
+int PMPI_Win_flush_local(int rank, MPI_Win win) { return flush("MPI_Win_flush_local", rank, win); }
+#pragma weak MPI_Win_flush_all = PMPI_Win_flush_all
+int PMPI_Win_flush_all(MPI_Win win) { return flush("MPI_Win_flush_all", -1000, win); }
+#pragma weak MPI_Win_flush_local_all = PMPI_Win_flush_local_all
+int PMPI_Win_flush_local_all(MPI_Win win) { return flush("MPI_Win_flush_local_all", -1000, win); }
 
-int MPI_Win_sync(MPI_Win win)
+#pragma weak MPI_Win_sync = PMPI_Win_sync
+int PMPI_Win_sync(MPI_Win win)
 {
     FM_CHECK_INIT("MPI_Win_sync");
     FM_CHECK_WIN("MPI_Win_sync", win);
@@ -166,7 +176,8 @@ static int group_ranks(const char *call, MPI_Win win, MPI_Group group, int *out,
     return MPI_SUCCESS;
 }
 
-int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
+#pragma weak MPI_Win_post = PMPI_Win_post
+int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
     const char *call = "MPI_Win_post";
     FM_CHECK_INIT(call);
@@ -187,7 +198,8 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
     return rc;
 }
 
-int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
+#pragma weak MPI_Win_start = PMPI_Win_start
+int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
     const char *call = "MPI_Win_start";
     FM_CHECK_INIT(call);
@@ -203,7 +215,8 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
     return MPI_SUCCESS;
 }
 
-int MPI_Win_complete(MPI_Win win)
+#pragma weak MPI_Win_complete = PMPI_Win_complete
+int PMPI_Win_complete(MPI_Win win)
 {
     FM_CHECK_INIT("MPI_Win_complete");
     FM_CHECK_WIN("MPI_Win_complete", win);
@@ -214,7 +227,8 @@ int MPI_Win_complete(MPI_Win win)
     return MPI_SUCCESS;
 }
 
-int MPI_Win_wait(MPI_Win win)
+#pragma weak MPI_Win_wait = PMPI_Win_wait
+int PMPI_Win_wait(MPI_Win win)
 {
     FM_CHECK_INIT("MPI_Win_wait");
     FM_CHECK_WIN("MPI_Win_wait", win);
@@ -224,7 +238,8 @@ int MPI_Win_wait(MPI_Win win)
     return MPI_SUCCESS;
 }
 
-int MPI_Win_test(MPI_Win win, int *flag)
+#pragma weak MPI_Win_test = PMPI_Win_test
+int PMPI_Win_test(MPI_Win win, int *flag)
 {
     FM_CHECK_INIT("MPI_Win_test");
     FM_CHECK_WIN("MPI_Win_test", win);
