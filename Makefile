@@ -18,7 +18,7 @@ SHELL := /bin/bash
 # Build: compiler, Meson+Ninja, cmocka; libfabric (OFI transport); PMIx and
 # Slurm's PMI-2 (external launchers).  Tests also start a one-node Slurm and
 # launch through Open MPI's and MPICH's launchers.
-DEPS := gcc g++ make pkg-config meson ninja-build libcmocka-dev python3 \
+DEPS := gcc g++ gfortran make pkg-config meson ninja-build libcmocka-dev python3 \
         libfabric-dev libfabric-bin libpmix-dev libpmi2-0-dev libhwloc-dev
 TEST_DEPS := slurmd slurmctld slurm-client munge openmpi-bin mpich procps cmake \
              openssh-server openssh-client iproute2

@@ -249,6 +249,15 @@ extern struct fm_message fab_message_no_proc;
 #define MPI_BOTTOM ((void *)0)
 #define MPI_IN_PLACE ((void *)-1)
 #define MPI_STATUS_IGNORE ((MPI_Status *)0)
+/* A Fortran status is MPI_STATUS_SIZE INTEGERs with MPI_Status's layout;
+ * MPI_SOURCE, MPI_TAG and MPI_ERROR are its elements 1, 2, 3 in Fortran. */
+#define MPI_STATUS_SIZE 6
+/* The Fortran sentinels (their storage: src/mpi/fortran_sentinels.c). */
+extern MPI_Fint fab_f_bottom_, fab_f_in_place_, fab_f_status_ignore_[MPI_STATUS_SIZE],
+    fab_f_statuses_ignore_[MPI_STATUS_SIZE], fab_f_unweighted_[1], fab_f_weights_empty_[1],
+    fab_f_errcodes_ignore_[1];
+#define MPI_F_STATUS_IGNORE ((MPI_Fint *)fab_f_status_ignore_)
+#define MPI_F_STATUSES_IGNORE ((MPI_Fint *)fab_f_statuses_ignore_)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)0)
 #define MPI_ERRCODES_IGNORE ((int *)0)
 /* Addresses of library objects rather than small integers: GCC warns

@@ -96,7 +96,12 @@ static int fm_op_apply_user(MPI_Op op, const void *in, void *inout, MPI_Count co
         int len = count - done > INT_MAX ? INT_MAX : (int)(count - done);
         MPI_Datatype d = dt;
         MPI_Aint skip = (MPI_Aint)done * dt->extent;
-        op->user_fn((char *)(uintptr_t)in + skip, (char *)inout + skip, &len, &d);
+        if (op->fortran_fn) {
+            MPI_Fint flen = len, fdt = op->fortran_type(dt);
+            op->fortran_fn((char *)(uintptr_t)in + skip, (char *)inout + skip, &flen, &fdt);
+        } else {
+            op->user_fn((char *)(uintptr_t)in + skip, (char *)inout + skip, &len, &d);
+        }
         done += len;
     }
     return FM_OK;

@@ -12,6 +12,11 @@ struct fm_op {
     int commute;
     int refcount;
     MPI_User_function *user_fn;
+    /* A Fortran user op (fab_f_op_create): the function takes the length
+     * and datatype as Fortran INTEGERs, and fortran_type converts the
+     * datatype (registered by the Fortran handle tables, src/mpi/f2c.c). */
+    void (*fortran_fn)(void *in, void *inout, MPI_Fint *len, MPI_Fint *datatype);
+    MPI_Fint (*fortran_type)(MPI_Datatype dt);
     const char *name;
 };
 

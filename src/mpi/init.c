@@ -13,6 +13,7 @@
 #include "dtype/dtype.h"
 #include "fm_config.h"
 #include "mpi/api.h"
+#include "mpi/f2c.h"
 #include "pt2pt/pt2pt.h"
 #include "util/log.h"
 #include "util/param.h"
@@ -117,6 +118,7 @@ int PMPI_Finalize(void)
     if (rc != FM_OK)
         return fm_raise_status(MPI_COMM_WORLD, "MPI_Finalize", rc);
     fm_comm_finalize();
+    fm_f_finalize();
     fm_pt2pt_finalize();
     fm_boot_finalize();
     fm_mpi_state = 2;

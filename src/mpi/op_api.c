@@ -2,6 +2,7 @@
 #include "coll/op.h"
 #include "dtype/dtype.h"
 #include "mpi/api.h"
+#include "mpi/f2c.h"
 
 #pragma weak MPI_Op_create = PMPI_Op_create
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
@@ -12,6 +13,27 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
         return fm_raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "%s=NULL", !op ? "op" : "user_fn");
     int rc = fm_op_create(user_fn, commute, op);
     return rc == FM_OK ? MPI_SUCCESS : fm_raise_status(MPI_COMM_NULL, call, rc);
+}
+
+static MPI_Fint fortran_type(MPI_Datatype dt)
+{
+    return fm_f_index(FM_F_TYPE, dt);
+}
+
+/* MPI_Op_create for the Fortran bindings: a Fortran subroutine
+ * (invec, inoutvec, len, datatype) with INTEGER len and datatype. */
+int fab_f_op_create(void (*fn)(void *, void *, MPI_Fint *, MPI_Fint *), int commute, MPI_Op *op)
+{
+    static const char call[] = "MPI_Op_create";
+    FM_CHECK_INIT(call);
+    if (!fn || !op)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "%s=NULL", !op ? "op" : "user_fn");
+    int rc = fm_op_create(NULL, commute, op);
+    if (rc != FM_OK)
+        return fm_raise_status(MPI_COMM_NULL, call, rc);
+    (*op)->fortran_fn = fn;
+    (*op)->fortran_type = fortran_type;
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Op_free = PMPI_Op_free

@@ -80,9 +80,46 @@ int MPI_Init(int *argc, char ***argv)
     return PMPI_Init(argc, argv);
 }
 
+/* PMPI_COUNTER_EXPECT="MPI_Isend=1:MPI_Send=0:..." (':' between items: the
+ * test list separates variables with commas): a program that cannot call
+ * MPI_Pcontrol with arguments (Fortran) has its counts checked here. */
+static void check_expected(void)
+{
+    const char *spec = getenv("PMPI_COUNTER_EXPECT");
+    char item[64];
+    while (spec && *spec) {
+        size_t n = strcspn(spec, ":");
+        if (n >= sizeof item)
+            n = sizeof item - 1;
+        memcpy(item, spec, n);
+        item[n] = '\0';
+        spec += n + (spec[n] == ':');
+        char *eq = strchr(item, '=');
+        if (!eq)
+            continue;
+        *eq = '\0';
+        long want = strtol(eq + 1, NULL, 10);
+        int found = 0;
+        for (int i = 0; i < NCOUNTERS; i++)
+            if (!strcmp(counters[i].name, item)) {
+                found = 1;
+                if (counters[i].calls != want) {
+                    fprintf(stderr, "pmpi_counter: %s: the profiler saw %ld calls, expected %ld\n",
+                            item, counters[i].calls, want);
+                    abort();
+                }
+            }
+        if (!found) {
+            fprintf(stderr, "pmpi_counter: %s is not counted\n", item);
+            abort();
+        }
+    }
+}
+
 int MPI_Finalize(void)
 {
     seen(C_MPI_Finalize, 0);
+    check_expected();
     return PMPI_Finalize();
 }
 

@@ -1,0 +1,308 @@
+"""The Fortran bindings `mpif.h` and `use mpi` of every procedure fabmpi
+defines, from the standard's apis.json (imported by tools/gen-mpi-api):
+
+  src/fortran/bindings.c      mpi_x_ and pmpi_x_ (gfortran's names) in C:
+                              convert INTEGER handles, statuses, LOGICALs,
+                              strings and sentinels, call MPI_X / PMPI_X
+  src/fortran/interfaces.f90  the explicit interfaces the mpi module gives
+
+A procedure with a parameter these rules cannot convert (user callbacks,
+attribute values) is listed in HAND_WRITTEN when src/fortran/special.c
+binds it, else in NOT_BOUND with the reason; tests/check-api-coverage counts
+both."""
+
+HANDLES = {  # kind -> (C type, MPI_<Name>_f2c name, f2c.h kind)
+    'COMMUNICATOR': ('MPI_Comm', 'Comm', 'FM_F_COMM'),
+    'DATATYPE': ('MPI_Datatype', 'Type', 'FM_F_TYPE'),
+    'GROUP': ('MPI_Group', 'Group', 'FM_F_GROUP'),
+    'OPERATION': ('MPI_Op', 'Op', 'FM_F_OP'),
+    'REQUEST': ('MPI_Request', 'Request', 'FM_F_REQUEST'),
+    'ERRHANDLER': ('MPI_Errhandler', 'Errhandler', 'FM_F_ERRHANDLER'),
+    'INFO': ('MPI_Info', 'Info', 'FM_F_INFO'),
+    'WINDOW': ('MPI_Win', 'Win', 'FM_F_WIN'),
+    'MESSAGE': ('MPI_Message', 'Message', 'FM_F_MESSAGE'),
+}
+BUFFERS = {'BUFFER', 'C_BUFFER2'}
+# Procedures whose Fortran binding is written by hand (src/fortran/special.c).
+HAND_WRITTEN = {
+    'MPI_Comm_get_attr', 'MPI_Comm_set_attr', 'MPI_Type_get_attr', 'MPI_Type_set_attr',
+    'MPI_Win_get_attr', 'MPI_Win_set_attr', 'MPI_Attr_get', 'MPI_Attr_put', 'MPI_Op_create',
+}
+# Not bound yet, and why (user callbacks called from C need a Fortran calling
+# convention the library does not have yet).
+NOT_BOUND = {
+    'MPI_Comm_create_errhandler': 'Fortran error-handler callbacks',
+    'MPI_Win_create_errhandler': 'Fortran error-handler callbacks',
+    'MPI_Comm_create_keyval': 'Fortran attribute callbacks',
+    'MPI_Type_create_keyval': 'Fortran attribute callbacks',
+    'MPI_Win_create_keyval': 'Fortran attribute callbacks',
+    'MPI_Keyval_create': 'Fortran attribute callbacks',
+}
+# Arrays of handles whose length the standard writes as `*`: how to count.
+STAR_LENGTH = {
+    ('MPI_Alltoallw', 'sendtypes'): 'fm_f_comm_peers(PMPI_Comm_f2c(*comm))',
+    ('MPI_Alltoallw', 'recvtypes'): 'fm_f_comm_peers(PMPI_Comm_f2c(*comm))',
+    ('MPI_Ialltoallw', 'sendtypes'): 'fm_f_comm_peers(PMPI_Comm_f2c(*comm))',
+    ('MPI_Ialltoallw', 'recvtypes'): 'fm_f_comm_peers(PMPI_Comm_f2c(*comm))',
+    ('MPI_Alltoallw_init', 'sendtypes'): 'fm_f_comm_peers(PMPI_Comm_f2c(*comm))',
+    ('MPI_Alltoallw_init', 'recvtypes'): 'fm_f_comm_peers(PMPI_Comm_f2c(*comm))',
+    ('MPI_Neighbor_alltoallw', 'sendtypes'): 'fm_f_neighbors(PMPI_Comm_f2c(*comm), 1)',
+    ('MPI_Neighbor_alltoallw', 'recvtypes'): 'fm_f_neighbors(PMPI_Comm_f2c(*comm), 0)',
+    ('MPI_Ineighbor_alltoallw', 'sendtypes'): 'fm_f_neighbors(PMPI_Comm_f2c(*comm), 1)',
+    ('MPI_Ineighbor_alltoallw', 'recvtypes'): 'fm_f_neighbors(PMPI_Comm_f2c(*comm), 0)',
+    ('MPI_Neighbor_alltoallw_init', 'sendtypes'): 'fm_f_neighbors(PMPI_Comm_f2c(*comm), 1)',
+    ('MPI_Neighbor_alltoallw_init', 'recvtypes'): 'fm_f_neighbors(PMPI_Comm_f2c(*comm), 0)',
+}
+
+
+def f90_params(entry):
+    return [p for p in entry['parameters'] if 'f90_parameter' not in p['suppress'].split()
+            and p['kind'] != 'VARARGS' and not p['large_only']]
+
+
+def c_params(entry):
+    return [p for p in entry['parameters'] if 'c_parameter' not in p['suppress'].split()
+            and not p['large_only']]
+
+
+def c_scalar_type(kinds, p):
+    return kinds[p['kind']]['iso_c_small']
+
+
+def wrapper_param(kinds, p):
+    """The C declaration of one Fortran argument as gfortran passes it."""
+    kind, name = p['kind'], p['name']
+    if kind in BUFFERS:
+        return f'void *{name}'
+    if kind == 'STRING':
+        return f'char *{name}'
+    if kind == 'C_BUFFER' or kinds[kind]['f90_small'].startswith('INTEGER(KIND='):
+        ctype = 'MPI_Count' if 'COUNT_KIND' in kinds[kind]['f90_small'] else \
+            'MPI_Offset' if 'OFFSET_KIND' in kinds[kind]['f90_small'] else 'MPI_Aint'
+        return f'{ctype} *{name}'
+    return f'MPI_Fint *{name}'
+
+
+class Wrapper:
+    """Builds the body of one C wrapper: declarations, conversions before
+    the call, the call's arguments, conversions after."""
+
+    def __init__(self, entry, kinds):
+        self.e, self.kinds = entry, kinds
+        self.name = entry['name']
+        self.decl, self.before, self.args, self.after, self.cleanup = [], [], [], [], []
+        self.fparams = f90_params(entry)
+        self.fnames = {p['name'] for p in self.fparams}
+
+    def length(self, p):
+        length = p['length']
+        if length == '*':
+            return STAR_LENGTH[(self.name, p['name'])]
+        if isinstance(length, list):
+            length = length[0]
+        if length in self.fnames:
+            return f'*{length}'
+        raise KeyError(f'{self.name}: length {length!r} of {p["name"]}')
+
+    def handle(self, p):
+        ctype, kname, fkind = HANDLES[p['kind']]
+        n, d = p['name'], p['param_direction']
+        c = f'c_{n}'
+        if p['length'] is None:
+            if d == 'in':
+                self.decl.append(f'{ctype} {c} = PMPI_{kname}_f2c(*{n});')
+            elif d == 'out':
+                self.decl.append(f'{ctype} {c} = NULL;')
+                self.after.append(f'*{n} = PMPI_{kname}_c2f({c});')
+            else:
+                self.decl.append(f'{ctype} {c} = PMPI_{kname}_f2c(*{n});')
+                self.after.append(f'fm_f_update({fkind}, {n}, {c} == NULL, '
+                                  f'PMPI_{kname}_c2f({c}));')
+            self.args.append(c if d == 'in' and not p['pointer'] else f'&{c}')
+            return
+        count = self.length(p)
+        self.decl.append(f'int n_{n} = {count};')
+        self.decl.append(f'{ctype} *{c} = fm_f_array(n_{n}, sizeof *{c});')
+        if d in ('in', 'inout'):
+            self.before.append(f'for (int i = 0; i < n_{n}; i++)')
+            self.before.append(f'    {c}[i] = PMPI_{kname}_f2c({n}[i]);')
+        if d == 'out':
+            self.after.append(f'for (int i = 0; i < n_{n}; i++)')
+            self.after.append(f'    {n}[i] = PMPI_{kname}_c2f({c}[i]);')
+        elif d == 'inout':
+            self.after.append(f'for (int i = 0; i < n_{n}; i++)')
+            self.after.append(f'    fm_f_update({fkind}, &{n}[i], {c}[i] == NULL, '
+                              f'PMPI_{kname}_c2f({c}[i]));')
+        self.cleanup.append(f'free({c});')
+        self.args.append(c)
+
+    def param(self, p):
+        kind, n, d = p['kind'], p['name'], p['param_direction']
+        if kind in HANDLES:
+            return self.handle(p)
+        if kind in BUFFERS:
+            if kind == 'C_BUFFER2':   # MPI_Buffer_detach: the address means nothing to Fortran
+                self.decl.append(f'void *c_{n} = NULL;')
+                self.decl.append(f'(void){n};')
+                self.args.append(f'&c_{n}')
+            else:
+                self.args.append(f'fm_f_buffer({n})')
+            return
+        if kind == 'C_BUFFER':  # an address as INTEGER(KIND=MPI_ADDRESS_KIND)
+            self.decl.append(f'void *c_{n} = NULL;')
+            self.args.append(f'&c_{n}')
+            self.after.append(f'*{n} = (MPI_Aint)c_{n};')
+            return
+        if kind == 'STATUS':
+            self.args.append(f'fm_f_statuses({n})' if p['length'] is not None
+                             else f'fm_f_status({n})')
+            return
+        if kind == 'STRING':
+            if d == 'in':
+                self.decl.append(f'char *c_{n} = fm_f_cstring({n}, {n}_len);')
+                self.cleanup.append(f'free(c_{n});')
+            else:
+                self.decl.append(f'char *c_{n} = fm_f_array((int)fm_f_string_room({n}_len), 1);')
+                # Written back only when the call set it (MPI_Info_get's flag).
+                cond = ' && c_flag' if any(q['name'] == 'flag' for q in self.fparams) else ''
+                self.after.insert(0, f'if (rc == MPI_SUCCESS{cond})')
+                self.after.insert(1, f'    fm_f_fstring({n}, {n}_len, c_{n});')
+                self.cleanup.append(f'free(c_{n});')
+            self.args.append(f'c_{n}')
+            return
+        if kind == 'LOGICAL' and p['length'] is None and d != 'in':
+            self.decl.append(f'int c_{n} = 0;')
+            self.args.append(f'&c_{n}')
+            self.after.append(f'*{n} = c_{n} ? FM_F_TRUE : 0;')
+            return
+        if kind == 'WEIGHT' and d == 'in':
+            self.args.append(f'fm_f_weights({n})')
+            return
+        if isinstance(p['length'], list):   # MPI_Group_range_incl's ranges[][3]
+            self.args.append(f'(int (*)[{p["length"][1]}]){n}')
+            return
+        # Integers and LOGICAL arrays (gfortran: 0 and 1) have C's layout.
+        pointer = p['length'] is not None or d != 'in'
+        self.args.append(n if pointer else f'*{n}')
+
+    def render(self):
+        for p in c_params(self.e):
+            if p['kind'] in ('ARGUMENT_COUNT', 'ARGUMENT_LIST'):
+                self.args.append('NULL')
+            elif p['kind'] == 'VARARGS':
+                continue
+            else:
+                self.param(p)
+        has_ierror = any(p['name'] == 'ierror' for p in self.fparams)
+        call = f'(profiled ? P{self.name} : {self.name})({", ".join(self.args)})'
+        lines = [f'    {x}' for x in self.decl + self.before]
+        ret = self.e['return_kind']
+        if ret != 'ERROR_CODE':
+            lines.append(f'    return {call};')
+        elif not has_ierror:   # MPI_Pcontrol
+            lines.append(f'    {call};')
+        else:
+            lines.append(f'    int rc = {call};')
+            lines += [f'    {x}' for x in self.after + self.cleanup]
+            if has_ierror:
+                lines.append('    *ierror = rc;')
+        return lines
+
+
+def signature(entry, kinds, name):
+    params = [wrapper_param(kinds, p) for p in f90_params(entry)]
+    params += [f'size_t {p["name"]}_len' for p in f90_params(entry) if p['kind'] == 'STRING']
+    ret = entry['return_kind']
+    rtype = 'void' if ret == 'ERROR_CODE' else kinds[ret]['iso_c_small']
+    return rtype, f'{name}({", ".join(params) or "void"})'
+
+
+def c_bindings(apis, kinds, defined):
+    out = ['/* bindings.c - the Fortran bindings (mpif.h, use mpi) of the procedures',
+           ' * fabmpi defines: mpi_x_ calls MPI_X, so a C profiling library sees',
+           ' * Fortran calls too; pmpi_x_ calls PMPI_X.',
+           ' *',
+           ' * GENERATED by tools/gen-mpi-api from the MPI standard\'s apis.json; do',
+           ' * not edit.  Conversions: src/fortran/bindings.h. */',
+           '#include "fortran/bindings.h"', '']
+    bound = []
+    for key in sorted(apis):
+        e = apis[key]
+        name = e['name']
+        if (name not in defined or not e['attributes']['f90_expressible'] or
+                name in HAND_WRITTEN or name in NOT_BOUND):
+            continue
+        low = name.lower()
+        rtype, sig = signature(e, kinds, 'f_' + low[4:])
+        body = Wrapper(e, kinds).render()
+        args = [p['name'] for p in f90_params(e)] + \
+               [f'{p["name"]}_len' for p in f90_params(e) if p['kind'] == 'STRING']
+        out.append(f'/* {name} */')
+        sig = sig.replace('(void)', '(int profiled)') if sig.endswith('(void)') else \
+            sig.replace('(', '(int profiled, ', 1)
+        out.append(f'static inline {rtype} {sig}')
+        out.append('{')
+        out += body
+        out.append('}')
+        for prefix, prof in (('', 0), ('p', 1)):
+            _, s = signature(e, kinds, f'{prefix}{low}_')
+            call = f'f_{low[4:]}({", ".join([str(prof)] + args)})'
+            out.append(f'{rtype} {s}')
+            out.append(f'{{ {"return " if rtype != "void" else ""}{call}; }}')
+        out.append('')
+        bound.append(name)
+    return '\n'.join(out), bound
+
+
+# ---- the mpi module's interfaces -----------------------------------------
+
+def f90_decl(kinds, entry, p):
+    kind, name = p['kind'], p['name']
+    ftype = kinds[kind]['f90_small']
+    intent = {'in': 'IN', 'out': 'OUT', 'inout': 'INOUT'}[p['param_direction']]
+    lines = []
+    if kind in BUFFERS:
+        lines.append(f'!GCC$ ATTRIBUTES NO_ARG_CHECK :: {name}')
+        # Buffers of nonblocking calls: the program's must be ASYNCHRONOUS
+        # too, or the compiler may move its stores past the call.
+        asynchronous = ', ASYNCHRONOUS' if p['asynchronous'] else ''
+        return lines + [f'TYPE(*), DIMENSION(*){asynchronous} :: {name}']
+    if kind == 'STRING':
+        return [f'CHARACTER(LEN=*), INTENT({intent}) :: {name}']
+    if kind == 'STATUS':
+        dims = 'MPI_STATUS_SIZE, *' if p['length'] is not None else 'MPI_STATUS_SIZE'
+        return [f'INTEGER, INTENT({intent}) :: {name}({dims})']
+    if kind == 'C_BUFFER':
+        ftype = 'INTEGER(KIND=MPI_ADDRESS_KIND)'
+    dims = ''
+    if p['length'] is not None:
+        dims = '(3, *)' if isinstance(p['length'], list) else '(*)'
+    # In arrays the standard lets a sentinel stand for (MPI_UNWEIGHTED, ...)
+    # are declared without intent: the sentinels are common-block variables.
+    return [f'{ftype}, INTENT({intent}) :: {name}{dims}']
+
+
+def f90_interfaces(apis, kinds, names):
+    out = ['! interfaces.f90 - explicit interfaces of the Fortran bindings, included',
+           '! by the mpi module (src/fortran/mpi.f90).',
+           '!',
+           "! GENERATED by tools/gen-mpi-api from the MPI standard's apis.json; do not",
+           '! edit.', '', 'INTERFACE']
+    for name in names:
+        e = apis[name.lower()]
+        params = f90_params(e)
+        plist = ', '.join(p['name'] for p in params)
+        ret = e['return_kind']
+        if ret == 'ERROR_CODE':
+            head, tail = f'SUBROUTINE {name}({plist})', 'END SUBROUTINE'
+        else:
+            rtype = kinds[ret]['f90_small'] or 'DOUBLE PRECISION'
+            head, tail = f'{rtype} FUNCTION {name}({plist})', 'END FUNCTION'
+        out.append(f'  {head}')
+        out.append('    IMPORT')
+        out.append('    IMPLICIT NONE')
+        for p in params:
+            out += [f'    {x}' for x in f90_decl(kinds, e, p)]
+        out.append(f'  {tail}')
+    out += ['END INTERFACE', '']
+    return '\n'.join(out)
