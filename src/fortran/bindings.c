@@ -11,7 +11,8 @@ static inline void f_abort(int profiled, MPI_Fint *comm, MPI_Fint *errorcode, MP
 {
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Abort : MPI_Abort)(c_comm, *errorcode);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror)
 { f_abort(0, comm, errorcode, ierror); }
@@ -26,7 +27,8 @@ static inline void f_accumulate(int profiled, void *origin_addr, MPI_Fint *origi
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Win c_win = PMPI_Win_f2c(*win);
     int rc = (profiled ? PMPI_Accumulate : MPI_Accumulate)(fm_f_buffer(origin_addr), *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 { f_accumulate(0, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror); }
@@ -60,7 +62,8 @@ static inline void f_allgather(int profiled, void *sendbuf, MPI_Fint *sendcount,
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Allgather : MPI_Allgather)(fm_f_buffer(sendbuf), *sendcount, c_sendtype, fm_f_buffer(recvbuf), *recvcount, c_recvtype, c_comm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 { f_allgather(0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); }
@@ -77,7 +80,8 @@ static inline void f_allgather_init(int profiled, void *sendbuf, MPI_Fint *sendc
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Allgather_init : MPI_Allgather_init)(fm_f_buffer(sendbuf), *sendcount, c_sendtype, fm_f_buffer(recvbuf), *recvcount, c_recvtype, c_comm, c_info, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 { f_allgather_init(0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); }
@@ -91,7 +95,8 @@ static inline void f_allgatherv(int profiled, void *sendbuf, MPI_Fint *sendcount
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Allgatherv : MPI_Allgatherv)(fm_f_buffer(sendbuf), *sendcount, c_sendtype, fm_f_buffer(recvbuf), recvcounts, displs, c_recvtype, c_comm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 { f_allgatherv(0, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror); }
@@ -108,7 +113,8 @@ static inline void f_allgatherv_init(int profiled, void *sendbuf, MPI_Fint *send
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Allgatherv_init : MPI_Allgatherv_init)(fm_f_buffer(sendbuf), *sendcount, c_sendtype, fm_f_buffer(recvbuf), recvcounts, displs, c_recvtype, c_comm, c_info, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 { f_allgatherv_init(0, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror); }
@@ -122,7 +128,8 @@ static inline void f_alloc_mem(int profiled, MPI_Aint *size, MPI_Fint *info, MPI
     void *c_baseptr = NULL;
     int rc = (profiled ? PMPI_Alloc_mem : MPI_Alloc_mem)(*size, c_info, &c_baseptr);
     *baseptr = (MPI_Aint)c_baseptr;
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, MPI_Aint *baseptr, MPI_Fint *ierror)
 { f_alloc_mem(0, size, info, baseptr, ierror); }
@@ -136,7 +143,8 @@ static inline void f_allreduce(int profiled, void *sendbuf, void *recvbuf, MPI_F
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Allreduce : MPI_Allreduce)(fm_f_buffer(sendbuf), fm_f_buffer(recvbuf), *count, c_datatype, c_op, c_comm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 { f_allreduce(0, sendbuf, recvbuf, count, datatype, op, comm, ierror); }
@@ -153,7 +161,8 @@ static inline void f_allreduce_init(int profiled, void *sendbuf, void *recvbuf, 
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Allreduce_init : MPI_Allreduce_init)(fm_f_buffer(sendbuf), fm_f_buffer(recvbuf), *count, c_datatype, c_op, c_comm, c_info, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_allreduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 { f_allreduce_init(0, sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); }
@@ -167,7 +176,8 @@ static inline void f_alltoall(int profiled, void *sendbuf, MPI_Fint *sendcount, 
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Alltoall : MPI_Alltoall)(fm_f_buffer(sendbuf), *sendcount, c_sendtype, fm_f_buffer(recvbuf), *recvcount, c_recvtype, c_comm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 { f_alltoall(0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); }
@@ -184,7 +194,8 @@ static inline void f_alltoall_init(int profiled, void *sendbuf, MPI_Fint *sendco
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Alltoall_init : MPI_Alltoall_init)(fm_f_buffer(sendbuf), *sendcount, c_sendtype, fm_f_buffer(recvbuf), *recvcount, c_recvtype, c_comm, c_info, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 { f_alltoall_init(0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); }
@@ -198,7 +209,8 @@ static inline void f_alltoallv(int profiled, void *sendbuf, MPI_Fint *sendcounts
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Alltoallv : MPI_Alltoallv)(fm_f_buffer(sendbuf), sendcounts, sdispls, c_sendtype, fm_f_buffer(recvbuf), recvcounts, rdispls, c_recvtype, c_comm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 { f_alltoallv(0, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror); }
@@ -215,7 +227,8 @@ static inline void f_alltoallv_init(int profiled, void *sendbuf, MPI_Fint *sendc
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Alltoallv_init : MPI_Alltoallv_init)(fm_f_buffer(sendbuf), sendcounts, sdispls, c_sendtype, fm_f_buffer(recvbuf), recvcounts, rdispls, c_recvtype, c_comm, c_info, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 { f_alltoallv_init(0, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror); }
@@ -237,7 +250,8 @@ static inline void f_alltoallw(int profiled, void *sendbuf, MPI_Fint *sendcounts
     int rc = (profiled ? PMPI_Alltoallw : MPI_Alltoallw)(fm_f_buffer(sendbuf), sendcounts, sdispls, c_sendtypes, fm_f_buffer(recvbuf), recvcounts, rdispls, c_recvtypes, c_comm);
     free(c_sendtypes);
     free(c_recvtypes);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
 { f_alltoallw(0, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror); }
@@ -262,7 +276,8 @@ static inline void f_alltoallw_init(int profiled, void *sendbuf, MPI_Fint *sendc
     *request = PMPI_Request_c2f(c_request);
     free(c_sendtypes);
     free(c_recvtypes);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 { f_alltoallw_init(0, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror); }
@@ -274,7 +289,8 @@ static inline void f_attr_delete(int profiled, MPI_Fint *comm, MPI_Fint *keyval,
 {
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Attr_delete : MPI_Attr_delete)(c_comm, *keyval);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_attr_delete_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierror)
 { f_attr_delete(0, comm, keyval, ierror); }
@@ -286,7 +302,8 @@ static inline void f_barrier(int profiled, MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Barrier : MPI_Barrier)(c_comm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_barrier_(MPI_Fint *comm, MPI_Fint *ierror)
 { f_barrier(0, comm, ierror); }
@@ -301,7 +318,8 @@ static inline void f_barrier_init(int profiled, MPI_Fint *comm, MPI_Fint *info, 
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Barrier_init : MPI_Barrier_init)(c_comm, c_info, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_barrier_init_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 { f_barrier_init(0, comm, info, request, ierror); }
@@ -314,7 +332,8 @@ static inline void f_bcast(int profiled, void *buffer, MPI_Fint *count, MPI_Fint
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Bcast : MPI_Bcast)(fm_f_buffer(buffer), *count, c_datatype, *root, c_comm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 { f_bcast(0, buffer, count, datatype, root, comm, ierror); }
@@ -330,7 +349,8 @@ static inline void f_bcast_init(int profiled, void *buffer, MPI_Fint *count, MPI
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Bcast_init : MPI_Bcast_init)(fm_f_buffer(buffer), *count, c_datatype, *root, c_comm, c_info, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 { f_bcast_init(0, buffer, count, datatype, root, comm, info, request, ierror); }
@@ -343,7 +363,8 @@ static inline void f_bsend(int profiled, void *buf, MPI_Fint *count, MPI_Fint *d
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Bsend : MPI_Bsend)(fm_f_buffer(buf), *count, c_datatype, *dest, *tag, c_comm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_bsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 { f_bsend(0, buf, count, datatype, dest, tag, comm, ierror); }
@@ -358,7 +379,8 @@ static inline void f_bsend_init(int profiled, void *buf, MPI_Fint *count, MPI_Fi
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Bsend_init : MPI_Bsend_init)(fm_f_buffer(buf), *count, c_datatype, *dest, *tag, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_bsend_init(0, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -369,7 +391,8 @@ void pmpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *
 static inline void f_buffer_attach(int profiled, void *buffer, MPI_Fint *size, MPI_Fint *ierror)
 {
     int rc = (profiled ? PMPI_Buffer_attach : MPI_Buffer_attach)(fm_f_buffer(buffer), *size);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierror)
 { f_buffer_attach(0, buffer, size, ierror); }
@@ -382,7 +405,8 @@ static inline void f_buffer_detach(int profiled, void *buffer_addr, MPI_Fint *si
     void *c_buffer_addr = NULL;
     (void)buffer_addr;
     int rc = (profiled ? PMPI_Buffer_detach : MPI_Buffer_detach)(&c_buffer_addr, size);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_buffer_detach_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
 { f_buffer_detach(0, buffer_addr, size, ierror); }
@@ -394,7 +418,8 @@ static inline void f_cancel(int profiled, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request = PMPI_Request_f2c(*request);
     int rc = (profiled ? PMPI_Cancel : MPI_Cancel)(&c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_cancel_(MPI_Fint *request, MPI_Fint *ierror)
 { f_cancel(0, request, ierror); }
@@ -406,7 +431,8 @@ static inline void f_cart_coords(int profiled, MPI_Fint *comm, MPI_Fint *rank, M
 {
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Cart_coords : MPI_Cart_coords)(c_comm, *rank, *maxdims, coords);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_cart_coords_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxdims, MPI_Fint *coords, MPI_Fint *ierror)
 { f_cart_coords(0, comm, rank, maxdims, coords, ierror); }
@@ -420,7 +446,8 @@ static inline void f_cart_create(int profiled, MPI_Fint *comm_old, MPI_Fint *ndi
     MPI_Comm c_comm_cart = NULL;
     int rc = (profiled ? PMPI_Cart_create : MPI_Cart_create)(c_comm_old, *ndims, dims, periods, *reorder, &c_comm_cart);
     *comm_cart = PMPI_Comm_c2f(c_comm_cart);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *comm_cart, MPI_Fint *ierror)
 { f_cart_create(0, comm_old, ndims, dims, periods, reorder, comm_cart, ierror); }
@@ -432,7 +459,8 @@ static inline void f_cart_get(int profiled, MPI_Fint *comm, MPI_Fint *maxdims, M
 {
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Cart_get : MPI_Cart_get)(c_comm, *maxdims, dims, periods, coords);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_cart_get_(MPI_Fint *comm, MPI_Fint *maxdims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *coords, MPI_Fint *ierror)
 { f_cart_get(0, comm, maxdims, dims, periods, coords, ierror); }
@@ -444,7 +472,8 @@ static inline void f_cart_map(int profiled, MPI_Fint *comm, MPI_Fint *ndims, MPI
 {
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Cart_map : MPI_Cart_map)(c_comm, *ndims, dims, periods, newrank);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_cart_map_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierror)
 { f_cart_map(0, comm, ndims, dims, periods, newrank, ierror); }
@@ -456,7 +485,8 @@ static inline void f_cart_rank(int profiled, MPI_Fint *comm, MPI_Fint *coords, M
 {
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Cart_rank : MPI_Cart_rank)(c_comm, coords, rank);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_cart_rank_(MPI_Fint *comm, MPI_Fint *coords, MPI_Fint *rank, MPI_Fint *ierror)
 { f_cart_rank(0, comm, coords, rank, ierror); }
@@ -468,7 +498,8 @@ static inline void f_cart_shift(int profiled, MPI_Fint *comm, MPI_Fint *directio
 {
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Cart_shift : MPI_Cart_shift)(c_comm, *direction, *disp, rank_source, rank_dest);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_cart_shift_(MPI_Fint *comm, MPI_Fint *direction, MPI_Fint *disp, MPI_Fint *rank_source, MPI_Fint *rank_dest, MPI_Fint *ierror)
 { f_cart_shift(0, comm, direction, disp, rank_source, rank_dest, ierror); }
@@ -482,7 +513,8 @@ static inline void f_cart_sub(int profiled, MPI_Fint *comm, MPI_Fint *remain_dim
     MPI_Comm c_newcomm = NULL;
     int rc = (profiled ? PMPI_Cart_sub : MPI_Cart_sub)(c_comm, remain_dims, &c_newcomm);
     *newcomm = PMPI_Comm_c2f(c_newcomm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierror)
 { f_cart_sub(0, comm, remain_dims, newcomm, ierror); }
@@ -494,7 +526,8 @@ static inline void f_cartdim_get(int profiled, MPI_Fint *comm, MPI_Fint *ndims, 
 {
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Cartdim_get : MPI_Cartdim_get)(c_comm, ndims);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_cartdim_get_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierror)
 { f_cartdim_get(0, comm, ndims, ierror); }
@@ -506,7 +539,8 @@ static inline void f_comm_call_errhandler(int profiled, MPI_Fint *comm, MPI_Fint
 {
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Comm_call_errhandler : MPI_Comm_call_errhandler)(c_comm, *errorcode);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror)
 { f_comm_call_errhandler(0, comm, errorcode, ierror); }
@@ -519,7 +553,8 @@ static inline void f_comm_compare(int profiled, MPI_Fint *comm1, MPI_Fint *comm2
     MPI_Comm c_comm1 = PMPI_Comm_f2c(*comm1);
     MPI_Comm c_comm2 = PMPI_Comm_f2c(*comm2);
     int rc = (profiled ? PMPI_Comm_compare : MPI_Comm_compare)(c_comm1, c_comm2, result);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_comm_compare_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierror)
 { f_comm_compare(0, comm1, comm2, result, ierror); }
@@ -534,7 +569,8 @@ static inline void f_comm_create(int profiled, MPI_Fint *comm, MPI_Fint *group, 
     MPI_Comm c_newcomm = NULL;
     int rc = (profiled ? PMPI_Comm_create : MPI_Comm_create)(c_comm, c_group, &c_newcomm);
     *newcomm = PMPI_Comm_c2f(c_newcomm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierror)
 { f_comm_create(0, comm, group, newcomm, ierror); }
@@ -549,7 +585,8 @@ static inline void f_comm_create_group(int profiled, MPI_Fint *comm, MPI_Fint *g
     MPI_Comm c_newcomm = NULL;
     int rc = (profiled ? PMPI_Comm_create_group : MPI_Comm_create_group)(c_comm, c_group, *tag, &c_newcomm);
     *newcomm = PMPI_Comm_c2f(c_newcomm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierror)
 { f_comm_create_group(0, comm, group, tag, newcomm, ierror); }
@@ -561,7 +598,8 @@ static inline void f_comm_delete_attr(int profiled, MPI_Fint *comm, MPI_Fint *co
 {
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Comm_delete_attr : MPI_Comm_delete_attr)(c_comm, *comm_keyval);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_comm_delete_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Fint *ierror)
 { f_comm_delete_attr(0, comm, comm_keyval, ierror); }
@@ -575,7 +613,8 @@ static inline void f_comm_dup(int profiled, MPI_Fint *comm, MPI_Fint *newcomm, M
     MPI_Comm c_newcomm = NULL;
     int rc = (profiled ? PMPI_Comm_dup : MPI_Comm_dup)(c_comm, &c_newcomm);
     *newcomm = PMPI_Comm_c2f(c_newcomm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror)
 { f_comm_dup(0, comm, newcomm, ierror); }
@@ -590,7 +629,8 @@ static inline void f_comm_dup_with_info(int profiled, MPI_Fint *comm, MPI_Fint *
     MPI_Comm c_newcomm = NULL;
     int rc = (profiled ? PMPI_Comm_dup_with_info : MPI_Comm_dup_with_info)(c_comm, c_info, &c_newcomm);
     *newcomm = PMPI_Comm_c2f(c_newcomm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror)
 { f_comm_dup_with_info(0, comm, info, newcomm, ierror); }
@@ -603,7 +643,8 @@ static inline void f_comm_free(int profiled, MPI_Fint *comm, MPI_Fint *ierror)
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Comm_free : MPI_Comm_free)(&c_comm);
     fm_f_update(FM_F_COMM, comm, c_comm == NULL, PMPI_Comm_c2f(c_comm));
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierror)
 { f_comm_free(0, comm, ierror); }
@@ -614,7 +655,8 @@ void pmpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierror)
 static inline void f_comm_free_keyval(int profiled, MPI_Fint *comm_keyval, MPI_Fint *ierror)
 {
     int rc = (profiled ? PMPI_Comm_free_keyval : MPI_Comm_free_keyval)(comm_keyval);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_comm_free_keyval_(MPI_Fint *comm_keyval, MPI_Fint *ierror)
 { f_comm_free_keyval(0, comm_keyval, ierror); }
@@ -628,7 +670,8 @@ static inline void f_comm_get_errhandler(int profiled, MPI_Fint *comm, MPI_Fint 
     MPI_Errhandler c_errhandler = NULL;
     int rc = (profiled ? PMPI_Comm_get_errhandler : MPI_Comm_get_errhandler)(c_comm, &c_errhandler);
     *errhandler = PMPI_Errhandler_c2f(c_errhandler);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror)
 { f_comm_get_errhandler(0, comm, errhandler, ierror); }
@@ -642,7 +685,8 @@ static inline void f_comm_get_info(int profiled, MPI_Fint *comm, MPI_Fint *info_
     MPI_Info c_info_used = NULL;
     int rc = (profiled ? PMPI_Comm_get_info : MPI_Comm_get_info)(c_comm, &c_info_used);
     *info_used = PMPI_Info_c2f(c_info_used);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_comm_get_info_(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierror)
 { f_comm_get_info(0, comm, info_used, ierror); }
@@ -658,7 +702,8 @@ static inline void f_comm_get_name(int profiled, MPI_Fint *comm, char *comm_name
     if (rc == MPI_SUCCESS)
         fm_f_fstring(comm_name, comm_name_len, c_comm_name);
     free(c_comm_name);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_comm_get_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t comm_name_len)
 { f_comm_get_name(0, comm, comm_name, resultlen, ierror, comm_name_len); }
@@ -672,7 +717,8 @@ static inline void f_comm_group(int profiled, MPI_Fint *comm, MPI_Fint *group, M
     MPI_Group c_group = NULL;
     int rc = (profiled ? PMPI_Comm_group : MPI_Comm_group)(c_comm, &c_group);
     *group = PMPI_Group_c2f(c_group);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_comm_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierror)
 { f_comm_group(0, comm, group, ierror); }
@@ -688,7 +734,8 @@ static inline void f_comm_idup(int profiled, MPI_Fint *comm, MPI_Fint *newcomm, 
     int rc = (profiled ? PMPI_Comm_idup : MPI_Comm_idup)(c_comm, &c_newcomm, &c_request);
     *newcomm = PMPI_Comm_c2f(c_newcomm);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror)
 { f_comm_idup(0, comm, newcomm, request, ierror); }
@@ -705,7 +752,8 @@ static inline void f_comm_idup_with_info(int profiled, MPI_Fint *comm, MPI_Fint 
     int rc = (profiled ? PMPI_Comm_idup_with_info : MPI_Comm_idup_with_info)(c_comm, c_info, &c_newcomm, &c_request);
     *newcomm = PMPI_Comm_c2f(c_newcomm);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror)
 { f_comm_idup_with_info(0, comm, info, newcomm, request, ierror); }
@@ -717,7 +765,8 @@ static inline void f_comm_rank(int profiled, MPI_Fint *comm, MPI_Fint *rank, MPI
 {
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Comm_rank : MPI_Comm_rank)(c_comm, rank);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_comm_rank_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierror)
 { f_comm_rank(0, comm, rank, ierror); }
@@ -731,7 +780,8 @@ static inline void f_comm_remote_group(int profiled, MPI_Fint *comm, MPI_Fint *g
     MPI_Group c_group = NULL;
     int rc = (profiled ? PMPI_Comm_remote_group : MPI_Comm_remote_group)(c_comm, &c_group);
     *group = PMPI_Group_c2f(c_group);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_comm_remote_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierror)
 { f_comm_remote_group(0, comm, group, ierror); }
@@ -743,7 +793,8 @@ static inline void f_comm_remote_size(int profiled, MPI_Fint *comm, MPI_Fint *si
 {
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Comm_remote_size : MPI_Comm_remote_size)(c_comm, size);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_comm_remote_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror)
 { f_comm_remote_size(0, comm, size, ierror); }
@@ -756,7 +807,8 @@ static inline void f_comm_set_errhandler(int profiled, MPI_Fint *comm, MPI_Fint 
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Errhandler c_errhandler = PMPI_Errhandler_f2c(*errhandler);
     int rc = (profiled ? PMPI_Comm_set_errhandler : MPI_Comm_set_errhandler)(c_comm, c_errhandler);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_comm_set_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror)
 { f_comm_set_errhandler(0, comm, errhandler, ierror); }
@@ -769,7 +821,8 @@ static inline void f_comm_set_info(int profiled, MPI_Fint *comm, MPI_Fint *info,
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     int rc = (profiled ? PMPI_Comm_set_info : MPI_Comm_set_info)(c_comm, c_info);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_comm_set_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierror)
 { f_comm_set_info(0, comm, info, ierror); }
@@ -783,7 +836,8 @@ static inline void f_comm_set_name(int profiled, MPI_Fint *comm, char *comm_name
     char *c_comm_name = fm_f_cstring(comm_name, comm_name_len);
     int rc = (profiled ? PMPI_Comm_set_name : MPI_Comm_set_name)(c_comm, c_comm_name);
     free(c_comm_name);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_comm_set_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *ierror, size_t comm_name_len)
 { f_comm_set_name(0, comm, comm_name, ierror, comm_name_len); }
@@ -795,7 +849,8 @@ static inline void f_comm_size(int profiled, MPI_Fint *comm, MPI_Fint *size, MPI
 {
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Comm_size : MPI_Comm_size)(c_comm, size);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_comm_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror)
 { f_comm_size(0, comm, size, ierror); }
@@ -809,7 +864,8 @@ static inline void f_comm_split(int profiled, MPI_Fint *comm, MPI_Fint *color, M
     MPI_Comm c_newcomm = NULL;
     int rc = (profiled ? PMPI_Comm_split : MPI_Comm_split)(c_comm, *color, *key, &c_newcomm);
     *newcomm = PMPI_Comm_c2f(c_newcomm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierror)
 { f_comm_split(0, comm, color, key, newcomm, ierror); }
@@ -824,7 +880,8 @@ static inline void f_comm_split_type(int profiled, MPI_Fint *comm, MPI_Fint *spl
     MPI_Comm c_newcomm = NULL;
     int rc = (profiled ? PMPI_Comm_split_type : MPI_Comm_split_type)(c_comm, *split_type, *key, c_info, &c_newcomm);
     *newcomm = PMPI_Comm_c2f(c_newcomm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror)
 { f_comm_split_type(0, comm, split_type, key, info, newcomm, ierror); }
@@ -838,7 +895,8 @@ static inline void f_comm_test_inter(int profiled, MPI_Fint *comm, MPI_Fint *fla
     int c_flag = 0;
     int rc = (profiled ? PMPI_Comm_test_inter : MPI_Comm_test_inter)(c_comm, &c_flag);
     *flag = c_flag ? FM_F_TRUE : 0;
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_comm_test_inter_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierror)
 { f_comm_test_inter(0, comm, flag, ierror); }
@@ -851,7 +909,8 @@ static inline void f_compare_and_swap(int profiled, void *origin_addr, void *com
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Win c_win = PMPI_Win_f2c(*win);
     int rc = (profiled ? PMPI_Compare_and_swap : MPI_Compare_and_swap)(fm_f_buffer(origin_addr), fm_f_buffer(compare_addr), fm_f_buffer(result_addr), c_datatype, *target_rank, *target_disp, c_win);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_compare_and_swap_(void *origin_addr, void *compare_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *win, MPI_Fint *ierror)
 { f_compare_and_swap(0, origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win, ierror); }
@@ -862,7 +921,8 @@ void pmpi_compare_and_swap_(void *origin_addr, void *compare_addr, void *result_
 static inline void f_dims_create(int profiled, MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *ierror)
 {
     int rc = (profiled ? PMPI_Dims_create : MPI_Dims_create)(*nnodes, *ndims, dims);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_dims_create_(MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *ierror)
 { f_dims_create(0, nnodes, ndims, dims, ierror); }
@@ -877,7 +937,8 @@ static inline void f_dist_graph_create(int profiled, MPI_Fint *comm_old, MPI_Fin
     MPI_Comm c_comm_dist_graph = NULL;
     int rc = (profiled ? PMPI_Dist_graph_create : MPI_Dist_graph_create)(c_comm_old, *n, sources, degrees, destinations, fm_f_weights(weights), c_info, *reorder, &c_comm_dist_graph);
     *comm_dist_graph = PMPI_Comm_c2f(c_comm_dist_graph);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror)
 { f_dist_graph_create(0, comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph, ierror); }
@@ -892,7 +953,8 @@ static inline void f_dist_graph_create_adjacent(int profiled, MPI_Fint *comm_old
     MPI_Comm c_comm_dist_graph = NULL;
     int rc = (profiled ? PMPI_Dist_graph_create_adjacent : MPI_Dist_graph_create_adjacent)(c_comm_old, *indegree, sources, fm_f_weights(sourceweights), *outdegree, destinations, fm_f_weights(destweights), c_info, *reorder, &c_comm_dist_graph);
     *comm_dist_graph = PMPI_Comm_c2f(c_comm_dist_graph);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_dist_graph_create_adjacent_(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror)
 { f_dist_graph_create_adjacent(0, comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror); }
@@ -904,7 +966,8 @@ static inline void f_dist_graph_neighbors(int profiled, MPI_Fint *comm, MPI_Fint
 {
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Dist_graph_neighbors : MPI_Dist_graph_neighbors)(c_comm, *maxindegree, sources, sourceweights, *maxoutdegree, destinations, destweights);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_dist_graph_neighbors_(MPI_Fint *comm, MPI_Fint *maxindegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *maxoutdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *ierror)
 { f_dist_graph_neighbors(0, comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights, ierror); }
@@ -918,7 +981,8 @@ static inline void f_dist_graph_neighbors_count(int profiled, MPI_Fint *comm, MP
     int c_weighted = 0;
     int rc = (profiled ? PMPI_Dist_graph_neighbors_count : MPI_Dist_graph_neighbors_count)(c_comm, indegree, outdegree, &c_weighted);
     *weighted = c_weighted ? FM_F_TRUE : 0;
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_dist_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *indegree, MPI_Fint *outdegree, MPI_Fint *weighted, MPI_Fint *ierror)
 { f_dist_graph_neighbors_count(0, comm, indegree, outdegree, weighted, ierror); }
@@ -931,7 +995,8 @@ static inline void f_errhandler_free(int profiled, MPI_Fint *errhandler, MPI_Fin
     MPI_Errhandler c_errhandler = PMPI_Errhandler_f2c(*errhandler);
     int rc = (profiled ? PMPI_Errhandler_free : MPI_Errhandler_free)(&c_errhandler);
     fm_f_update(FM_F_ERRHANDLER, errhandler, c_errhandler == NULL, PMPI_Errhandler_c2f(c_errhandler));
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_errhandler_free_(MPI_Fint *errhandler, MPI_Fint *ierror)
 { f_errhandler_free(0, errhandler, ierror); }
@@ -942,7 +1007,8 @@ void pmpi_errhandler_free_(MPI_Fint *errhandler, MPI_Fint *ierror)
 static inline void f_error_class(int profiled, MPI_Fint *errorcode, MPI_Fint *errorclass, MPI_Fint *ierror)
 {
     int rc = (profiled ? PMPI_Error_class : MPI_Error_class)(*errorcode, errorclass);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_error_class_(MPI_Fint *errorcode, MPI_Fint *errorclass, MPI_Fint *ierror)
 { f_error_class(0, errorcode, errorclass, ierror); }
@@ -957,7 +1023,8 @@ static inline void f_error_string(int profiled, MPI_Fint *errorcode, char *strin
     if (rc == MPI_SUCCESS)
         fm_f_fstring(string, string_len, c_string);
     free(c_string);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *resultlen, MPI_Fint *ierror, size_t string_len)
 { f_error_string(0, errorcode, string, resultlen, ierror, string_len); }
@@ -971,7 +1038,8 @@ static inline void f_exscan(int profiled, void *sendbuf, void *recvbuf, MPI_Fint
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Exscan : MPI_Exscan)(fm_f_buffer(sendbuf), fm_f_buffer(recvbuf), *count, c_datatype, c_op, c_comm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_exscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 { f_exscan(0, sendbuf, recvbuf, count, datatype, op, comm, ierror); }
@@ -988,7 +1056,8 @@ static inline void f_exscan_init(int profiled, void *sendbuf, void *recvbuf, MPI
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Exscan_init : MPI_Exscan_init)(fm_f_buffer(sendbuf), fm_f_buffer(recvbuf), *count, c_datatype, c_op, c_comm, c_info, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_exscan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 { f_exscan_init(0, sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); }
@@ -1002,7 +1071,8 @@ static inline void f_fetch_and_op(int profiled, void *origin_addr, void *result_
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Win c_win = PMPI_Win_f2c(*win);
     int rc = (profiled ? PMPI_Fetch_and_op : MPI_Fetch_and_op)(fm_f_buffer(origin_addr), fm_f_buffer(result_addr), c_datatype, *target_rank, *target_disp, c_op, c_win);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_fetch_and_op_(void *origin_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 { f_fetch_and_op(0, origin_addr, result_addr, datatype, target_rank, target_disp, op, win, ierror); }
@@ -1013,7 +1083,8 @@ void pmpi_fetch_and_op_(void *origin_addr, void *result_addr, MPI_Fint *datatype
 static inline void f_finalize(int profiled, MPI_Fint *ierror)
 {
     int rc = (profiled ? PMPI_Finalize : MPI_Finalize)();
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_finalize_(MPI_Fint *ierror)
 { f_finalize(0, ierror); }
@@ -1026,7 +1097,8 @@ static inline void f_finalized(int profiled, MPI_Fint *flag, MPI_Fint *ierror)
     int c_flag = 0;
     int rc = (profiled ? PMPI_Finalized : MPI_Finalized)(&c_flag);
     *flag = c_flag ? FM_F_TRUE : 0;
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_finalized_(MPI_Fint *flag, MPI_Fint *ierror)
 { f_finalized(0, flag, ierror); }
@@ -1037,7 +1109,8 @@ void pmpi_finalized_(MPI_Fint *flag, MPI_Fint *ierror)
 static inline void f_free_mem(int profiled, void *base, MPI_Fint *ierror)
 {
     int rc = (profiled ? PMPI_Free_mem : MPI_Free_mem)(fm_f_buffer(base));
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_free_mem_(void *base, MPI_Fint *ierror)
 { f_free_mem(0, base, ierror); }
@@ -1051,7 +1124,8 @@ static inline void f_gather(int profiled, void *sendbuf, MPI_Fint *sendcount, MP
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Gather : MPI_Gather)(fm_f_buffer(sendbuf), *sendcount, c_sendtype, fm_f_buffer(recvbuf), *recvcount, c_recvtype, *root, c_comm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 { f_gather(0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror); }
@@ -1068,7 +1142,8 @@ static inline void f_gather_init(int profiled, void *sendbuf, MPI_Fint *sendcoun
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Gather_init : MPI_Gather_init)(fm_f_buffer(sendbuf), *sendcount, c_sendtype, fm_f_buffer(recvbuf), *recvcount, c_recvtype, *root, c_comm, c_info, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 { f_gather_init(0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); }
@@ -1082,7 +1157,8 @@ static inline void f_gatherv(int profiled, void *sendbuf, MPI_Fint *sendcount, M
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Gatherv : MPI_Gatherv)(fm_f_buffer(sendbuf), *sendcount, c_sendtype, fm_f_buffer(recvbuf), recvcounts, displs, c_recvtype, *root, c_comm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 { f_gatherv(0, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierror); }
@@ -1099,7 +1175,8 @@ static inline void f_gatherv_init(int profiled, void *sendbuf, MPI_Fint *sendcou
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Gatherv_init : MPI_Gatherv_init)(fm_f_buffer(sendbuf), *sendcount, c_sendtype, fm_f_buffer(recvbuf), recvcounts, displs, c_recvtype, *root, c_comm, c_info, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 { f_gatherv_init(0, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror); }
@@ -1113,7 +1190,8 @@ static inline void f_get(int profiled, void *origin_addr, MPI_Fint *origin_count
     MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
     MPI_Win c_win = PMPI_Win_f2c(*win);
     int rc = (profiled ? PMPI_Get : MPI_Get)(fm_f_buffer(origin_addr), *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
 { f_get(0, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror); }
@@ -1129,7 +1207,8 @@ static inline void f_get_accumulate(int profiled, void *origin_addr, MPI_Fint *o
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Win c_win = PMPI_Win_f2c(*win);
     int rc = (profiled ? PMPI_Get_accumulate : MPI_Get_accumulate)(fm_f_buffer(origin_addr), *origin_count, c_origin_datatype, fm_f_buffer(result_addr), *result_count, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 { f_get_accumulate(0, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror); }
@@ -1140,7 +1219,8 @@ void pmpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *o
 static inline void f_get_address(int profiled, void *location, MPI_Aint *address, MPI_Fint *ierror)
 {
     int rc = (profiled ? PMPI_Get_address : MPI_Get_address)(fm_f_buffer(location), address);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_get_address_(void *location, MPI_Aint *address, MPI_Fint *ierror)
 { f_get_address(0, location, address, ierror); }
@@ -1152,7 +1232,8 @@ static inline void f_get_count(int profiled, MPI_Fint *status, MPI_Fint *datatyp
 {
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     int rc = (profiled ? PMPI_Get_count : MPI_Get_count)(fm_f_status(status), c_datatype, count);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
 { f_get_count(0, status, datatype, count, ierror); }
@@ -1164,7 +1245,8 @@ static inline void f_get_elements(int profiled, MPI_Fint *status, MPI_Fint *data
 {
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     int rc = (profiled ? PMPI_Get_elements : MPI_Get_elements)(fm_f_status(status), c_datatype, count);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
 { f_get_elements(0, status, datatype, count, ierror); }
@@ -1176,7 +1258,8 @@ static inline void f_get_elements_x(int profiled, MPI_Fint *status, MPI_Fint *da
 {
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     int rc = (profiled ? PMPI_Get_elements_x : MPI_Get_elements_x)(fm_f_status(status), c_datatype, count);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
 { f_get_elements_x(0, status, datatype, count, ierror); }
@@ -1191,7 +1274,8 @@ static inline void f_get_library_version(int profiled, char *version, MPI_Fint *
     if (rc == MPI_SUCCESS)
         fm_f_fstring(version, version_len, c_version);
     free(c_version);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_get_library_version_(char *version, MPI_Fint *resultlen, MPI_Fint *ierror, size_t version_len)
 { f_get_library_version(0, version, resultlen, ierror, version_len); }
@@ -1206,7 +1290,8 @@ static inline void f_get_processor_name(int profiled, char *name, MPI_Fint *resu
     if (rc == MPI_SUCCESS)
         fm_f_fstring(name, name_len, c_name);
     free(c_name);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t name_len)
 { f_get_processor_name(0, name, resultlen, ierror, name_len); }
@@ -1217,7 +1302,8 @@ void pmpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierror,
 static inline void f_get_version(int profiled, MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierror)
 {
     int rc = (profiled ? PMPI_Get_version : MPI_Get_version)(version, subversion);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_get_version_(MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierror)
 { f_get_version(0, version, subversion, ierror); }
@@ -1231,7 +1317,8 @@ static inline void f_graph_create(int profiled, MPI_Fint *comm_old, MPI_Fint *nn
     MPI_Comm c_comm_graph = NULL;
     int rc = (profiled ? PMPI_Graph_create : MPI_Graph_create)(c_comm_old, *nnodes, index, edges, *reorder, &c_comm_graph);
     *comm_graph = PMPI_Comm_c2f(c_comm_graph);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *comm_graph, MPI_Fint *ierror)
 { f_graph_create(0, comm_old, nnodes, index, edges, reorder, comm_graph, ierror); }
@@ -1243,7 +1330,8 @@ static inline void f_graph_get(int profiled, MPI_Fint *comm, MPI_Fint *maxindex,
 {
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Graph_get : MPI_Graph_get)(c_comm, *maxindex, *maxedges, index, edges);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_graph_get_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *ierror)
 { f_graph_get(0, comm, maxindex, maxedges, index, edges, ierror); }
@@ -1255,7 +1343,8 @@ static inline void f_graph_map(int profiled, MPI_Fint *comm, MPI_Fint *nnodes, M
 {
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Graph_map : MPI_Graph_map)(c_comm, *nnodes, index, edges, newrank);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierror)
 { f_graph_map(0, comm, nnodes, index, edges, newrank, ierror); }
@@ -1267,7 +1356,8 @@ static inline void f_graph_neighbors(int profiled, MPI_Fint *comm, MPI_Fint *ran
 {
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Graph_neighbors : MPI_Graph_neighbors)(c_comm, *rank, *maxneighbors, neighbors);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_graph_neighbors_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxneighbors, MPI_Fint *neighbors, MPI_Fint *ierror)
 { f_graph_neighbors(0, comm, rank, maxneighbors, neighbors, ierror); }
@@ -1279,7 +1369,8 @@ static inline void f_graph_neighbors_count(int profiled, MPI_Fint *comm, MPI_Fin
 {
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Graph_neighbors_count : MPI_Graph_neighbors_count)(c_comm, *rank, nneighbors);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *nneighbors, MPI_Fint *ierror)
 { f_graph_neighbors_count(0, comm, rank, nneighbors, ierror); }
@@ -1291,7 +1382,8 @@ static inline void f_graphdims_get(int profiled, MPI_Fint *comm, MPI_Fint *nnode
 {
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Graphdims_get : MPI_Graphdims_get)(c_comm, nnodes, nedges);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges, MPI_Fint *ierror)
 { f_graphdims_get(0, comm, nnodes, nedges, ierror); }
@@ -1304,7 +1396,8 @@ static inline void f_group_compare(int profiled, MPI_Fint *group1, MPI_Fint *gro
     MPI_Group c_group1 = PMPI_Group_f2c(*group1);
     MPI_Group c_group2 = PMPI_Group_f2c(*group2);
     int rc = (profiled ? PMPI_Group_compare : MPI_Group_compare)(c_group1, c_group2, result);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror)
 { f_group_compare(0, group1, group2, result, ierror); }
@@ -1319,7 +1412,8 @@ static inline void f_group_difference(int profiled, MPI_Fint *group1, MPI_Fint *
     MPI_Group c_newgroup = NULL;
     int rc = (profiled ? PMPI_Group_difference : MPI_Group_difference)(c_group1, c_group2, &c_newgroup);
     *newgroup = PMPI_Group_c2f(c_newgroup);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
 { f_group_difference(0, group1, group2, newgroup, ierror); }
@@ -1333,7 +1427,8 @@ static inline void f_group_excl(int profiled, MPI_Fint *group, MPI_Fint *n, MPI_
     MPI_Group c_newgroup = NULL;
     int rc = (profiled ? PMPI_Group_excl : MPI_Group_excl)(c_group, *n, ranks, &c_newgroup);
     *newgroup = PMPI_Group_c2f(c_newgroup);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_group_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror)
 { f_group_excl(0, group, n, ranks, newgroup, ierror); }
@@ -1346,7 +1441,8 @@ static inline void f_group_free(int profiled, MPI_Fint *group, MPI_Fint *ierror)
     MPI_Group c_group = PMPI_Group_f2c(*group);
     int rc = (profiled ? PMPI_Group_free : MPI_Group_free)(&c_group);
     fm_f_update(FM_F_GROUP, group, c_group == NULL, PMPI_Group_c2f(c_group));
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_group_free_(MPI_Fint *group, MPI_Fint *ierror)
 { f_group_free(0, group, ierror); }
@@ -1360,7 +1456,8 @@ static inline void f_group_incl(int profiled, MPI_Fint *group, MPI_Fint *n, MPI_
     MPI_Group c_newgroup = NULL;
     int rc = (profiled ? PMPI_Group_incl : MPI_Group_incl)(c_group, *n, ranks, &c_newgroup);
     *newgroup = PMPI_Group_c2f(c_newgroup);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_group_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror)
 { f_group_incl(0, group, n, ranks, newgroup, ierror); }
@@ -1375,7 +1472,8 @@ static inline void f_group_intersection(int profiled, MPI_Fint *group1, MPI_Fint
     MPI_Group c_newgroup = NULL;
     int rc = (profiled ? PMPI_Group_intersection : MPI_Group_intersection)(c_group1, c_group2, &c_newgroup);
     *newgroup = PMPI_Group_c2f(c_newgroup);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_group_intersection_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
 { f_group_intersection(0, group1, group2, newgroup, ierror); }
@@ -1389,7 +1487,8 @@ static inline void f_group_range_excl(int profiled, MPI_Fint *group, MPI_Fint *n
     MPI_Group c_newgroup = NULL;
     int rc = (profiled ? PMPI_Group_range_excl : MPI_Group_range_excl)(c_group, *n, (int (*)[3])ranges, &c_newgroup);
     *newgroup = PMPI_Group_c2f(c_newgroup);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_group_range_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror)
 { f_group_range_excl(0, group, n, ranges, newgroup, ierror); }
@@ -1403,7 +1502,8 @@ static inline void f_group_range_incl(int profiled, MPI_Fint *group, MPI_Fint *n
     MPI_Group c_newgroup = NULL;
     int rc = (profiled ? PMPI_Group_range_incl : MPI_Group_range_incl)(c_group, *n, (int (*)[3])ranges, &c_newgroup);
     *newgroup = PMPI_Group_c2f(c_newgroup);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_group_range_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror)
 { f_group_range_incl(0, group, n, ranges, newgroup, ierror); }
@@ -1415,7 +1515,8 @@ static inline void f_group_rank(int profiled, MPI_Fint *group, MPI_Fint *rank, M
 {
     MPI_Group c_group = PMPI_Group_f2c(*group);
     int rc = (profiled ? PMPI_Group_rank : MPI_Group_rank)(c_group, rank);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_group_rank_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint *ierror)
 { f_group_rank(0, group, rank, ierror); }
@@ -1427,7 +1528,8 @@ static inline void f_group_size(int profiled, MPI_Fint *group, MPI_Fint *size, M
 {
     MPI_Group c_group = PMPI_Group_f2c(*group);
     int rc = (profiled ? PMPI_Group_size : MPI_Group_size)(c_group, size);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_group_size_(MPI_Fint *group, MPI_Fint *size, MPI_Fint *ierror)
 { f_group_size(0, group, size, ierror); }
@@ -1440,7 +1542,8 @@ static inline void f_group_translate_ranks(int profiled, MPI_Fint *group1, MPI_F
     MPI_Group c_group1 = PMPI_Group_f2c(*group1);
     MPI_Group c_group2 = PMPI_Group_f2c(*group2);
     int rc = (profiled ? PMPI_Group_translate_ranks : MPI_Group_translate_ranks)(c_group1, *n, ranks1, c_group2, ranks2);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_group_translate_ranks_(MPI_Fint *group1, MPI_Fint *n, MPI_Fint *ranks1, MPI_Fint *group2, MPI_Fint *ranks2, MPI_Fint *ierror)
 { f_group_translate_ranks(0, group1, n, ranks1, group2, ranks2, ierror); }
@@ -1455,7 +1558,8 @@ static inline void f_group_union(int profiled, MPI_Fint *group1, MPI_Fint *group
     MPI_Group c_newgroup = NULL;
     int rc = (profiled ? PMPI_Group_union : MPI_Group_union)(c_group1, c_group2, &c_newgroup);
     *newgroup = PMPI_Group_c2f(c_newgroup);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_group_union_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
 { f_group_union(0, group1, group2, newgroup, ierror); }
@@ -1471,7 +1575,8 @@ static inline void f_iallgather(int profiled, void *sendbuf, MPI_Fint *sendcount
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Iallgather : MPI_Iallgather)(fm_f_buffer(sendbuf), *sendcount, c_sendtype, fm_f_buffer(recvbuf), *recvcount, c_recvtype, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_iallgather(0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); }
@@ -1487,7 +1592,8 @@ static inline void f_iallgatherv(int profiled, void *sendbuf, MPI_Fint *sendcoun
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Iallgatherv : MPI_Iallgatherv)(fm_f_buffer(sendbuf), *sendcount, c_sendtype, fm_f_buffer(recvbuf), recvcounts, displs, c_recvtype, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_iallgatherv(0, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror); }
@@ -1503,7 +1609,8 @@ static inline void f_iallreduce(int profiled, void *sendbuf, void *recvbuf, MPI_
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Iallreduce : MPI_Iallreduce)(fm_f_buffer(sendbuf), fm_f_buffer(recvbuf), *count, c_datatype, c_op, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_iallreduce(0, sendbuf, recvbuf, count, datatype, op, comm, request, ierror); }
@@ -1519,7 +1626,8 @@ static inline void f_ialltoall(int profiled, void *sendbuf, MPI_Fint *sendcount,
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Ialltoall : MPI_Ialltoall)(fm_f_buffer(sendbuf), *sendcount, c_sendtype, fm_f_buffer(recvbuf), *recvcount, c_recvtype, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_ialltoall(0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); }
@@ -1535,7 +1643,8 @@ static inline void f_ialltoallv(int profiled, void *sendbuf, MPI_Fint *sendcount
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Ialltoallv : MPI_Ialltoallv)(fm_f_buffer(sendbuf), sendcounts, sdispls, c_sendtype, fm_f_buffer(recvbuf), recvcounts, rdispls, c_recvtype, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_ialltoallv(0, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror); }
@@ -1559,7 +1668,8 @@ static inline void f_ialltoallw(int profiled, void *sendbuf, MPI_Fint *sendcount
     *request = PMPI_Request_c2f(c_request);
     free(c_sendtypes);
     free(c_recvtypes);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_ialltoallw(0, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror); }
@@ -1573,7 +1683,8 @@ static inline void f_ibarrier(int profiled, MPI_Fint *comm, MPI_Fint *request, M
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Ibarrier : MPI_Ibarrier)(c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_ibarrier(0, comm, request, ierror); }
@@ -1588,7 +1699,8 @@ static inline void f_ibcast(int profiled, void *buffer, MPI_Fint *count, MPI_Fin
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Ibcast : MPI_Ibcast)(fm_f_buffer(buffer), *count, c_datatype, *root, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_ibcast(0, buffer, count, datatype, root, comm, request, ierror); }
@@ -1603,7 +1715,8 @@ static inline void f_ibsend(int profiled, void *buf, MPI_Fint *count, MPI_Fint *
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Ibsend : MPI_Ibsend)(fm_f_buffer(buf), *count, c_datatype, *dest, *tag, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_ibsend(0, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -1619,7 +1732,8 @@ static inline void f_iexscan(int profiled, void *sendbuf, void *recvbuf, MPI_Fin
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Iexscan : MPI_Iexscan)(fm_f_buffer(sendbuf), fm_f_buffer(recvbuf), *count, c_datatype, c_op, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_iexscan(0, sendbuf, recvbuf, count, datatype, op, comm, request, ierror); }
@@ -1635,7 +1749,8 @@ static inline void f_igather(int profiled, void *sendbuf, MPI_Fint *sendcount, M
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Igather : MPI_Igather)(fm_f_buffer(sendbuf), *sendcount, c_sendtype, fm_f_buffer(recvbuf), *recvcount, c_recvtype, *root, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_igather(0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror); }
@@ -1651,7 +1766,8 @@ static inline void f_igatherv(int profiled, void *sendbuf, MPI_Fint *sendcount, 
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Igatherv : MPI_Igatherv)(fm_f_buffer(sendbuf), *sendcount, c_sendtype, fm_f_buffer(recvbuf), recvcounts, displs, c_recvtype, *root, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_igatherv(0, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, ierror); }
@@ -1667,7 +1783,8 @@ static inline void f_improbe(int profiled, MPI_Fint *source, MPI_Fint *tag, MPI_
     int rc = (profiled ? PMPI_Improbe : MPI_Improbe)(*source, *tag, c_comm, &c_flag, &c_message, fm_f_status(status));
     *flag = c_flag ? FM_F_TRUE : 0;
     *message = PMPI_Message_c2f(c_message);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
 { f_improbe(0, source, tag, comm, flag, message, status, ierror); }
@@ -1683,7 +1800,8 @@ static inline void f_imrecv(int profiled, void *buf, MPI_Fint *count, MPI_Fint *
     int rc = (profiled ? PMPI_Imrecv : MPI_Imrecv)(fm_f_buffer(buf), *count, c_datatype, &c_message, &c_request);
     fm_f_update(FM_F_MESSAGE, message, c_message == NULL, PMPI_Message_c2f(c_message));
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror)
 { f_imrecv(0, buf, count, datatype, message, request, ierror); }
@@ -1699,7 +1817,8 @@ static inline void f_ineighbor_allgather(int profiled, void *sendbuf, MPI_Fint *
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Ineighbor_allgather : MPI_Ineighbor_allgather)(fm_f_buffer(sendbuf), *sendcount, c_sendtype, fm_f_buffer(recvbuf), *recvcount, c_recvtype, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_ineighbor_allgather(0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); }
@@ -1715,7 +1834,8 @@ static inline void f_ineighbor_allgatherv(int profiled, void *sendbuf, MPI_Fint 
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Ineighbor_allgatherv : MPI_Ineighbor_allgatherv)(fm_f_buffer(sendbuf), *sendcount, c_sendtype, fm_f_buffer(recvbuf), recvcounts, displs, c_recvtype, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_ineighbor_allgatherv(0, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror); }
@@ -1731,7 +1851,8 @@ static inline void f_ineighbor_alltoall(int profiled, void *sendbuf, MPI_Fint *s
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Ineighbor_alltoall : MPI_Ineighbor_alltoall)(fm_f_buffer(sendbuf), *sendcount, c_sendtype, fm_f_buffer(recvbuf), *recvcount, c_recvtype, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_ineighbor_alltoall(0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror); }
@@ -1747,7 +1868,8 @@ static inline void f_ineighbor_alltoallv(int profiled, void *sendbuf, MPI_Fint *
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Ineighbor_alltoallv : MPI_Ineighbor_alltoallv)(fm_f_buffer(sendbuf), sendcounts, sdispls, c_sendtype, fm_f_buffer(recvbuf), recvcounts, rdispls, c_recvtype, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_ineighbor_alltoallv(0, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror); }
@@ -1771,7 +1893,8 @@ static inline void f_ineighbor_alltoallw(int profiled, void *sendbuf, MPI_Fint *
     *request = PMPI_Request_c2f(c_request);
     free(c_sendtypes);
     free(c_recvtypes);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_ineighbor_alltoallw(0, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror); }
@@ -1784,7 +1907,8 @@ static inline void f_info_create(int profiled, MPI_Fint *info, MPI_Fint *ierror)
     MPI_Info c_info = NULL;
     int rc = (profiled ? PMPI_Info_create : MPI_Info_create)(&c_info);
     *info = PMPI_Info_c2f(c_info);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_info_create_(MPI_Fint *info, MPI_Fint *ierror)
 { f_info_create(0, info, ierror); }
@@ -1798,7 +1922,8 @@ static inline void f_info_delete(int profiled, MPI_Fint *info, char *key, MPI_Fi
     char *c_key = fm_f_cstring(key, key_len);
     int rc = (profiled ? PMPI_Info_delete : MPI_Info_delete)(c_info, c_key);
     free(c_key);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_len)
 { f_info_delete(0, info, key, ierror, key_len); }
@@ -1812,7 +1937,8 @@ static inline void f_info_dup(int profiled, MPI_Fint *info, MPI_Fint *newinfo, M
     MPI_Info c_newinfo = NULL;
     int rc = (profiled ? PMPI_Info_dup : MPI_Info_dup)(c_info, &c_newinfo);
     *newinfo = PMPI_Info_c2f(c_newinfo);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_info_dup_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierror)
 { f_info_dup(0, info, newinfo, ierror); }
@@ -1825,7 +1951,8 @@ static inline void f_info_free(int profiled, MPI_Fint *info, MPI_Fint *ierror)
     MPI_Info c_info = PMPI_Info_f2c(*info);
     int rc = (profiled ? PMPI_Info_free : MPI_Info_free)(&c_info);
     fm_f_update(FM_F_INFO, info, c_info == NULL, PMPI_Info_c2f(c_info));
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_info_free_(MPI_Fint *info, MPI_Fint *ierror)
 { f_info_free(0, info, ierror); }
@@ -1845,7 +1972,8 @@ static inline void f_info_get(int profiled, MPI_Fint *info, char *key, MPI_Fint 
     *flag = c_flag ? FM_F_TRUE : 0;
     free(c_key);
     free(c_value);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
 { f_info_get(0, info, key, valuelen, value, flag, ierror, key_len, value_len); }
@@ -1857,7 +1985,8 @@ static inline void f_info_get_nkeys(int profiled, MPI_Fint *info, MPI_Fint *nkey
 {
     MPI_Info c_info = PMPI_Info_f2c(*info);
     int rc = (profiled ? PMPI_Info_get_nkeys : MPI_Info_get_nkeys)(c_info, nkeys);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_info_get_nkeys_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierror)
 { f_info_get_nkeys(0, info, nkeys, ierror); }
@@ -1873,7 +2002,8 @@ static inline void f_info_get_nthkey(int profiled, MPI_Fint *info, MPI_Fint *n, 
     if (rc == MPI_SUCCESS)
         fm_f_fstring(key, key_len, c_key);
     free(c_key);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierror, size_t key_len)
 { f_info_get_nthkey(0, info, n, key, ierror, key_len); }
@@ -1889,7 +2019,8 @@ static inline void f_info_get_valuelen(int profiled, MPI_Fint *info, char *key, 
     int rc = (profiled ? PMPI_Info_get_valuelen : MPI_Info_get_valuelen)(c_info, c_key, valuelen, &c_flag);
     *flag = c_flag ? FM_F_TRUE : 0;
     free(c_key);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len)
 { f_info_get_valuelen(0, info, key, valuelen, flag, ierror, key_len); }
@@ -1905,7 +2036,8 @@ static inline void f_info_set(int profiled, MPI_Fint *info, char *key, char *val
     int rc = (profiled ? PMPI_Info_set : MPI_Info_set)(c_info, c_key, c_value);
     free(c_key);
     free(c_value);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_info_set_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, size_t key_len, size_t value_len)
 { f_info_set(0, info, key, value, ierror, key_len, value_len); }
@@ -1916,7 +2048,8 @@ void pmpi_info_set_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, si
 static inline void f_init(int profiled, MPI_Fint *ierror)
 {
     int rc = (profiled ? PMPI_Init : MPI_Init)(NULL, NULL);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_init_(MPI_Fint *ierror)
 { f_init(0, ierror); }
@@ -1927,7 +2060,8 @@ void pmpi_init_(MPI_Fint *ierror)
 static inline void f_init_thread(int profiled, MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
 {
     int rc = (profiled ? PMPI_Init_thread : MPI_Init_thread)(NULL, NULL, *required, provided);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
 { f_init_thread(0, required, provided, ierror); }
@@ -1940,7 +2074,8 @@ static inline void f_initialized(int profiled, MPI_Fint *flag, MPI_Fint *ierror)
     int c_flag = 0;
     int rc = (profiled ? PMPI_Initialized : MPI_Initialized)(&c_flag);
     *flag = c_flag ? FM_F_TRUE : 0;
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_initialized_(MPI_Fint *flag, MPI_Fint *ierror)
 { f_initialized(0, flag, ierror); }
@@ -1955,7 +2090,8 @@ static inline void f_intercomm_create(int profiled, MPI_Fint *local_comm, MPI_Fi
     MPI_Comm c_newintercomm = NULL;
     int rc = (profiled ? PMPI_Intercomm_create : MPI_Intercomm_create)(c_local_comm, *local_leader, c_peer_comm, *remote_leader, *tag, &c_newintercomm);
     *newintercomm = PMPI_Comm_c2f(c_newintercomm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierror)
 { f_intercomm_create(0, local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierror); }
@@ -1969,7 +2105,8 @@ static inline void f_intercomm_merge(int profiled, MPI_Fint *intercomm, MPI_Fint
     MPI_Comm c_newintracomm = NULL;
     int rc = (profiled ? PMPI_Intercomm_merge : MPI_Intercomm_merge)(c_intercomm, *high, &c_newintracomm);
     *newintracomm = PMPI_Comm_c2f(c_newintracomm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierror)
 { f_intercomm_merge(0, intercomm, high, newintracomm, ierror); }
@@ -1983,7 +2120,8 @@ static inline void f_iprobe(int profiled, MPI_Fint *source, MPI_Fint *tag, MPI_F
     int c_flag = 0;
     int rc = (profiled ? PMPI_Iprobe : MPI_Iprobe)(*source, *tag, c_comm, &c_flag, fm_f_status(status));
     *flag = c_flag ? FM_F_TRUE : 0;
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
 { f_iprobe(0, source, tag, comm, flag, status, ierror); }
@@ -1998,7 +2136,8 @@ static inline void f_irecv(int profiled, void *buf, MPI_Fint *count, MPI_Fint *d
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Irecv : MPI_Irecv)(fm_f_buffer(buf), *count, c_datatype, *source, *tag, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_irecv(0, buf, count, datatype, source, tag, comm, request, ierror); }
@@ -2014,7 +2153,8 @@ static inline void f_ireduce(int profiled, void *sendbuf, void *recvbuf, MPI_Fin
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Ireduce : MPI_Ireduce)(fm_f_buffer(sendbuf), fm_f_buffer(recvbuf), *count, c_datatype, c_op, *root, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_ireduce(0, sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror); }
@@ -2030,7 +2170,8 @@ static inline void f_ireduce_scatter(int profiled, void *sendbuf, void *recvbuf,
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Ireduce_scatter : MPI_Ireduce_scatter)(fm_f_buffer(sendbuf), fm_f_buffer(recvbuf), recvcounts, c_datatype, c_op, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_ireduce_scatter(0, sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror); }
@@ -2046,7 +2187,8 @@ static inline void f_ireduce_scatter_block(int profiled, void *sendbuf, void *re
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Ireduce_scatter_block : MPI_Ireduce_scatter_block)(fm_f_buffer(sendbuf), fm_f_buffer(recvbuf), *recvcount, c_datatype, c_op, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_ireduce_scatter_block(0, sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror); }
@@ -2061,7 +2203,8 @@ static inline void f_irsend(int profiled, void *buf, MPI_Fint *count, MPI_Fint *
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Irsend : MPI_Irsend)(fm_f_buffer(buf), *count, c_datatype, *dest, *tag, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_irsend(0, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -2074,7 +2217,8 @@ static inline void f_is_thread_main(int profiled, MPI_Fint *flag, MPI_Fint *ierr
     int c_flag = 0;
     int rc = (profiled ? PMPI_Is_thread_main : MPI_Is_thread_main)(&c_flag);
     *flag = c_flag ? FM_F_TRUE : 0;
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_is_thread_main_(MPI_Fint *flag, MPI_Fint *ierror)
 { f_is_thread_main(0, flag, ierror); }
@@ -2090,7 +2234,8 @@ static inline void f_iscan(int profiled, void *sendbuf, void *recvbuf, MPI_Fint 
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Iscan : MPI_Iscan)(fm_f_buffer(sendbuf), fm_f_buffer(recvbuf), *count, c_datatype, c_op, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_iscan(0, sendbuf, recvbuf, count, datatype, op, comm, request, ierror); }
@@ -2106,7 +2251,8 @@ static inline void f_iscatter(int profiled, void *sendbuf, MPI_Fint *sendcount, 
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Iscatter : MPI_Iscatter)(fm_f_buffer(sendbuf), *sendcount, c_sendtype, fm_f_buffer(recvbuf), *recvcount, c_recvtype, *root, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_iscatter(0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror); }
@@ -2122,7 +2268,8 @@ static inline void f_iscatterv(int profiled, void *sendbuf, MPI_Fint *sendcounts
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Iscatterv : MPI_Iscatterv)(fm_f_buffer(sendbuf), sendcounts, displs, c_sendtype, fm_f_buffer(recvbuf), *recvcount, c_recvtype, *root, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_iscatterv(0, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror); }
@@ -2137,7 +2284,8 @@ static inline void f_isend(int profiled, void *buf, MPI_Fint *count, MPI_Fint *d
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Isend : MPI_Isend)(fm_f_buffer(buf), *count, c_datatype, *dest, *tag, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_isend(0, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -2153,7 +2301,8 @@ static inline void f_isendrecv(int profiled, void *sendbuf, MPI_Fint *sendcount,
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Isendrecv : MPI_Isendrecv)(fm_f_buffer(sendbuf), *sendcount, c_sendtype, *dest, *sendtag, fm_f_buffer(recvbuf), *recvcount, c_recvtype, *source, *recvtag, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_isendrecv(0, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror); }
@@ -2168,7 +2317,8 @@ static inline void f_isendrecv_replace(int profiled, void *buf, MPI_Fint *count,
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Isendrecv_replace : MPI_Isendrecv_replace)(fm_f_buffer(buf), *count, c_datatype, *dest, *sendtag, *source, *recvtag, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_isendrecv_replace(0, buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror); }
@@ -2183,7 +2333,8 @@ static inline void f_issend(int profiled, void *buf, MPI_Fint *count, MPI_Fint *
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Issend : MPI_Issend)(fm_f_buffer(buf), *count, c_datatype, *dest, *tag, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_issend(0, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -2194,7 +2345,8 @@ void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest
 static inline void f_keyval_free(int profiled, MPI_Fint *keyval, MPI_Fint *ierror)
 {
     int rc = (profiled ? PMPI_Keyval_free : MPI_Keyval_free)(keyval);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror)
 { f_keyval_free(0, keyval, ierror); }
@@ -2208,7 +2360,8 @@ static inline void f_mprobe(int profiled, MPI_Fint *source, MPI_Fint *tag, MPI_F
     MPI_Message c_message = NULL;
     int rc = (profiled ? PMPI_Mprobe : MPI_Mprobe)(*source, *tag, c_comm, &c_message, fm_f_status(status));
     *message = PMPI_Message_c2f(c_message);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
 { f_mprobe(0, source, tag, comm, message, status, ierror); }
@@ -2222,7 +2375,8 @@ static inline void f_mrecv(int profiled, void *buf, MPI_Fint *count, MPI_Fint *d
     MPI_Message c_message = PMPI_Message_f2c(*message);
     int rc = (profiled ? PMPI_Mrecv : MPI_Mrecv)(fm_f_buffer(buf), *count, c_datatype, &c_message, fm_f_status(status));
     fm_f_update(FM_F_MESSAGE, message, c_message == NULL, PMPI_Message_c2f(c_message));
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
 { f_mrecv(0, buf, count, datatype, message, status, ierror); }
@@ -2236,7 +2390,8 @@ static inline void f_neighbor_allgather(int profiled, void *sendbuf, MPI_Fint *s
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Neighbor_allgather : MPI_Neighbor_allgather)(fm_f_buffer(sendbuf), *sendcount, c_sendtype, fm_f_buffer(recvbuf), *recvcount, c_recvtype, c_comm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 { f_neighbor_allgather(0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); }
@@ -2253,7 +2408,8 @@ static inline void f_neighbor_allgather_init(int profiled, void *sendbuf, MPI_Fi
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Neighbor_allgather_init : MPI_Neighbor_allgather_init)(fm_f_buffer(sendbuf), *sendcount, c_sendtype, fm_f_buffer(recvbuf), *recvcount, c_recvtype, c_comm, c_info, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 { f_neighbor_allgather_init(0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); }
@@ -2267,7 +2423,8 @@ static inline void f_neighbor_allgatherv(int profiled, void *sendbuf, MPI_Fint *
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Neighbor_allgatherv : MPI_Neighbor_allgatherv)(fm_f_buffer(sendbuf), *sendcount, c_sendtype, fm_f_buffer(recvbuf), recvcounts, displs, c_recvtype, c_comm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 { f_neighbor_allgatherv(0, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror); }
@@ -2284,7 +2441,8 @@ static inline void f_neighbor_allgatherv_init(int profiled, void *sendbuf, MPI_F
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Neighbor_allgatherv_init : MPI_Neighbor_allgatherv_init)(fm_f_buffer(sendbuf), *sendcount, c_sendtype, fm_f_buffer(recvbuf), recvcounts, displs, c_recvtype, c_comm, c_info, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 { f_neighbor_allgatherv_init(0, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror); }
@@ -2298,7 +2456,8 @@ static inline void f_neighbor_alltoall(int profiled, void *sendbuf, MPI_Fint *se
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Neighbor_alltoall : MPI_Neighbor_alltoall)(fm_f_buffer(sendbuf), *sendcount, c_sendtype, fm_f_buffer(recvbuf), *recvcount, c_recvtype, c_comm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 { f_neighbor_alltoall(0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror); }
@@ -2315,7 +2474,8 @@ static inline void f_neighbor_alltoall_init(int profiled, void *sendbuf, MPI_Fin
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Neighbor_alltoall_init : MPI_Neighbor_alltoall_init)(fm_f_buffer(sendbuf), *sendcount, c_sendtype, fm_f_buffer(recvbuf), *recvcount, c_recvtype, c_comm, c_info, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 { f_neighbor_alltoall_init(0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); }
@@ -2329,7 +2489,8 @@ static inline void f_neighbor_alltoallv(int profiled, void *sendbuf, MPI_Fint *s
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Neighbor_alltoallv : MPI_Neighbor_alltoallv)(fm_f_buffer(sendbuf), sendcounts, sdispls, c_sendtype, fm_f_buffer(recvbuf), recvcounts, rdispls, c_recvtype, c_comm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 { f_neighbor_alltoallv(0, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror); }
@@ -2346,7 +2507,8 @@ static inline void f_neighbor_alltoallv_init(int profiled, void *sendbuf, MPI_Fi
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Neighbor_alltoallv_init : MPI_Neighbor_alltoallv_init)(fm_f_buffer(sendbuf), sendcounts, sdispls, c_sendtype, fm_f_buffer(recvbuf), recvcounts, rdispls, c_recvtype, c_comm, c_info, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 { f_neighbor_alltoallv_init(0, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror); }
@@ -2368,7 +2530,8 @@ static inline void f_neighbor_alltoallw(int profiled, void *sendbuf, MPI_Fint *s
     int rc = (profiled ? PMPI_Neighbor_alltoallw : MPI_Neighbor_alltoallw)(fm_f_buffer(sendbuf), sendcounts, sdispls, c_sendtypes, fm_f_buffer(recvbuf), recvcounts, rdispls, c_recvtypes, c_comm);
     free(c_sendtypes);
     free(c_recvtypes);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
 { f_neighbor_alltoallw(0, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror); }
@@ -2393,7 +2556,8 @@ static inline void f_neighbor_alltoallw_init(int profiled, void *sendbuf, MPI_Fi
     *request = PMPI_Request_c2f(c_request);
     free(c_sendtypes);
     free(c_recvtypes);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 { f_neighbor_alltoallw_init(0, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror); }
@@ -2407,7 +2571,8 @@ static inline void f_op_commutative(int profiled, MPI_Fint *op, MPI_Fint *commut
     int c_commute = 0;
     int rc = (profiled ? PMPI_Op_commutative : MPI_Op_commutative)(c_op, &c_commute);
     *commute = c_commute ? FM_F_TRUE : 0;
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierror)
 { f_op_commutative(0, op, commute, ierror); }
@@ -2420,7 +2585,8 @@ static inline void f_op_free(int profiled, MPI_Fint *op, MPI_Fint *ierror)
     MPI_Op c_op = PMPI_Op_f2c(*op);
     int rc = (profiled ? PMPI_Op_free : MPI_Op_free)(&c_op);
     fm_f_update(FM_F_OP, op, c_op == NULL, PMPI_Op_c2f(c_op));
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_op_free_(MPI_Fint *op, MPI_Fint *ierror)
 { f_op_free(0, op, ierror); }
@@ -2433,7 +2599,8 @@ static inline void f_pack(int profiled, void *inbuf, MPI_Fint *incount, MPI_Fint
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Pack : MPI_Pack)(fm_f_buffer(inbuf), *incount, c_datatype, fm_f_buffer(outbuf), *outsize, position, c_comm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror)
 { f_pack(0, inbuf, incount, datatype, outbuf, outsize, position, comm, ierror); }
@@ -2446,7 +2613,8 @@ static inline void f_pack_size(int profiled, MPI_Fint *incount, MPI_Fint *dataty
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Pack_size : MPI_Pack_size)(*incount, c_datatype, c_comm, size);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror)
 { f_pack_size(0, incount, datatype, comm, size, ierror); }
@@ -2468,7 +2636,8 @@ static inline void f_probe(int profiled, MPI_Fint *source, MPI_Fint *tag, MPI_Fi
 {
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Probe : MPI_Probe)(*source, *tag, c_comm, fm_f_status(status));
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 { f_probe(0, source, tag, comm, status, ierror); }
@@ -2482,7 +2651,8 @@ static inline void f_put(int profiled, void *origin_addr, MPI_Fint *origin_count
     MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
     MPI_Win c_win = PMPI_Win_f2c(*win);
     int rc = (profiled ? PMPI_Put : MPI_Put)(fm_f_buffer(origin_addr), *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_put_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
 { f_put(0, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror); }
@@ -2493,7 +2663,8 @@ void pmpi_put_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datat
 static inline void f_query_thread(int profiled, MPI_Fint *provided, MPI_Fint *ierror)
 {
     int rc = (profiled ? PMPI_Query_thread : MPI_Query_thread)(provided);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierror)
 { f_query_thread(0, provided, ierror); }
@@ -2510,7 +2681,8 @@ static inline void f_raccumulate(int profiled, void *origin_addr, MPI_Fint *orig
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Raccumulate : MPI_Raccumulate)(fm_f_buffer(origin_addr), *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 { f_raccumulate(0, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror); }
@@ -2523,7 +2695,8 @@ static inline void f_recv(int profiled, void *buf, MPI_Fint *count, MPI_Fint *da
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Recv : MPI_Recv)(fm_f_buffer(buf), *count, c_datatype, *source, *tag, c_comm, fm_f_status(status));
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 { f_recv(0, buf, count, datatype, source, tag, comm, status, ierror); }
@@ -2538,7 +2711,8 @@ static inline void f_recv_init(int profiled, void *buf, MPI_Fint *count, MPI_Fin
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Recv_init : MPI_Recv_init)(fm_f_buffer(buf), *count, c_datatype, *source, *tag, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_recv_init(0, buf, count, datatype, source, tag, comm, request, ierror); }
@@ -2552,7 +2726,8 @@ static inline void f_reduce(int profiled, void *sendbuf, void *recvbuf, MPI_Fint
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Reduce : MPI_Reduce)(fm_f_buffer(sendbuf), fm_f_buffer(recvbuf), *count, c_datatype, c_op, *root, c_comm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 { f_reduce(0, sendbuf, recvbuf, count, datatype, op, root, comm, ierror); }
@@ -2569,7 +2744,8 @@ static inline void f_reduce_init(int profiled, void *sendbuf, void *recvbuf, MPI
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Reduce_init : MPI_Reduce_init)(fm_f_buffer(sendbuf), fm_f_buffer(recvbuf), *count, c_datatype, c_op, *root, c_comm, c_info, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 { f_reduce_init(0, sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror); }
@@ -2582,7 +2758,8 @@ static inline void f_reduce_local(int profiled, void *inbuf, void *inoutbuf, MPI
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Op c_op = PMPI_Op_f2c(*op);
     int rc = (profiled ? PMPI_Reduce_local : MPI_Reduce_local)(fm_f_buffer(inbuf), fm_f_buffer(inoutbuf), *count, c_datatype, c_op);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror)
 { f_reduce_local(0, inbuf, inoutbuf, count, datatype, op, ierror); }
@@ -2596,7 +2773,8 @@ static inline void f_reduce_scatter(int profiled, void *sendbuf, void *recvbuf, 
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Reduce_scatter : MPI_Reduce_scatter)(fm_f_buffer(sendbuf), fm_f_buffer(recvbuf), recvcounts, c_datatype, c_op, c_comm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 { f_reduce_scatter(0, sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror); }
@@ -2610,7 +2788,8 @@ static inline void f_reduce_scatter_block(int profiled, void *sendbuf, void *rec
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Reduce_scatter_block : MPI_Reduce_scatter_block)(fm_f_buffer(sendbuf), fm_f_buffer(recvbuf), *recvcount, c_datatype, c_op, c_comm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 { f_reduce_scatter_block(0, sendbuf, recvbuf, recvcount, datatype, op, comm, ierror); }
@@ -2627,7 +2806,8 @@ static inline void f_reduce_scatter_block_init(int profiled, void *sendbuf, void
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Reduce_scatter_block_init : MPI_Reduce_scatter_block_init)(fm_f_buffer(sendbuf), fm_f_buffer(recvbuf), *recvcount, c_datatype, c_op, c_comm, c_info, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 { f_reduce_scatter_block_init(0, sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror); }
@@ -2644,7 +2824,8 @@ static inline void f_reduce_scatter_init(int profiled, void *sendbuf, void *recv
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Reduce_scatter_init : MPI_Reduce_scatter_init)(fm_f_buffer(sendbuf), fm_f_buffer(recvbuf), recvcounts, c_datatype, c_op, c_comm, c_info, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_reduce_scatter_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 { f_reduce_scatter_init(0, sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror); }
@@ -2657,7 +2838,8 @@ static inline void f_request_free(int profiled, MPI_Fint *request, MPI_Fint *ier
     MPI_Request c_request = PMPI_Request_f2c(*request);
     int rc = (profiled ? PMPI_Request_free : MPI_Request_free)(&c_request);
     fm_f_update(FM_F_REQUEST, request, c_request == NULL, PMPI_Request_c2f(c_request));
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_request_free_(MPI_Fint *request, MPI_Fint *ierror)
 { f_request_free(0, request, ierror); }
@@ -2671,7 +2853,8 @@ static inline void f_request_get_status(int profiled, MPI_Fint *request, MPI_Fin
     int c_flag = 0;
     int rc = (profiled ? PMPI_Request_get_status : MPI_Request_get_status)(c_request, &c_flag, fm_f_status(status));
     *flag = c_flag ? FM_F_TRUE : 0;
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
 { f_request_get_status(0, request, flag, status, ierror); }
@@ -2687,7 +2870,8 @@ static inline void f_rget(int profiled, void *origin_addr, MPI_Fint *origin_coun
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Rget : MPI_Rget)(fm_f_buffer(origin_addr), *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 { f_rget(0, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror); }
@@ -2705,7 +2889,8 @@ static inline void f_rget_accumulate(int profiled, void *origin_addr, MPI_Fint *
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Rget_accumulate : MPI_Rget_accumulate)(fm_f_buffer(origin_addr), *origin_count, c_origin_datatype, fm_f_buffer(result_addr), *result_count, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 { f_rget_accumulate(0, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror); }
@@ -2721,7 +2906,8 @@ static inline void f_rput(int profiled, void *origin_addr, MPI_Fint *origin_coun
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Rput : MPI_Rput)(fm_f_buffer(origin_addr), *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_rput_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 { f_rput(0, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror); }
@@ -2734,7 +2920,8 @@ static inline void f_rsend(int profiled, void *buf, MPI_Fint *count, MPI_Fint *d
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Rsend : MPI_Rsend)(fm_f_buffer(buf), *count, c_datatype, *dest, *tag, c_comm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 { f_rsend(0, buf, count, datatype, dest, tag, comm, ierror); }
@@ -2749,7 +2936,8 @@ static inline void f_rsend_init(int profiled, void *buf, MPI_Fint *count, MPI_Fi
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Rsend_init : MPI_Rsend_init)(fm_f_buffer(buf), *count, c_datatype, *dest, *tag, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_rsend_init(0, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -2763,7 +2951,8 @@ static inline void f_scan(int profiled, void *sendbuf, void *recvbuf, MPI_Fint *
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Scan : MPI_Scan)(fm_f_buffer(sendbuf), fm_f_buffer(recvbuf), *count, c_datatype, c_op, c_comm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 { f_scan(0, sendbuf, recvbuf, count, datatype, op, comm, ierror); }
@@ -2780,7 +2969,8 @@ static inline void f_scan_init(int profiled, void *sendbuf, void *recvbuf, MPI_F
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Scan_init : MPI_Scan_init)(fm_f_buffer(sendbuf), fm_f_buffer(recvbuf), *count, c_datatype, c_op, c_comm, c_info, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 { f_scan_init(0, sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); }
@@ -2794,7 +2984,8 @@ static inline void f_scatter(int profiled, void *sendbuf, MPI_Fint *sendcount, M
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Scatter : MPI_Scatter)(fm_f_buffer(sendbuf), *sendcount, c_sendtype, fm_f_buffer(recvbuf), *recvcount, c_recvtype, *root, c_comm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 { f_scatter(0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror); }
@@ -2811,7 +3002,8 @@ static inline void f_scatter_init(int profiled, void *sendbuf, MPI_Fint *sendcou
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Scatter_init : MPI_Scatter_init)(fm_f_buffer(sendbuf), *sendcount, c_sendtype, fm_f_buffer(recvbuf), *recvcount, c_recvtype, *root, c_comm, c_info, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 { f_scatter_init(0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); }
@@ -2825,7 +3017,8 @@ static inline void f_scatterv(int profiled, void *sendbuf, MPI_Fint *sendcounts,
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Scatterv : MPI_Scatterv)(fm_f_buffer(sendbuf), sendcounts, displs, c_sendtype, fm_f_buffer(recvbuf), *recvcount, c_recvtype, *root, c_comm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 { f_scatterv(0, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror); }
@@ -2842,7 +3035,8 @@ static inline void f_scatterv_init(int profiled, void *sendbuf, MPI_Fint *sendco
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Scatterv_init : MPI_Scatterv_init)(fm_f_buffer(sendbuf), sendcounts, displs, c_sendtype, fm_f_buffer(recvbuf), *recvcount, c_recvtype, *root, c_comm, c_info, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 { f_scatterv_init(0, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); }
@@ -2855,7 +3049,8 @@ static inline void f_send(int profiled, void *buf, MPI_Fint *count, MPI_Fint *da
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Send : MPI_Send)(fm_f_buffer(buf), *count, c_datatype, *dest, *tag, c_comm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 { f_send(0, buf, count, datatype, dest, tag, comm, ierror); }
@@ -2870,7 +3065,8 @@ static inline void f_send_init(int profiled, void *buf, MPI_Fint *count, MPI_Fin
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Send_init : MPI_Send_init)(fm_f_buffer(buf), *count, c_datatype, *dest, *tag, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_send_init(0, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -2884,7 +3080,8 @@ static inline void f_sendrecv(int profiled, void *sendbuf, MPI_Fint *sendcount, 
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Sendrecv : MPI_Sendrecv)(fm_f_buffer(sendbuf), *sendcount, c_sendtype, *dest, *sendtag, fm_f_buffer(recvbuf), *recvcount, c_recvtype, *source, *recvtag, c_comm, fm_f_status(status));
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 { f_sendrecv(0, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierror); }
@@ -2897,7 +3094,8 @@ static inline void f_sendrecv_replace(int profiled, void *buf, MPI_Fint *count, 
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Sendrecv_replace : MPI_Sendrecv_replace)(fm_f_buffer(buf), *count, c_datatype, *dest, *sendtag, *source, *recvtag, c_comm, fm_f_status(status));
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 { f_sendrecv_replace(0, buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror); }
@@ -2910,7 +3108,8 @@ static inline void f_ssend(int profiled, void *buf, MPI_Fint *count, MPI_Fint *d
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Ssend : MPI_Ssend)(fm_f_buffer(buf), *count, c_datatype, *dest, *tag, c_comm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 { f_ssend(0, buf, count, datatype, dest, tag, comm, ierror); }
@@ -2925,7 +3124,8 @@ static inline void f_ssend_init(int profiled, void *buf, MPI_Fint *count, MPI_Fi
     MPI_Request c_request = NULL;
     int rc = (profiled ? PMPI_Ssend_init : MPI_Ssend_init)(fm_f_buffer(buf), *count, c_datatype, *dest, *tag, c_comm, &c_request);
     *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 { f_ssend_init(0, buf, count, datatype, dest, tag, comm, request, ierror); }
@@ -2938,7 +3138,8 @@ static inline void f_start(int profiled, MPI_Fint *request, MPI_Fint *ierror)
     MPI_Request c_request = PMPI_Request_f2c(*request);
     int rc = (profiled ? PMPI_Start : MPI_Start)(&c_request);
     fm_f_update(FM_F_REQUEST, request, c_request == NULL, PMPI_Request_c2f(c_request));
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_start_(MPI_Fint *request, MPI_Fint *ierror)
 { f_start(0, request, ierror); }
@@ -2956,7 +3157,8 @@ static inline void f_startall(int profiled, MPI_Fint *count, MPI_Fint *array_of_
     for (int i = 0; i < n_array_of_requests; i++)
         fm_f_update(FM_F_REQUEST, &array_of_requests[i], c_array_of_requests[i] == NULL, PMPI_Request_c2f(c_array_of_requests[i]));
     free(c_array_of_requests);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierror)
 { f_startall(0, count, array_of_requests, ierror); }
@@ -2967,7 +3169,8 @@ void pmpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierr
 static inline void f_status_set_cancelled(int profiled, MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror)
 {
     int rc = (profiled ? PMPI_Status_set_cancelled : MPI_Status_set_cancelled)(fm_f_status(status), *flag);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror)
 { f_status_set_cancelled(0, status, flag, ierror); }
@@ -2979,7 +3182,8 @@ static inline void f_status_set_elements(int profiled, MPI_Fint *status, MPI_Fin
 {
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     int rc = (profiled ? PMPI_Status_set_elements : MPI_Status_set_elements)(fm_f_status(status), c_datatype, *count);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
 { f_status_set_elements(0, status, datatype, count, ierror); }
@@ -2991,7 +3195,8 @@ static inline void f_status_set_elements_x(int profiled, MPI_Fint *status, MPI_F
 {
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     int rc = (profiled ? PMPI_Status_set_elements_x : MPI_Status_set_elements_x)(fm_f_status(status), c_datatype, *count);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
 { f_status_set_elements_x(0, status, datatype, count, ierror); }
@@ -3006,7 +3211,8 @@ static inline void f_test(int profiled, MPI_Fint *request, MPI_Fint *flag, MPI_F
     int rc = (profiled ? PMPI_Test : MPI_Test)(&c_request, &c_flag, fm_f_status(status));
     fm_f_update(FM_F_REQUEST, request, c_request == NULL, PMPI_Request_c2f(c_request));
     *flag = c_flag ? FM_F_TRUE : 0;
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
 { f_test(0, request, flag, status, ierror); }
@@ -3019,7 +3225,8 @@ static inline void f_test_cancelled(int profiled, MPI_Fint *status, MPI_Fint *fl
     int c_flag = 0;
     int rc = (profiled ? PMPI_Test_cancelled : MPI_Test_cancelled)(fm_f_status(status), &c_flag);
     *flag = c_flag ? FM_F_TRUE : 0;
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_test_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror)
 { f_test_cancelled(0, status, flag, ierror); }
@@ -3039,7 +3246,8 @@ static inline void f_testall(int profiled, MPI_Fint *count, MPI_Fint *array_of_r
         fm_f_update(FM_F_REQUEST, &array_of_requests[i], c_array_of_requests[i] == NULL, PMPI_Request_c2f(c_array_of_requests[i]));
     *flag = c_flag ? FM_F_TRUE : 0;
     free(c_array_of_requests);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 { f_testall(0, count, array_of_requests, flag, array_of_statuses, ierror); }
@@ -3059,7 +3267,8 @@ static inline void f_testany(int profiled, MPI_Fint *count, MPI_Fint *array_of_r
         fm_f_update(FM_F_REQUEST, &array_of_requests[i], c_array_of_requests[i] == NULL, PMPI_Request_c2f(c_array_of_requests[i]));
     *flag = c_flag ? FM_F_TRUE : 0;
     free(c_array_of_requests);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
 { f_testany(0, count, array_of_requests, index, flag, status, ierror); }
@@ -3077,7 +3286,8 @@ static inline void f_testsome(int profiled, MPI_Fint *incount, MPI_Fint *array_o
     for (int i = 0; i < n_array_of_requests; i++)
         fm_f_update(FM_F_REQUEST, &array_of_requests[i], c_array_of_requests[i] == NULL, PMPI_Request_c2f(c_array_of_requests[i]));
     free(c_array_of_requests);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 { f_testsome(0, incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror); }
@@ -3089,7 +3299,8 @@ static inline void f_topo_test(int profiled, MPI_Fint *comm, MPI_Fint *status, M
 {
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Topo_test : MPI_Topo_test)(c_comm, status);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 { f_topo_test(0, comm, status, ierror); }
@@ -3102,7 +3313,8 @@ static inline void f_type_commit(int profiled, MPI_Fint *datatype, MPI_Fint *ier
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     int rc = (profiled ? PMPI_Type_commit : MPI_Type_commit)(&c_datatype);
     fm_f_update(FM_F_TYPE, datatype, c_datatype == NULL, PMPI_Type_c2f(c_datatype));
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierror)
 { f_type_commit(0, datatype, ierror); }
@@ -3116,7 +3328,8 @@ static inline void f_type_contiguous(int profiled, MPI_Fint *count, MPI_Fint *ol
     MPI_Datatype c_newtype = NULL;
     int rc = (profiled ? PMPI_Type_contiguous : MPI_Type_contiguous)(*count, c_oldtype, &c_newtype);
     *newtype = PMPI_Type_c2f(c_newtype);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 { f_type_contiguous(0, count, oldtype, newtype, ierror); }
@@ -3130,7 +3343,8 @@ static inline void f_type_create_hindexed(int profiled, MPI_Fint *count, MPI_Fin
     MPI_Datatype c_newtype = NULL;
     int rc = (profiled ? PMPI_Type_create_hindexed : MPI_Type_create_hindexed)(*count, array_of_blocklengths, array_of_displacements, c_oldtype, &c_newtype);
     *newtype = PMPI_Type_c2f(c_newtype);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_type_create_hindexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 { f_type_create_hindexed(0, count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror); }
@@ -3144,7 +3358,8 @@ static inline void f_type_create_hindexed_block(int profiled, MPI_Fint *count, M
     MPI_Datatype c_newtype = NULL;
     int rc = (profiled ? PMPI_Type_create_hindexed_block : MPI_Type_create_hindexed_block)(*count, *blocklength, array_of_displacements, c_oldtype, &c_newtype);
     *newtype = PMPI_Type_c2f(c_newtype);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 { f_type_create_hindexed_block(0, count, blocklength, array_of_displacements, oldtype, newtype, ierror); }
@@ -3158,7 +3373,8 @@ static inline void f_type_create_hvector(int profiled, MPI_Fint *count, MPI_Fint
     MPI_Datatype c_newtype = NULL;
     int rc = (profiled ? PMPI_Type_create_hvector : MPI_Type_create_hvector)(*count, *blocklength, *stride, c_oldtype, &c_newtype);
     *newtype = PMPI_Type_c2f(c_newtype);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 { f_type_create_hvector(0, count, blocklength, stride, oldtype, newtype, ierror); }
@@ -3172,7 +3388,8 @@ static inline void f_type_create_indexed_block(int profiled, MPI_Fint *count, MP
     MPI_Datatype c_newtype = NULL;
     int rc = (profiled ? PMPI_Type_create_indexed_block : MPI_Type_create_indexed_block)(*count, *blocklength, array_of_displacements, c_oldtype, &c_newtype);
     *newtype = PMPI_Type_c2f(c_newtype);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 { f_type_create_indexed_block(0, count, blocklength, array_of_displacements, oldtype, newtype, ierror); }
@@ -3186,7 +3403,8 @@ static inline void f_type_create_resized(int profiled, MPI_Fint *oldtype, MPI_Ai
     MPI_Datatype c_newtype = NULL;
     int rc = (profiled ? PMPI_Type_create_resized : MPI_Type_create_resized)(c_oldtype, *lb, *extent, &c_newtype);
     *newtype = PMPI_Type_c2f(c_newtype);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *newtype, MPI_Fint *ierror)
 { f_type_create_resized(0, oldtype, lb, extent, newtype, ierror); }
@@ -3204,7 +3422,8 @@ static inline void f_type_create_struct(int profiled, MPI_Fint *count, MPI_Fint 
     int rc = (profiled ? PMPI_Type_create_struct : MPI_Type_create_struct)(*count, array_of_blocklengths, array_of_displacements, c_array_of_types, &c_newtype);
     *newtype = PMPI_Type_c2f(c_newtype);
     free(c_array_of_types);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror)
 { f_type_create_struct(0, count, array_of_blocklengths, array_of_displacements, array_of_types, newtype, ierror); }
@@ -3218,7 +3437,8 @@ static inline void f_type_create_subarray(int profiled, MPI_Fint *ndims, MPI_Fin
     MPI_Datatype c_newtype = NULL;
     int rc = (profiled ? PMPI_Type_create_subarray : MPI_Type_create_subarray)(*ndims, array_of_sizes, array_of_subsizes, array_of_starts, *order, c_oldtype, &c_newtype);
     *newtype = PMPI_Type_c2f(c_newtype);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes, MPI_Fint *array_of_subsizes, MPI_Fint *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 { f_type_create_subarray(0, ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype, ierror); }
@@ -3230,7 +3450,8 @@ static inline void f_type_delete_attr(int profiled, MPI_Fint *datatype, MPI_Fint
 {
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     int rc = (profiled ? PMPI_Type_delete_attr : MPI_Type_delete_attr)(c_datatype, *type_keyval);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint *ierror)
 { f_type_delete_attr(0, datatype, type_keyval, ierror); }
@@ -3244,7 +3465,8 @@ static inline void f_type_dup(int profiled, MPI_Fint *oldtype, MPI_Fint *newtype
     MPI_Datatype c_newtype = NULL;
     int rc = (profiled ? PMPI_Type_dup : MPI_Type_dup)(c_oldtype, &c_newtype);
     *newtype = PMPI_Type_c2f(c_newtype);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 { f_type_dup(0, oldtype, newtype, ierror); }
@@ -3257,7 +3479,8 @@ static inline void f_type_free(int profiled, MPI_Fint *datatype, MPI_Fint *ierro
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     int rc = (profiled ? PMPI_Type_free : MPI_Type_free)(&c_datatype);
     fm_f_update(FM_F_TYPE, datatype, c_datatype == NULL, PMPI_Type_c2f(c_datatype));
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierror)
 { f_type_free(0, datatype, ierror); }
@@ -3268,7 +3491,8 @@ void pmpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierror)
 static inline void f_type_free_keyval(int profiled, MPI_Fint *type_keyval, MPI_Fint *ierror)
 {
     int rc = (profiled ? PMPI_Type_free_keyval : MPI_Type_free_keyval)(type_keyval);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_type_free_keyval_(MPI_Fint *type_keyval, MPI_Fint *ierror)
 { f_type_free_keyval(0, type_keyval, ierror); }
@@ -3285,7 +3509,8 @@ static inline void f_type_get_contents(int profiled, MPI_Fint *datatype, MPI_Fin
     for (int i = 0; i < n_array_of_datatypes; i++)
         array_of_datatypes[i] = PMPI_Type_c2f(c_array_of_datatypes[i]);
     free(c_array_of_datatypes);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint *max_addresses, MPI_Fint *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierror)
 { f_type_get_contents(0, datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes, ierror); }
@@ -3297,7 +3522,8 @@ static inline void f_type_get_envelope(int profiled, MPI_Fint *datatype, MPI_Fin
 {
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     int rc = (profiled ? PMPI_Type_get_envelope : MPI_Type_get_envelope)(c_datatype, num_integers, num_addresses, num_datatypes, combiner);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror)
 { f_type_get_envelope(0, datatype, num_integers, num_addresses, num_datatypes, combiner, ierror); }
@@ -3309,7 +3535,8 @@ static inline void f_type_get_extent(int profiled, MPI_Fint *datatype, MPI_Aint 
 {
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     int rc = (profiled ? PMPI_Type_get_extent : MPI_Type_get_extent)(c_datatype, lb, extent);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierror)
 { f_type_get_extent(0, datatype, lb, extent, ierror); }
@@ -3321,7 +3548,8 @@ static inline void f_type_get_extent_x(int profiled, MPI_Fint *datatype, MPI_Cou
 {
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     int rc = (profiled ? PMPI_Type_get_extent_x : MPI_Type_get_extent_x)(c_datatype, lb, extent);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror)
 { f_type_get_extent_x(0, datatype, lb, extent, ierror); }
@@ -3337,7 +3565,8 @@ static inline void f_type_get_name(int profiled, MPI_Fint *datatype, char *type_
     if (rc == MPI_SUCCESS)
         fm_f_fstring(type_name, type_name_len, c_type_name);
     free(c_type_name);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len)
 { f_type_get_name(0, datatype, type_name, resultlen, ierror, type_name_len); }
@@ -3349,7 +3578,8 @@ static inline void f_type_get_true_extent(int profiled, MPI_Fint *datatype, MPI_
 {
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     int rc = (profiled ? PMPI_Type_get_true_extent : MPI_Type_get_true_extent)(c_datatype, true_lb, true_extent);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierror)
 { f_type_get_true_extent(0, datatype, true_lb, true_extent, ierror); }
@@ -3361,7 +3591,8 @@ static inline void f_type_get_true_extent_x(int profiled, MPI_Fint *datatype, MP
 {
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     int rc = (profiled ? PMPI_Type_get_true_extent_x : MPI_Type_get_true_extent_x)(c_datatype, true_lb, true_extent);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror)
 { f_type_get_true_extent_x(0, datatype, true_lb, true_extent, ierror); }
@@ -3375,7 +3606,8 @@ static inline void f_type_indexed(int profiled, MPI_Fint *count, MPI_Fint *array
     MPI_Datatype c_newtype = NULL;
     int rc = (profiled ? PMPI_Type_indexed : MPI_Type_indexed)(*count, array_of_blocklengths, array_of_displacements, c_oldtype, &c_newtype);
     *newtype = PMPI_Type_c2f(c_newtype);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 { f_type_indexed(0, count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror); }
@@ -3389,7 +3621,8 @@ static inline void f_type_set_name(int profiled, MPI_Fint *datatype, char *type_
     char *c_type_name = fm_f_cstring(type_name, type_name_len);
     int rc = (profiled ? PMPI_Type_set_name : MPI_Type_set_name)(c_datatype, c_type_name);
     free(c_type_name);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len)
 { f_type_set_name(0, datatype, type_name, ierror, type_name_len); }
@@ -3401,7 +3634,8 @@ static inline void f_type_size(int profiled, MPI_Fint *datatype, MPI_Fint *size,
 {
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     int rc = (profiled ? PMPI_Type_size : MPI_Type_size)(c_datatype, size);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror)
 { f_type_size(0, datatype, size, ierror); }
@@ -3413,7 +3647,8 @@ static inline void f_type_size_x(int profiled, MPI_Fint *datatype, MPI_Count *si
 {
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     int rc = (profiled ? PMPI_Type_size_x : MPI_Type_size_x)(c_datatype, size);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror)
 { f_type_size_x(0, datatype, size, ierror); }
@@ -3427,7 +3662,8 @@ static inline void f_type_vector(int profiled, MPI_Fint *count, MPI_Fint *blockl
     MPI_Datatype c_newtype = NULL;
     int rc = (profiled ? PMPI_Type_vector : MPI_Type_vector)(*count, *blocklength, *stride, c_oldtype, &c_newtype);
     *newtype = PMPI_Type_c2f(c_newtype);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_type_vector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 { f_type_vector(0, count, blocklength, stride, oldtype, newtype, ierror); }
@@ -3440,7 +3676,8 @@ static inline void f_unpack(int profiled, void *inbuf, MPI_Fint *insize, MPI_Fin
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int rc = (profiled ? PMPI_Unpack : MPI_Unpack)(fm_f_buffer(inbuf), *insize, position, fm_f_buffer(outbuf), *outcount, c_datatype, c_comm);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_unpack_(void *inbuf, MPI_Fint *insize, MPI_Fint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror)
 { f_unpack(0, inbuf, insize, position, outbuf, outcount, datatype, comm, ierror); }
@@ -3453,7 +3690,8 @@ static inline void f_wait(int profiled, MPI_Fint *request, MPI_Fint *status, MPI
     MPI_Request c_request = PMPI_Request_f2c(*request);
     int rc = (profiled ? PMPI_Wait : MPI_Wait)(&c_request, fm_f_status(status));
     fm_f_update(FM_F_REQUEST, request, c_request == NULL, PMPI_Request_c2f(c_request));
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierror)
 { f_wait(0, request, status, ierror); }
@@ -3471,7 +3709,8 @@ static inline void f_waitall(int profiled, MPI_Fint *count, MPI_Fint *array_of_r
     for (int i = 0; i < n_array_of_requests; i++)
         fm_f_update(FM_F_REQUEST, &array_of_requests[i], c_array_of_requests[i] == NULL, PMPI_Request_c2f(c_array_of_requests[i]));
     free(c_array_of_requests);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 { f_waitall(0, count, array_of_requests, array_of_statuses, ierror); }
@@ -3489,7 +3728,8 @@ static inline void f_waitany(int profiled, MPI_Fint *count, MPI_Fint *array_of_r
     for (int i = 0; i < n_array_of_requests; i++)
         fm_f_update(FM_F_REQUEST, &array_of_requests[i], c_array_of_requests[i] == NULL, PMPI_Request_c2f(c_array_of_requests[i]));
     free(c_array_of_requests);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror)
 { f_waitany(0, count, array_of_requests, index, status, ierror); }
@@ -3507,7 +3747,8 @@ static inline void f_waitsome(int profiled, MPI_Fint *incount, MPI_Fint *array_o
     for (int i = 0; i < n_array_of_requests; i++)
         fm_f_update(FM_F_REQUEST, &array_of_requests[i], c_array_of_requests[i] == NULL, PMPI_Request_c2f(c_array_of_requests[i]));
     free(c_array_of_requests);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 { f_waitsome(0, incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror); }
@@ -3524,7 +3765,8 @@ static inline void f_win_allocate(int profiled, MPI_Aint *size, MPI_Fint *disp_u
     int rc = (profiled ? PMPI_Win_allocate : MPI_Win_allocate)(*size, *disp_unit, c_info, c_comm, &c_baseptr, &c_win);
     *baseptr = (MPI_Aint)c_baseptr;
     *win = PMPI_Win_c2f(c_win);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror)
 { f_win_allocate(0, size, disp_unit, info, comm, baseptr, win, ierror); }
@@ -3541,7 +3783,8 @@ static inline void f_win_allocate_shared(int profiled, MPI_Aint *size, MPI_Fint 
     int rc = (profiled ? PMPI_Win_allocate_shared : MPI_Win_allocate_shared)(*size, *disp_unit, c_info, c_comm, &c_baseptr, &c_win);
     *baseptr = (MPI_Aint)c_baseptr;
     *win = PMPI_Win_c2f(c_win);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror)
 { f_win_allocate_shared(0, size, disp_unit, info, comm, baseptr, win, ierror); }
@@ -3553,7 +3796,8 @@ static inline void f_win_attach(int profiled, MPI_Fint *win, void *base, MPI_Ain
 {
     MPI_Win c_win = PMPI_Win_f2c(*win);
     int rc = (profiled ? PMPI_Win_attach : MPI_Win_attach)(c_win, fm_f_buffer(base), *size);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_attach_(MPI_Fint *win, void *base, MPI_Aint *size, MPI_Fint *ierror)
 { f_win_attach(0, win, base, size, ierror); }
@@ -3565,7 +3809,8 @@ static inline void f_win_call_errhandler(int profiled, MPI_Fint *win, MPI_Fint *
 {
     MPI_Win c_win = PMPI_Win_f2c(*win);
     int rc = (profiled ? PMPI_Win_call_errhandler : MPI_Win_call_errhandler)(c_win, *errorcode);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_call_errhandler_(MPI_Fint *win, MPI_Fint *errorcode, MPI_Fint *ierror)
 { f_win_call_errhandler(0, win, errorcode, ierror); }
@@ -3577,7 +3822,8 @@ static inline void f_win_complete(int profiled, MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Win c_win = PMPI_Win_f2c(*win);
     int rc = (profiled ? PMPI_Win_complete : MPI_Win_complete)(c_win);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_complete_(MPI_Fint *win, MPI_Fint *ierror)
 { f_win_complete(0, win, ierror); }
@@ -3592,7 +3838,8 @@ static inline void f_win_create(int profiled, void *base, MPI_Aint *size, MPI_Fi
     MPI_Win c_win = NULL;
     int rc = (profiled ? PMPI_Win_create : MPI_Win_create)(fm_f_buffer(base), *size, *disp_unit, c_info, c_comm, &c_win);
     *win = PMPI_Win_c2f(c_win);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror)
 { f_win_create(0, base, size, disp_unit, info, comm, win, ierror); }
@@ -3607,7 +3854,8 @@ static inline void f_win_create_dynamic(int profiled, MPI_Fint *info, MPI_Fint *
     MPI_Win c_win = NULL;
     int rc = (profiled ? PMPI_Win_create_dynamic : MPI_Win_create_dynamic)(c_info, c_comm, &c_win);
     *win = PMPI_Win_c2f(c_win);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror)
 { f_win_create_dynamic(0, info, comm, win, ierror); }
@@ -3619,7 +3867,8 @@ static inline void f_win_delete_attr(int profiled, MPI_Fint *win, MPI_Fint *win_
 {
     MPI_Win c_win = PMPI_Win_f2c(*win);
     int rc = (profiled ? PMPI_Win_delete_attr : MPI_Win_delete_attr)(c_win, *win_keyval);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_delete_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierror)
 { f_win_delete_attr(0, win, win_keyval, ierror); }
@@ -3631,7 +3880,8 @@ static inline void f_win_detach(int profiled, MPI_Fint *win, void *base, MPI_Fin
 {
     MPI_Win c_win = PMPI_Win_f2c(*win);
     int rc = (profiled ? PMPI_Win_detach : MPI_Win_detach)(c_win, fm_f_buffer(base));
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_detach_(MPI_Fint *win, void *base, MPI_Fint *ierror)
 { f_win_detach(0, win, base, ierror); }
@@ -3643,7 +3893,8 @@ static inline void f_win_fence(int profiled, MPI_Fint *assert, MPI_Fint *win, MP
 {
     MPI_Win c_win = PMPI_Win_f2c(*win);
     int rc = (profiled ? PMPI_Win_fence : MPI_Win_fence)(*assert, c_win);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_fence_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
 { f_win_fence(0, assert, win, ierror); }
@@ -3655,7 +3906,8 @@ static inline void f_win_flush(int profiled, MPI_Fint *rank, MPI_Fint *win, MPI_
 {
     MPI_Win c_win = PMPI_Win_f2c(*win);
     int rc = (profiled ? PMPI_Win_flush : MPI_Win_flush)(*rank, c_win);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_flush_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror)
 { f_win_flush(0, rank, win, ierror); }
@@ -3667,7 +3919,8 @@ static inline void f_win_flush_all(int profiled, MPI_Fint *win, MPI_Fint *ierror
 {
     MPI_Win c_win = PMPI_Win_f2c(*win);
     int rc = (profiled ? PMPI_Win_flush_all : MPI_Win_flush_all)(c_win);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierror)
 { f_win_flush_all(0, win, ierror); }
@@ -3679,7 +3932,8 @@ static inline void f_win_flush_local(int profiled, MPI_Fint *rank, MPI_Fint *win
 {
     MPI_Win c_win = PMPI_Win_f2c(*win);
     int rc = (profiled ? PMPI_Win_flush_local : MPI_Win_flush_local)(*rank, c_win);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_flush_local_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror)
 { f_win_flush_local(0, rank, win, ierror); }
@@ -3691,7 +3945,8 @@ static inline void f_win_flush_local_all(int profiled, MPI_Fint *win, MPI_Fint *
 {
     MPI_Win c_win = PMPI_Win_f2c(*win);
     int rc = (profiled ? PMPI_Win_flush_local_all : MPI_Win_flush_local_all)(c_win);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_flush_local_all_(MPI_Fint *win, MPI_Fint *ierror)
 { f_win_flush_local_all(0, win, ierror); }
@@ -3704,7 +3959,8 @@ static inline void f_win_free(int profiled, MPI_Fint *win, MPI_Fint *ierror)
     MPI_Win c_win = PMPI_Win_f2c(*win);
     int rc = (profiled ? PMPI_Win_free : MPI_Win_free)(&c_win);
     fm_f_update(FM_F_WIN, win, c_win == NULL, PMPI_Win_c2f(c_win));
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_free_(MPI_Fint *win, MPI_Fint *ierror)
 { f_win_free(0, win, ierror); }
@@ -3715,7 +3971,8 @@ void pmpi_win_free_(MPI_Fint *win, MPI_Fint *ierror)
 static inline void f_win_free_keyval(int profiled, MPI_Fint *win_keyval, MPI_Fint *ierror)
 {
     int rc = (profiled ? PMPI_Win_free_keyval : MPI_Win_free_keyval)(win_keyval);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_free_keyval_(MPI_Fint *win_keyval, MPI_Fint *ierror)
 { f_win_free_keyval(0, win_keyval, ierror); }
@@ -3729,7 +3986,8 @@ static inline void f_win_get_errhandler(int profiled, MPI_Fint *win, MPI_Fint *e
     MPI_Errhandler c_errhandler = NULL;
     int rc = (profiled ? PMPI_Win_get_errhandler : MPI_Win_get_errhandler)(c_win, &c_errhandler);
     *errhandler = PMPI_Errhandler_c2f(c_errhandler);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_get_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror)
 { f_win_get_errhandler(0, win, errhandler, ierror); }
@@ -3743,7 +4001,8 @@ static inline void f_win_get_group(int profiled, MPI_Fint *win, MPI_Fint *group,
     MPI_Group c_group = NULL;
     int rc = (profiled ? PMPI_Win_get_group : MPI_Win_get_group)(c_win, &c_group);
     *group = PMPI_Group_c2f(c_group);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_get_group_(MPI_Fint *win, MPI_Fint *group, MPI_Fint *ierror)
 { f_win_get_group(0, win, group, ierror); }
@@ -3757,7 +4016,8 @@ static inline void f_win_get_info(int profiled, MPI_Fint *win, MPI_Fint *info_us
     MPI_Info c_info_used = NULL;
     int rc = (profiled ? PMPI_Win_get_info : MPI_Win_get_info)(c_win, &c_info_used);
     *info_used = PMPI_Info_c2f(c_info_used);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_get_info_(MPI_Fint *win, MPI_Fint *info_used, MPI_Fint *ierror)
 { f_win_get_info(0, win, info_used, ierror); }
@@ -3773,7 +4033,8 @@ static inline void f_win_get_name(int profiled, MPI_Fint *win, char *win_name, M
     if (rc == MPI_SUCCESS)
         fm_f_fstring(win_name, win_name_len, c_win_name);
     free(c_win_name);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_get_name_(MPI_Fint *win, char *win_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t win_name_len)
 { f_win_get_name(0, win, win_name, resultlen, ierror, win_name_len); }
@@ -3785,7 +4046,8 @@ static inline void f_win_lock(int profiled, MPI_Fint *lock_type, MPI_Fint *rank,
 {
     MPI_Win c_win = PMPI_Win_f2c(*win);
     int rc = (profiled ? PMPI_Win_lock : MPI_Win_lock)(*lock_type, *rank, *assert, c_win);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_lock_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
 { f_win_lock(0, lock_type, rank, assert, win, ierror); }
@@ -3797,7 +4059,8 @@ static inline void f_win_lock_all(int profiled, MPI_Fint *assert, MPI_Fint *win,
 {
     MPI_Win c_win = PMPI_Win_f2c(*win);
     int rc = (profiled ? PMPI_Win_lock_all : MPI_Win_lock_all)(*assert, c_win);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
 { f_win_lock_all(0, assert, win, ierror); }
@@ -3810,7 +4073,8 @@ static inline void f_win_post(int profiled, MPI_Fint *group, MPI_Fint *assert, M
     MPI_Group c_group = PMPI_Group_f2c(*group);
     MPI_Win c_win = PMPI_Win_f2c(*win);
     int rc = (profiled ? PMPI_Win_post : MPI_Win_post)(c_group, *assert, c_win);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
 { f_win_post(0, group, assert, win, ierror); }
@@ -3823,7 +4087,8 @@ static inline void f_win_set_errhandler(int profiled, MPI_Fint *win, MPI_Fint *e
     MPI_Win c_win = PMPI_Win_f2c(*win);
     MPI_Errhandler c_errhandler = PMPI_Errhandler_f2c(*errhandler);
     int rc = (profiled ? PMPI_Win_set_errhandler : MPI_Win_set_errhandler)(c_win, c_errhandler);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_set_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror)
 { f_win_set_errhandler(0, win, errhandler, ierror); }
@@ -3836,7 +4101,8 @@ static inline void f_win_set_info(int profiled, MPI_Fint *win, MPI_Fint *info, M
     MPI_Win c_win = PMPI_Win_f2c(*win);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     int rc = (profiled ? PMPI_Win_set_info : MPI_Win_set_info)(c_win, c_info);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_set_info_(MPI_Fint *win, MPI_Fint *info, MPI_Fint *ierror)
 { f_win_set_info(0, win, info, ierror); }
@@ -3850,7 +4116,8 @@ static inline void f_win_set_name(int profiled, MPI_Fint *win, char *win_name, M
     char *c_win_name = fm_f_cstring(win_name, win_name_len);
     int rc = (profiled ? PMPI_Win_set_name : MPI_Win_set_name)(c_win, c_win_name);
     free(c_win_name);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_set_name_(MPI_Fint *win, char *win_name, MPI_Fint *ierror, size_t win_name_len)
 { f_win_set_name(0, win, win_name, ierror, win_name_len); }
@@ -3864,7 +4131,8 @@ static inline void f_win_shared_query(int profiled, MPI_Fint *win, MPI_Fint *ran
     void *c_baseptr = NULL;
     int rc = (profiled ? PMPI_Win_shared_query : MPI_Win_shared_query)(c_win, *rank, size, disp_unit, &c_baseptr);
     *baseptr = (MPI_Aint)c_baseptr;
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Aint *baseptr, MPI_Fint *ierror)
 { f_win_shared_query(0, win, rank, size, disp_unit, baseptr, ierror); }
@@ -3877,7 +4145,8 @@ static inline void f_win_start(int profiled, MPI_Fint *group, MPI_Fint *assert, 
     MPI_Group c_group = PMPI_Group_f2c(*group);
     MPI_Win c_win = PMPI_Win_f2c(*win);
     int rc = (profiled ? PMPI_Win_start : MPI_Win_start)(c_group, *assert, c_win);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
 { f_win_start(0, group, assert, win, ierror); }
@@ -3889,7 +4158,8 @@ static inline void f_win_sync(int profiled, MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Win c_win = PMPI_Win_f2c(*win);
     int rc = (profiled ? PMPI_Win_sync : MPI_Win_sync)(c_win);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_sync_(MPI_Fint *win, MPI_Fint *ierror)
 { f_win_sync(0, win, ierror); }
@@ -3903,7 +4173,8 @@ static inline void f_win_test(int profiled, MPI_Fint *win, MPI_Fint *flag, MPI_F
     int c_flag = 0;
     int rc = (profiled ? PMPI_Win_test : MPI_Win_test)(c_win, &c_flag);
     *flag = c_flag ? FM_F_TRUE : 0;
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierror)
 { f_win_test(0, win, flag, ierror); }
@@ -3915,7 +4186,8 @@ static inline void f_win_unlock(int profiled, MPI_Fint *rank, MPI_Fint *win, MPI
 {
     MPI_Win c_win = PMPI_Win_f2c(*win);
     int rc = (profiled ? PMPI_Win_unlock : MPI_Win_unlock)(*rank, c_win);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror)
 { f_win_unlock(0, rank, win, ierror); }
@@ -3927,7 +4199,8 @@ static inline void f_win_unlock_all(int profiled, MPI_Fint *win, MPI_Fint *ierro
 {
     MPI_Win c_win = PMPI_Win_f2c(*win);
     int rc = (profiled ? PMPI_Win_unlock_all : MPI_Win_unlock_all)(c_win);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierror)
 { f_win_unlock_all(0, win, ierror); }
@@ -3939,7 +4212,8 @@ static inline void f_win_wait(int profiled, MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Win c_win = PMPI_Win_f2c(*win);
     int rc = (profiled ? PMPI_Win_wait : MPI_Win_wait)(c_win);
-    *ierror = rc;
+    if (ierror)
+        *ierror = rc;
 }
 void mpi_win_wait_(MPI_Fint *win, MPI_Fint *ierror)
 { f_win_wait(0, win, ierror); }

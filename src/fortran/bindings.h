@@ -54,6 +54,13 @@ static inline void fm_f_update(enum fm_f_kind kind, MPI_Fint *f, int gone, MPI_F
     *f = value;
 }
 
+/* ierror is OPTIONAL in mpi_f08: absent, gfortran passes NULL. */
+static inline void fm_f_ierror(MPI_Fint *ierror, int rc)
+{
+    if (ierror)
+        *ierror = rc;
+}
+
 /* n zeroed elements of size bytes (at least one); aborts when memory is out. */
 void *fm_f_array(int n, size_t size);
 /* A NUL-terminated copy of a Fortran string without its trailing blanks. */

@@ -2,11 +2,17 @@
  * mpif.h and the mpi module, from mpi.h itself (run at build time, so the
  * Fortran values cannot drift from C's).  Handles are the Fortran indices
  * of the predefined objects (MPI_Comm_c2f, ...).  The output is valid fixed
- * and free form: statements from column 7, at most 72 columns.
+ * and free form: statements from column 7, at most 72 columns.  With f08,
+ * the mpi_f08 module's: handles of their types (MPI_Comm(1), ...), status
+ * sentinels of TYPE(MPI_Status).
  *
- *     gen_constants > mpif-constants.h */
+ *     gen_constants > mpif-constants.h
+ *     gen_constants f08 > mpi_f08-constants.h */
 #include <mpi.h>
 #include <stdio.h>
+#include <string.h>
+
+static int f08; /* writing the mpi_f08 module's constants */
 
 /* Integer constants of mpi.h with the same name in Fortran. */
 #define INT_CONSTANTS(X)                                                                     \
@@ -37,15 +43,20 @@ static void integer(const char *name, long long value)
     printf("      INTEGER %s\n      PARAMETER (%s=%lld)\n", name, name, value);
 }
 
-static void handle(const char *name, MPI_Fint value)
+static void handle(const char *type, const char *name, MPI_Fint value)
 {
-    integer(name, value);
+    if (f08)
+        printf("      TYPE(%s), PARAMETER :: %s = %s(%d)\n", type, name, type, value);
+    else
+        integer(name, value);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    printf("! mpif-constants.h - MPI's Fortran constants for fabmpi.\n"
-           "! GENERATED at build time by src/fortran/gen_constants.c from mpi.h.\n");
+    f08 = argc > 1 && !strcmp(argv[1], "f08");
+    printf("! %s - MPI's Fortran constants for fabmpi.\n"
+           "! GENERATED at build time by src/fortran/gen_constants.c from mpi.h.\n",
+           f08 ? "mpi_f08-constants.h" : "mpif-constants.h");
 #define X(name) integer(#name, (long long)(name));
     INT_CONSTANTS(X)
 #undef X
@@ -62,44 +73,47 @@ int main(void)
     integer("MPI_COUNT_KIND", (long long)sizeof(MPI_Count));
     integer("MPI_INTEGER_KIND", (long long)sizeof(MPI_Fint));
 
-    handle("MPI_COMM_NULL", PMPI_Comm_c2f(MPI_COMM_NULL));
-    handle("MPI_COMM_WORLD", PMPI_Comm_c2f(MPI_COMM_WORLD));
-    handle("MPI_COMM_SELF", PMPI_Comm_c2f(MPI_COMM_SELF));
-    handle("MPI_GROUP_NULL", PMPI_Group_c2f(MPI_GROUP_NULL));
-    handle("MPI_GROUP_EMPTY", PMPI_Group_c2f(MPI_GROUP_EMPTY));
-    handle("MPI_DATATYPE_NULL", PMPI_Type_c2f(MPI_DATATYPE_NULL));
-#define X(name, ctype) handle(#name, PMPI_Type_c2f(name));
+    handle("MPI_Comm", "MPI_COMM_NULL", PMPI_Comm_c2f(MPI_COMM_NULL));
+    handle("MPI_Comm", "MPI_COMM_WORLD", PMPI_Comm_c2f(MPI_COMM_WORLD));
+    handle("MPI_Comm", "MPI_COMM_SELF", PMPI_Comm_c2f(MPI_COMM_SELF));
+    handle("MPI_Group", "MPI_GROUP_NULL", PMPI_Group_c2f(MPI_GROUP_NULL));
+    handle("MPI_Group", "MPI_GROUP_EMPTY", PMPI_Group_c2f(MPI_GROUP_EMPTY));
+    handle("MPI_Datatype", "MPI_DATATYPE_NULL", PMPI_Type_c2f(MPI_DATATYPE_NULL));
+#define X(name, ctype) handle("MPI_Datatype", #name, PMPI_Type_c2f(name));
     FM_PREDEFINED_DATATYPES(X)
 #undef X
-    handle("MPI_OP_NULL", PMPI_Op_c2f(MPI_OP_NULL));
-#define X(name) handle(#name, PMPI_Op_c2f(name));
+    handle("MPI_Op", "MPI_OP_NULL", PMPI_Op_c2f(MPI_OP_NULL));
+#define X(name) handle("MPI_Op", #name, PMPI_Op_c2f(name));
     FM_PREDEFINED_OPS(X)
 #undef X
-    handle("MPI_REQUEST_NULL", PMPI_Request_c2f(MPI_REQUEST_NULL));
-    handle("MPI_ERRHANDLER_NULL", PMPI_Errhandler_c2f(MPI_ERRHANDLER_NULL));
-    handle("MPI_ERRORS_ARE_FATAL", PMPI_Errhandler_c2f(MPI_ERRORS_ARE_FATAL));
-    handle("MPI_ERRORS_RETURN", PMPI_Errhandler_c2f(MPI_ERRORS_RETURN));
-    handle("MPI_MESSAGE_NULL", PMPI_Message_c2f(MPI_MESSAGE_NULL));
-    handle("MPI_MESSAGE_NO_PROC", PMPI_Message_c2f(MPI_MESSAGE_NO_PROC));
-    handle("MPI_INFO_NULL", PMPI_Info_c2f(MPI_INFO_NULL));
-    handle("MPI_WIN_NULL", PMPI_Win_c2f(MPI_WIN_NULL));
+    handle("MPI_Request", "MPI_REQUEST_NULL", PMPI_Request_c2f(MPI_REQUEST_NULL));
+    handle("MPI_Errhandler", "MPI_ERRHANDLER_NULL", PMPI_Errhandler_c2f(MPI_ERRHANDLER_NULL));
+    handle("MPI_Errhandler", "MPI_ERRORS_ARE_FATAL", PMPI_Errhandler_c2f(MPI_ERRORS_ARE_FATAL));
+    handle("MPI_Errhandler", "MPI_ERRORS_RETURN", PMPI_Errhandler_c2f(MPI_ERRORS_RETURN));
+    handle("MPI_Message", "MPI_MESSAGE_NULL", PMPI_Message_c2f(MPI_MESSAGE_NULL));
+    handle("MPI_Message", "MPI_MESSAGE_NO_PROC", PMPI_Message_c2f(MPI_MESSAGE_NO_PROC));
+    handle("MPI_Info", "MPI_INFO_NULL", PMPI_Info_c2f(MPI_INFO_NULL));
+    handle("MPI_Win", "MPI_WIN_NULL", PMPI_Win_c2f(MPI_WIN_NULL));
 
     /* The sentinels: variables in common blocks whose storage is
      * libfabmpi's fab_f_*_ (src/mpi/fortran_sentinels.c). */
     static const struct {
-        const char *name, *block, *dims;
+        const char *name, *block, *type, *dims, *f08_type, *f08_dims;
     } sentinels[] = {
-        {"MPI_BOTTOM", "fab_f_bottom", ""},
-        {"MPI_IN_PLACE", "fab_f_in_place", ""},
-        {"MPI_STATUS_IGNORE", "fab_f_status_ignore", "(MPI_STATUS_SIZE)"},
-        {"MPI_STATUSES_IGNORE", "fab_f_statuses_ignore", "(MPI_STATUS_SIZE,1)"},
-        {"MPI_UNWEIGHTED", "fab_f_unweighted", "(1)"},
-        {"MPI_WEIGHTS_EMPTY", "fab_f_weights_empty", "(1)"},
-        {"MPI_ERRCODES_IGNORE", "fab_f_errcodes_ignore", "(1)"},
+        {"MPI_BOTTOM", "fab_f_bottom", "INTEGER", "", "INTEGER", ""},
+        {"MPI_IN_PLACE", "fab_f_in_place", "INTEGER", "", "INTEGER", ""},
+        {"MPI_STATUS_IGNORE", "fab_f_status_ignore", "INTEGER", "(MPI_STATUS_SIZE)",
+         "TYPE(MPI_Status)", ""},
+        {"MPI_STATUSES_IGNORE", "fab_f_statuses_ignore", "INTEGER", "(MPI_STATUS_SIZE,1)",
+         "TYPE(MPI_Status)", "(1)"},
+        {"MPI_UNWEIGHTED", "fab_f_unweighted", "INTEGER", "(1)", "INTEGER", "(1)"},
+        {"MPI_WEIGHTS_EMPTY", "fab_f_weights_empty", "INTEGER", "(1)", "INTEGER", "(1)"},
+        {"MPI_ERRCODES_IGNORE", "fab_f_errcodes_ignore", "INTEGER", "(1)", "INTEGER", "(1)"},
     };
     for (size_t i = 0; i < sizeof sentinels / sizeof *sentinels; i++)
-        printf("      INTEGER %s%s\n      COMMON /%s/ %s\n      SAVE /%s/\n",
-               sentinels[i].name, sentinels[i].dims, sentinels[i].block, sentinels[i].name,
-               sentinels[i].block);
+        printf("      %s %s%s\n      COMMON /%s/ %s\n      SAVE /%s/\n",
+               f08 ? sentinels[i].f08_type : sentinels[i].type, sentinels[i].name,
+               f08 ? sentinels[i].f08_dims : sentinels[i].dims, sentinels[i].block,
+               sentinels[i].name, sentinels[i].block);
     return 0;
 }

@@ -11,7 +11,6 @@
 #include "fortran/bindings.h"
 
 typedef int (*get_attr_fn)(void *obj, int keyval, void *value, int *flag);
-typedef int (*set_attr_fn)(void *obj, int keyval, void *value);
 
 /* The Fortran value of an attribute the C call returned as value. */
 static MPI_Aint fortran_value(int keyval, void *value)
@@ -46,39 +45,40 @@ static int get_attr(get_attr_fn fn, void *obj, MPI_Fint keyval, MPI_Aint *value,
     return rc;
 }
 
-#define FM_F_ATTR(lower, Name, CType, fkind)                                                  \
-    static int lower##_get(int profiled, void *obj, int keyval, void *value, int *flag)       \
-    {                                                                                         \
-        return (profiled ? PMPI_##Name##_get_attr : MPI_##Name##_get_attr)((CType)obj, keyval, \
-                                                                           value, flag);      \
-    }                                                                                         \
-    static int lower##_get_p(void *o, int k, void *v, int *f) { return lower##_get(1, o, k, v, f); } \
-    static int lower##_get_m(void *o, int k, void *v, int *f) { return lower##_get(0, o, k, v, f); } \
-    void mpi_##lower##_get_attr_(MPI_Fint *h, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag, \
-                                 MPI_Fint *ierror)                                            \
-    {                                                                                         \
-        *ierror = get_attr(lower##_get_m, PMPI_##Name##_f2c(*h), *keyval, value, flag);       \
-    }                                                                                         \
-    void pmpi_##lower##_get_attr_(MPI_Fint *h, MPI_Fint *keyval, MPI_Aint *value,             \
-                                  MPI_Fint *flag, MPI_Fint *ierror)                           \
-    {                                                                                         \
-        *ierror = get_attr(lower##_get_p, PMPI_##Name##_f2c(*h), *keyval, value, flag);       \
-    }                                                                                         \
-    void mpi_##lower##_set_attr_(MPI_Fint *h, MPI_Fint *keyval, MPI_Aint *value,              \
-                                 MPI_Fint *ierror)                                            \
-    {                                                                                         \
-        *ierror = MPI_##Name##_set_attr(PMPI_##Name##_f2c(*h), *keyval,                       \
-                                        (void *)(intptr_t)*value);                            \
-    }                                                                                         \
-    void pmpi_##lower##_set_attr_(MPI_Fint *h, MPI_Fint *keyval, MPI_Aint *value,             \
-                                  MPI_Fint *ierror)                                           \
-    {                                                                                         \
-        *ierror = PMPI_##Name##_set_attr(PMPI_##Name##_f2c(*h), *keyval,                      \
-                                         (void *)(intptr_t)*value);                           \
+/* Each kind's four bindings: get through MPI_ or PMPI_ (get_fn), set
+ * with the value as the attribute pointer. */
+#define FM_F_ATTR(lower, Name, CType)                                                      \
+    static int lower##_get_m(void *o, int k, void *v, int *f)                              \
+    {                                                                                      \
+        return MPI_##Name##_get_attr((CType)o, k, v, f);                                   \
+    }                                                                                      \
+    static int lower##_get_p(void *o, int k, void *v, int *f)                              \
+    {                                                                                      \
+        return PMPI_##Name##_get_attr((CType)o, k, v, f);                                  \
+    }                                                                                      \
+    void mpi_##lower##_get_attr_(MPI_Fint *h, MPI_Fint *k, MPI_Aint *v, MPI_Fint *flag,    \
+                                 MPI_Fint *ierror)                                         \
+    {                                                                                      \
+        fm_f_ierror(ierror, get_attr(lower##_get_m, PMPI_##Name##_f2c(*h), *k, v, flag));  \
+    }                                                                                      \
+    void pmpi_##lower##_get_attr_(MPI_Fint *h, MPI_Fint *k, MPI_Aint *v, MPI_Fint *flag,   \
+                                  MPI_Fint *ierror)                                        \
+    {                                                                                      \
+        fm_f_ierror(ierror, get_attr(lower##_get_p, PMPI_##Name##_f2c(*h), *k, v, flag));  \
+    }                                                                                      \
+    void mpi_##lower##_set_attr_(MPI_Fint *h, MPI_Fint *k, MPI_Aint *v, MPI_Fint *ierror)  \
+    {                                                                                      \
+        fm_f_ierror(ierror,                                                                \
+                    MPI_##Name##_set_attr(PMPI_##Name##_f2c(*h), *k, (void *)(intptr_t)*v)); \
+    }                                                                                      \
+    void pmpi_##lower##_set_attr_(MPI_Fint *h, MPI_Fint *k, MPI_Aint *v, MPI_Fint *ierror) \
+    {                                                                                      \
+        fm_f_ierror(ierror,                                                                \
+                    PMPI_##Name##_set_attr(PMPI_##Name##_f2c(*h), *k, (void *)(intptr_t)*v)); \
     }
-FM_F_ATTR(comm, Comm, MPI_Comm, FM_F_COMM)
-FM_F_ATTR(type, Type, MPI_Datatype, FM_F_TYPE)
-FM_F_ATTR(win, Win, MPI_Win, FM_F_WIN)
+FM_F_ATTR(comm, Comm, MPI_Comm)
+FM_F_ATTR(type, Type, MPI_Datatype)
+FM_F_ATTR(win, Win, MPI_Win)
 #undef FM_F_ATTR
 
 /* MPI-1 forms: the value is a default INTEGER. */
@@ -89,9 +89,10 @@ static void attr_get(get_attr_fn fn, MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint 
                      MPI_Fint *flag, MPI_Fint *ierror)
 {
     MPI_Aint v = 0;
-    *ierror = get_attr(fn, PMPI_Comm_f2c(*comm), *keyval, &v, flag);
-    if (*ierror == MPI_SUCCESS && *flag)
+    int rc = get_attr(fn, PMPI_Comm_f2c(*comm), *keyval, &v, flag);
+    if (rc == MPI_SUCCESS && *flag)
         *value = (MPI_Fint)v;
+    fm_f_ierror(ierror, rc);
 }
 
 void mpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *flag,
@@ -108,12 +109,12 @@ void pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint 
 
 void mpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *ierror)
 {
-    *ierror = MPI_Attr_put(PMPI_Comm_f2c(*comm), *keyval, (void *)(intptr_t)*value);
+    fm_f_ierror(ierror, MPI_Attr_put(PMPI_Comm_f2c(*comm), *keyval, (void *)(intptr_t)*value));
 }
 
 void pmpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Attr_put(PMPI_Comm_f2c(*comm), *keyval, (void *)(intptr_t)*value);
+    fm_f_ierror(ierror, PMPI_Attr_put(PMPI_Comm_f2c(*comm), *keyval, (void *)(intptr_t)*value));
 }
 
 /* A Fortran reduction function takes its length and datatype as INTEGERs;
@@ -125,7 +126,7 @@ typedef void fortran_user_fn(void *in, void *inout, MPI_Fint *len, MPI_Fint *dat
 void mpi_op_create_(fortran_user_fn *fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror)
 {
     MPI_Op c_op = MPI_OP_NULL;
-    *ierror = fab_f_op_create(fn, *commute, &c_op);
+    fm_f_ierror(ierror, fab_f_op_create(fn, *commute, &c_op));
     *op = PMPI_Op_c2f(c_op);
 }
 
