@@ -135,8 +135,6 @@ static inline int send_now(const void *buf, MPI_Count count, MPI_Datatype dt, in
         return FM_ERR_AGAIN;
     const char *data = (const char *)buf + dt->true_lb;
     fm_net *net = fm_peer_net[peer];
-    FM_PV_INC(pt2pt_eager_sent);
-    FM_PV_ADD(pt2pt_eager_sent_bytes, bytes);
     int rc;
     if (bytes <= FM_HDR_SHORT_MAX && (net->caps & FM_NET_CAP_EXACT_LEN)) {
         fm_hdr_short hs = {.proto = FM_PROTO_EAGER_SHORT, .ctx = comm->ctx + coll,
@@ -147,11 +145,10 @@ static inline int send_now(const void *buf, MPI_Count count, MPI_Datatype dt, in
                     .tag = tag, .len = bytes};
         rc = fm_net_send(net, peer, &h, sizeof h, data, bytes);
     }
-    /* A refused one goes the general way, which counts it then. */
-    if (__builtin_expect(rc != FM_OK, 0)) {
-        fm_pv.pt2pt_eager_sent--;
-        fm_pv.pt2pt_eager_sent_bytes -= bytes;
-    }
+    /* Counted only when sent (a refused one goes the general way, which
+     * counts it then), without a branch. */
+    fm_pv.pt2pt_eager_sent += rc == FM_OK;
+    fm_pv.pt2pt_eager_sent_bytes += rc == FM_OK ? bytes : 0;
     return rc;
 }
 
