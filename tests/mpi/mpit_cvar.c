@@ -4,8 +4,10 @@
  * MPI_T works before MPI_Init, nests, and after MPI_Finalize; errors come
  * as MPI_T_ERR_* classes; a knob written before MPI_Init is what MPI_Init
  * uses, one read at MPI_Init only refuses later writes, a fixed one always
- * does; and lowering FABMPI_EAGER_LIMIT with MPI_T_cvar_write turns the
- * next messages from eager into rendezvous (pvar counters say which). */
+ * does; lowering FABMPI_EAGER_LIMIT with MPI_T_cvar_write turns the next
+ * messages from eager into rendezvous, and FABMPI_COLL_RMA=off/on moves an
+ * allreduce between the two-sided and one-sided algorithms (pvar counters
+ * say which). */
 #include <string.h>
 
 #include "testutil.h"
@@ -227,6 +229,35 @@ static void send_round(int n, int bytes, unsigned long long *eager, unsigned lon
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* One 8-byte allreduce; how it ran: *two = two-sided, *one = one-sided
+ * (through the cache, flat or tree). */
+static void allreduce_round(unsigned long long *two, unsigned long long *one)
+{
+    static const char *const names[] = {"coll_allreduce_two_sided", "coll_allreduce_rma",
+                                        "coll_allreduce_flat"};
+    MPI_T_pvar_session s;
+    MPI_T_pvar_handle h[3];
+    int idx, count;
+    CHECK_MPI(MPI_T_pvar_session_create(&s));
+    for (int i = 0; i < 3; i++) {
+        CHECK_MPI(MPI_T_pvar_get_index(names[i], MPI_T_PVAR_CLASS_COUNTER, &idx));
+        CHECK_MPI(MPI_T_pvar_handle_alloc(s, idx, NULL, &h[i], &count));
+    }
+    long in = 1, out = 0;
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    CHECK_MPI(MPI_T_pvar_start(s, MPI_T_PVAR_ALL_HANDLES));
+    CHECK_MPI(MPI_Allreduce(&in, &out, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_T_pvar_stop(s, MPI_T_PVAR_ALL_HANDLES));
+    CHECK_EQ(out, size);
+    unsigned long long v[3];
+    for (int i = 0; i < 3; i++)
+        CHECK_MPI(MPI_T_pvar_read(s, h[i], &v[i]));
+    *two = v[0];
+    *one = v[1] + v[2];
+    CHECK_MPI(MPI_T_pvar_session_free(&s));
+}
+
 int main(int argc, char **argv)
 {
     int provided, num;
@@ -278,6 +309,28 @@ int main(int argc, char **argv)
     CHECK_EQ(eager, 5);
     CHECK_EQ(rndv, 0);
     CHECK_MPI(MPI_T_cvar_handle_free(&lim));
+
+    /* FABMPI_COLL_RMA (scope ALL_EQ: every rank writes it alike): off runs
+     * the allreduce two-sided, on one-sided (all ranks share this node). */
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_T_cvar_handle crma = handle("FABMPI_COLL_RMA");
+    int scope;
+    CHECK_MPI(MPI_T_cvar_get_info(cvar("FABMPI_COLL_RMA"), NULL, NULL, NULL, NULL, NULL, NULL,
+                                  NULL, NULL, &scope));
+    CHECK_EQ(scope, MPI_T_SCOPE_ALL_EQ);
+    int off = 0, on = 1, automatic = 2; /* off|on|auto */
+    unsigned long long two, one;
+    CHECK_MPI(MPI_T_cvar_write(crma, &off));
+    allreduce_round(&two, &one);
+    CHECK_EQ(two, 1);
+    CHECK_EQ(one, 0);
+    CHECK_MPI(MPI_T_cvar_write(crma, &on));
+    allreduce_round(&two, &one);
+    CHECK_EQ(two, size == 1); /* one member: nothing to do one-sided */
+    CHECK_EQ(one, size > 1);
+    CHECK_MPI(MPI_T_cvar_write(crma, &automatic));
+    CHECK_MPI(MPI_T_cvar_handle_free(&crma));
 
     MPI_Finalize();
     /* After MPI_Finalize: still answers. */
