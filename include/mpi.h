@@ -304,7 +304,9 @@ enum { MPI_ORDER_C = 56, MPI_ORDER_FORTRAN = 57 };
 enum { MPI_DISTRIBUTE_BLOCK = 121, MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_NONE };
 #define MPI_DISTRIBUTE_DFLT_DARG (-49767)
 
-/* Error classes.  The values are fabmpi's; compare against the names. */
+/* Error classes.  The values are fabmpi's; compare against the names.
+ * 58..63 are kept for MPI's own classes to come, 64.. are the tool
+ * interface's (MPI_T_ERR_*, which MPI_T_* procedures return). */
 #define FM_ERROR_CLASSES(X)                                                   \
     X(MPI_SUCCESS, 0, "no error")                                             \
     X(MPI_ERR_BUFFER, 1, "invalid buffer pointer")                            \
@@ -364,7 +366,25 @@ enum { MPI_DISTRIBUTE_BLOCK = 121, MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_NONE };
     X(MPI_ERR_DUP_DATAREP, 55, "data representation already defined")        \
     X(MPI_ERR_CONVERSION, 56, "data conversion error")                        \
     X(MPI_ERR_IO, 57, "I/O error")                                            \
-    X(MPI_ERR_LASTCODE, 63, "last error code")
+    X(MPI_T_ERR_MEMORY, 64, "MPI_T: out of memory")                           \
+    X(MPI_T_ERR_NOT_INITIALIZED, 65, "MPI_T: interface not initialized")      \
+    X(MPI_T_ERR_CANNOT_INIT, 66, "MPI_T: interface cannot be initialized")    \
+    X(MPI_T_ERR_INVALID_INDEX, 67, "MPI_T: index out of range")               \
+    X(MPI_T_ERR_INVALID_ITEM, 68, "MPI_T: item index out of range")           \
+    X(MPI_T_ERR_INVALID_HANDLE, 69, "MPI_T: invalid handle")                  \
+    X(MPI_T_ERR_OUT_OF_HANDLES, 70, "MPI_T: no more handles available")       \
+    X(MPI_T_ERR_OUT_OF_SESSIONS, 71, "MPI_T: no more sessions available")     \
+    X(MPI_T_ERR_INVALID_SESSION, 72, "MPI_T: invalid session")                \
+    X(MPI_T_ERR_CVAR_SET_NOT_NOW, 73, "MPI_T: control variable cannot be set now") \
+    X(MPI_T_ERR_CVAR_SET_NEVER, 74, "MPI_T: control variable cannot be set any more") \
+    X(MPI_T_ERR_PVAR_NO_STARTSTOP, 75, "MPI_T: performance variable cannot be started or stopped") \
+    X(MPI_T_ERR_PVAR_NO_WRITE, 76, "MPI_T: performance variable cannot be written or reset") \
+    X(MPI_T_ERR_PVAR_NO_ATOMIC, 77, "MPI_T: performance variable cannot be read and reset atomically") \
+    X(MPI_T_ERR_INVALID_NAME, 78, "MPI_T: no variable or category of that name") \
+    X(MPI_T_ERR_INVALID, 79, "MPI_T: invalid use of the interface or bad parameter value") \
+    X(MPI_T_ERR_NOT_ACCESSIBLE, 80, "MPI_T: not accessible")                  \
+    X(MPI_T_ERR_NOT_SUPPORTED, 81, "MPI_T: not supported")                    \
+    X(MPI_ERR_LASTCODE, 95, "last error code")
 
 #define FM_DEFINE_ERRCLASS(name, value, text) name = value,
 enum { FM_ERROR_CLASSES(FM_DEFINE_ERRCLASS) };
@@ -427,6 +447,40 @@ enum {
 
 typedef void MPI_Win_errhandler_function(MPI_Win *, int *, ...);
 typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
+
+/* ---- the tool information interface (MPI_T) ------------------------------- */
+typedef struct fm_mpit_enum *MPI_T_enum;
+typedef struct fm_mpit_cvar_handle *MPI_T_cvar_handle;
+typedef struct fm_mpit_pvar_handle *MPI_T_pvar_handle;
+typedef struct fm_mpit_session *MPI_T_pvar_session;
+extern struct fm_mpit_pvar_handle fab_pvar_all_handles;
+#define MPI_T_ENUM_NULL ((MPI_T_enum)0)
+#define MPI_T_CVAR_HANDLE_NULL ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_HANDLE_NULL ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
+#define MPI_T_PVAR_ALL_HANDLES (&fab_pvar_all_handles)
+/* In increasing detail, users before tuners before MPI developers. */
+enum {
+    MPI_T_VERBOSITY_USER_BASIC = 1, MPI_T_VERBOSITY_USER_DETAIL, MPI_T_VERBOSITY_USER_ALL,
+    MPI_T_VERBOSITY_TUNER_BASIC, MPI_T_VERBOSITY_TUNER_DETAIL, MPI_T_VERBOSITY_TUNER_ALL,
+    MPI_T_VERBOSITY_MPIDEV_BASIC, MPI_T_VERBOSITY_MPIDEV_DETAIL, MPI_T_VERBOSITY_MPIDEV_ALL
+};
+enum {
+    MPI_T_BIND_NO_OBJECT = 1, MPI_T_BIND_MPI_COMM, MPI_T_BIND_MPI_DATATYPE,
+    MPI_T_BIND_MPI_ERRHANDLER, MPI_T_BIND_MPI_FILE, MPI_T_BIND_MPI_GROUP, MPI_T_BIND_MPI_OP,
+    MPI_T_BIND_MPI_REQUEST, MPI_T_BIND_MPI_WIN, MPI_T_BIND_MPI_MESSAGE, MPI_T_BIND_MPI_INFO,
+    MPI_T_BIND_MPI_SESSION
+};
+enum {
+    MPI_T_SCOPE_CONSTANT = 1, MPI_T_SCOPE_READONLY, MPI_T_SCOPE_LOCAL, MPI_T_SCOPE_GROUP,
+    MPI_T_SCOPE_GROUP_EQ, MPI_T_SCOPE_ALL, MPI_T_SCOPE_ALL_EQ
+};
+enum {
+    MPI_T_PVAR_CLASS_STATE = 1, MPI_T_PVAR_CLASS_LEVEL, MPI_T_PVAR_CLASS_SIZE,
+    MPI_T_PVAR_CLASS_PERCENTAGE, MPI_T_PVAR_CLASS_HIGHWATERMARK, MPI_T_PVAR_CLASS_LOWWATERMARK,
+    MPI_T_PVAR_CLASS_COUNTER, MPI_T_PVAR_CLASS_AGGREGATE, MPI_T_PVAR_CLASS_TIMER,
+    MPI_T_PVAR_CLASS_GENERIC
+};
 
 /* ---- procedures ----------------------------------------------------------- */
 /* Every MPI_ procedure fabmpi defines and its PMPI_ twin, generated from the

@@ -1,4 +1,5 @@
-/* fabmpi_info — what this fabmpi is: version, build, transports, knobs.
+/* fabmpi_info — what this fabmpi is: version, build, transports, knobs
+ * (the MPI_T control variables), performance variables.
  *
  *   fabmpi_info              everything, knobs with default and current value
  *   fabmpi_info --markdown   docs/ENV.md, generated from the knob table */
@@ -47,6 +48,39 @@ static const char *cma_status(void)
                       : "available (single-copy rendezvous)";
 }
 
+/* The performance variables, as a tool sees them through MPI_T. */
+static void print_pvars(void)
+{
+    int provided, ncat, npvar;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+        return;
+    MPI_T_category_get_num(&ncat);
+    MPI_T_pvar_get_num(&npvar);
+    char cat_of[256][16] = {{0}};
+    for (int c = 0; c < ncat; c++) {
+        char name[16];
+        int len = sizeof name, n = 0, idx[256];
+        MPI_T_category_get_info(c, name, &len, NULL, NULL, NULL, &n, NULL);
+        MPI_T_category_get_pvars(c, n < 256 ? n : 256, idx);
+        for (int k = 0; k < n && k < 256; k++)
+            if (idx[k] < 256)
+                snprintf(cat_of[idx[k]], sizeof cat_of[0], "%s", name);
+    }
+    static const char *const cls[] = {"", "state", "level", "size", "percentage", "highwater",
+                                      "lowwater", "counter", "aggregate", "timer", "generic"};
+    printf("performance variables (MPI_T; categories as for the knobs):\n");
+    for (int i = 0; i < npvar && i < 256; i++) {
+        char name[64], desc[512];
+        int nl = sizeof name, dl = sizeof desc, verb, c, bind, ro, cont, atomic;
+        MPI_Datatype dt;
+        MPI_T_enum en;
+        MPI_T_pvar_get_info(i, name, &nl, &verb, &c, &dt, &en, desc, &dl, &bind, &ro, &cont, &atomic);
+        printf("  %-28s %-9s %-8s %s%s\n", name, c >= 1 && c <= 10 ? cls[c] : "?", cat_of[i], desc,
+               bind == MPI_T_BIND_MPI_COMM ? " (per communicator)" : "");
+    }
+    MPI_T_finalize();
+}
+
 int main(int argc, char **argv)
 {
     char err[512];
@@ -78,5 +112,6 @@ int main(int argc, char **argv)
     if (bad)
         printf("  warning: %s\n", err);
     fm_param_print(stdout);
+    print_pvars();
     return 0;
 }

@@ -19,6 +19,7 @@
 #include "core/comm.h"
 #include "pt2pt/pt2pt.h"
 #include "util/status.h"
+#include "util/pvar.h"
 
 /* Vectors at least this large (bytes) use reduce-scatter + allgather. */
 #define FM_ALLREDUCE_LARGE (64 * 1024)
@@ -122,10 +123,13 @@ void fm_cc_allreduce(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_Count c
         }
     }
     if (newrank >= 0) {
-        if (op->commute && count >= pof2 && count * dt->size >= FM_ALLREDUCE_LARGE)
+        if (op->commute && count >= pof2 && count * dt->size >= FM_ALLREDUCE_LARGE) {
+            FM_PV_INC(coll_allreduce_halving);
             fm_allreduce_halving(cc, rbuf, tmp, count, dt, op, newrank, pof2, rem);
-        else
+        } else {
+            FM_PV_INC(coll_allreduce_doubling);
             fm_allreduce_doubling(cc, rbuf, tmp, count, dt, op, newrank, pof2, rem);
+        }
     }
     if (rank < 2 * rem) {
         if (newrank >= 0)

@@ -8,6 +8,7 @@
 #include "core/vci.h"
 #include "util/param.h"
 #include "util/status.h"
+#include "util/pvar.h"
 
 /* Transports, parked sends, the OFI engine, one-sided completions and the
  * collectives' RMA endpoint: a handful per VCI. */
@@ -78,6 +79,7 @@ int fm_progress(void)
 {
     struct fm_vci *v = V;
     int n = 0;
+    FM_PV_INC(progress_polls);
     for (int i = 0; i < v->nnets; i++)
         n += fm_net_poll(v->nets[i], v->deliver);
     if (v->pend_nactive)

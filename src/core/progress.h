@@ -14,6 +14,8 @@
 #ifndef FM_CORE_PROGRESS_H
 #define FM_CORE_PROGRESS_H
 
+#include "util/pvar.h"
+
 /* A poll hook: handles what has arrived or completed; returns how many
  * events it handled (0: nothing to do).  A hook may call fm_progress()
  * only if it guards itself against being re-entered. */
@@ -47,13 +49,21 @@ int fm_progress(void);
 void fm_progress_backoff(unsigned *spins);
 
 /* Progress until cond holds: the only blocking loop.  cond is evaluated
- * before every poll. */
+ * before every poll.  A wait that polls is counted and timed (MPI_T's
+ * progress_waits, progress_wait_time); one already satisfied costs
+ * nothing more. */
 #define fm_wait_until(cond)                                                  \
     do {                                                                     \
-        unsigned fm_spins_ = 0;                                              \
-        while (!(cond))                                                      \
-            if (!fm_progress())                                              \
-                fm_progress_backoff(&fm_spins_);                             \
+        if (!(cond)) {                                                       \
+            unsigned fm_spins_ = 0;                                          \
+            unsigned long long fm_t0_ = fm_pv_ticks();                       \
+            do {                                                             \
+                if (!fm_progress())                                          \
+                    fm_progress_backoff(&fm_spins_);                         \
+            } while (!(cond));                                               \
+            FM_PV_INC(progress_waits);                                       \
+            FM_PV_ADD(progress_wait_time, fm_pv_ticks() - fm_t0_);           \
+        }                                                                    \
     } while (0)
 
 #endif

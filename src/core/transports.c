@@ -120,6 +120,13 @@ fm_net *fm_transports_onesided(void)
     return NULL;
 }
 
+void fm_transports_retune(void)
+{
+    for (int i = 0; i < V->nnets; i++)
+        if (V->nets[i]->ops->retune)
+            V->nets[i]->ops->retune(V->nets[i]);
+}
+
 void fm_transports_finalize(void)
 {
     for (int i = V->nnets - 1; i >= 0; i--)

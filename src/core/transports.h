@@ -18,6 +18,8 @@ int fm_transports_ofi_up(void);
  * reaches remote peers and has one-sided operations (net/net_rma.h), or
  * NULL.  Not yet opened: fm_net_rma_open() it before use. */
 fm_net *fm_transports_onesided(void);
+/* Have every transport brought up take its knobs again (ops->retune). */
+void fm_transports_retune(void);
 /* Tear every transport down, last brought up first. */
 void fm_transports_finalize(void);
 

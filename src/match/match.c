@@ -44,6 +44,7 @@ struct fm_match_queue {
     fm_match_entry *ahead, *atail;   /* unexpected messages, arrival order */
     uint64_t next_seq;
     size_t nposted, nunexp;
+    size_t posted_hwm, unexp_hwm;    /* the most each has held (MPI_T) */
     size_t unbinned;                 /* unexpected messages only in the arrival list */
     int32_t unbinned_min_src;        /* lowest source among them (INT32_MAX if none) */
 };
@@ -189,6 +190,16 @@ size_t fm_match_unexpected_count(const fm_match_queue *q)
     return q->nunexp;
 }
 
+size_t fm_match_posted_hwm(const fm_match_queue *q)
+{
+    return q->posted_hwm;
+}
+
+size_t fm_match_unexpected_hwm(const fm_match_queue *q)
+{
+    return q->unexp_hwm;
+}
+
 /* ---- unexpected side ---- */
 
 static void unexp_remove(fm_match_queue *q, fm_match_entry *m)
@@ -258,7 +269,9 @@ fm_match_entry *fm_match_post(fm_match_queue *q, fm_match_entry *recv)
             recv->anext = recv; /* overflow marker, see posted_in_wild() */
     }
     recv->queued = 1;
-    q->nposted++;
+    /* A conditional move, not a branch: the high-water mark MPI_T reads. */
+    const size_t n = ++q->nposted;
+    q->posted_hwm = n > q->posted_hwm ? n : q->posted_hwm;
     return NULL;
 }
 
@@ -314,7 +327,8 @@ void fm_match_add_unexpected(fm_match_queue *q, fm_match_entry *msg)
     }
     arrival_append(q, msg);
     msg->queued = 1;
-    q->nunexp++;
+    const size_t n = ++q->nunexp;
+    q->unexp_hwm = n > q->unexp_hwm ? n : q->unexp_hwm;
 }
 
 fm_match_entry *fm_match_arrive(fm_match_queue *q, fm_match_entry *msg)

@@ -61,8 +61,11 @@ void fm_match_remove_unexpected(fm_match_queue *q, fm_match_entry *msg);
  * succeeds), 0 if it had already matched. */
 int fm_match_cancel(fm_match_queue *q, fm_match_entry *recv);
 
-/* Queue lengths, for tests and diagnostics. */
+/* Queue lengths, for tests, diagnostics and MPI_T: now, and the most
+ * each queue has held since it was created. */
 size_t fm_match_posted_count(const fm_match_queue *q);
 size_t fm_match_unexpected_count(const fm_match_queue *q);
+size_t fm_match_posted_hwm(const fm_match_queue *q);
+size_t fm_match_unexpected_hwm(const fm_match_queue *q);
 
 #endif

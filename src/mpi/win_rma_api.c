@@ -10,6 +10,7 @@
 #include "coll/op.h"
 #include "dtype/dtype.h"
 #include "mpi/win_api.h"
+#include "util/pvar.h"
 
 /* Everything Put/Get/Accumulate check about the origin and target
  * arguments; MPI_SUCCESS or the raised code. */
@@ -122,6 +123,7 @@ static int put(const char *call, const void *obuf, int ocount, MPI_Datatype odt,
     size_t n;
     uintptr_t t = fast_target(win, obuf, ocount, odt, trank, tdisp, tcount, tdt, &n);
     if (t) {
+        FM_PV_INC(rma_loadstore);
         memcpy((void *)t, (const char *)obuf + odt->true_lb, n);
         return MPI_SUCCESS;
     }
@@ -140,6 +142,7 @@ static int get(const char *call, void *obuf, int ocount, MPI_Datatype odt, int t
     size_t n;
     uintptr_t t = fast_target(win, obuf, ocount, odt, trank, tdisp, tcount, tdt, &n);
     if (t) {
+        FM_PV_INC(rma_loadstore);
         memcpy((char *)obuf + odt->true_lb, (const void *)t, n);
         return MPI_SUCCESS;
     }

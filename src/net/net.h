@@ -142,6 +142,9 @@ typedef struct fm_net_ops {
     void (*finalize)(fm_net *n);
     /* One-sided operations (net_rma.h), or NULL when it has none. */
     const fm_net_rma_ops *rma;
+    /* Optional: take the knobs that may change while running (its eager
+     * limit, written through MPI_T) into the instance again. */
+    void (*retune)(fm_net *n);
 } fm_net_ops;
 
 /* An instance of a transport: its operations and what its init found.

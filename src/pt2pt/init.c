@@ -19,6 +19,7 @@ void fm_pending_teardown(void);
 int fm_pending_any(void);
 
 static size_t *eager_lim; /* per world rank */
+static int eager_n;       /* its entries */
 
 const fm_pt2pt_engine fm_pt2pt_sw = {
     .name = "sw",
@@ -36,6 +37,24 @@ const fm_pt2pt_engine *fm_pt2pt = &fm_pt2pt_sw;
 
 size_t fm_eager_limit(int peer) { return eager_lim[peer]; }
 
+/* The eager limit toward each peer: its transport's knob, bounded by the
+ * largest message the transport takes. */
+static void set_eager_limits(int world_size)
+{
+    for (int p = 0; p < world_size; p++) {
+        size_t lim = fm_peer_net[p]->eager_limit;
+        size_t room = fm_peer_net[p]->max_msg - sizeof(fm_hdr_rndv);
+        eager_lim[p] = lim < room ? lim : room;
+    }
+}
+
+void fm_pt2pt_retune(void)
+{
+    if (!eager_lim)
+        return;
+    fm_transports_retune();
+    set_eager_limits(eager_n);
+}
 
 int fm_pt2pt_init(int world_rank, int world_size)
 {
@@ -45,11 +64,8 @@ int fm_pt2pt_init(int world_rank, int world_size)
         return FM_ERR_NOMEM;
     if ((rc = fm_transports_init(world_rank, world_size, fm_deliver)) != FM_OK)
         return rc;
-    for (int p = 0; p < world_size; p++) {
-        size_t lim = fm_peer_net[p]->eager_limit;
-        size_t room = fm_peer_net[p]->max_msg - sizeof(fm_hdr_rndv);
-        eager_lim[p] = lim < room ? lim : room;
-    }
+    eager_n = world_size;
+    set_eager_limits(world_size);
     fm_vci0.pend_drain = fm_pending_drain;
     const fm_pt2pt_engine *e = &fm_pt2pt_sw;
     if ((rc = fm_ofi_engine_init(fm_transports_ofi_up(), &e)) != FM_OK)
@@ -73,4 +89,5 @@ void fm_pt2pt_finalize(void)
     fm_pending_teardown();
     free(eager_lim);
     eager_lim = NULL;
+    eager_n = 0;
 }

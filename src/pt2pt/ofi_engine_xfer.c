@@ -12,6 +12,7 @@
 #include "pt2pt/pt2pt.h"
 #include "util/log.h"
 #include "util/status.h"
+#include "util/pvar.h"
 
 fm_ofi_engine fm_ofi_eng;
 
@@ -67,6 +68,10 @@ static ssize_t issue_op(fm_ofi_op *op);
 ssize_t fm_ofi_issue(fm_ofi_op *op)
 {
     ssize_t rc = issue_op(op);
+    if (rc == 0 && op->type == FM_OFI_T_SEND) {
+        FM_PV_INC(pt2pt_ofi_engine_sent);
+        FM_PV_ADD(pt2pt_ofi_engine_sent_bytes, op->len);
+    }
     fm_log(3, "ofi engine: post type %d peer %d len %zu tag %#llx ignore %#llx flags %#llx: %zd",
            op->type, op->peer_world, op->len, (unsigned long long)op->tag,
            (unsigned long long)op->ignore, (unsigned long long)op->flags, rc);
@@ -380,6 +385,8 @@ static inline int send_now(const void *buf, MPI_Count count, MPI_Datatype dt, in
                      : fm_ofi_tinject(p, bytes, fm_ofi_peer_addr(peer), t);
     if (rc != 0)
         return FM_ERR_AGAIN; /* the general path parks it or reports the error */
+    FM_PV_INC(pt2pt_ofi_engine_sent);
+    FM_PV_ADD(pt2pt_ofi_engine_sent_bytes, bytes);
     fm_ofi_mark_sent(peer);
     return FM_OK;
 }

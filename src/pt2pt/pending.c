@@ -9,6 +9,7 @@
 #include "pt2pt/internal.h"
 #include "util/log.h"
 #include "util/status.h"
+#include "util/pvar.h"
 
 struct fm_pending {
     struct fm_pending *next;
@@ -127,6 +128,8 @@ static int stream_push(int peer, struct fm_request *r)
             abort();
         }
         r->offset += n;
+        FM_PV_INC(pt2pt_stream_chunks);
+        FM_PV_ADD(pt2pt_stream_bytes, n);
     }
     r->sent = 1;
     fm_req_complete(r);

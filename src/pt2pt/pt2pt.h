@@ -126,5 +126,8 @@ const char *fm_pt2pt_comm_limit_why(void);
 /* Bring up / tear down transports (called from MPI_Init / MPI_Finalize). */
 int fm_pt2pt_init(int world_rank, int world_size);
 void fm_pt2pt_finalize(void);
+/* A knob point-to-point copies at init changed (MPI_T_cvar_write of an
+ * eager limit): take it again.  No-op outside MPI_Init..MPI_Finalize. */
+void fm_pt2pt_retune(void);
 
 #endif

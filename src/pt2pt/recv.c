@@ -14,6 +14,7 @@
 #include "util/log.h"
 #include "util/memcheck.h"
 #include "util/status.h"
+#include "util/pvar.h"
 
 #define MSG_OF(entry) ((struct fm_message *)((char *)(entry) - offsetof(struct fm_message, me)))
 
@@ -372,5 +373,6 @@ void fm_deliver(int peer, const void *msg, size_t len)
     u->me.tag = h->tag;
     if (eager && h->len)
         memcpy(u->data, e.payload, h->len);
+    FM_PV_INC(pt2pt_unexpected);
     fm_match_add_unexpected(q, &u->me);
 }

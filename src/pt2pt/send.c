@@ -9,6 +9,7 @@
 #include "pt2pt/internal.h"
 #include "pt2pt/pt2pt.h"
 #include "util/status.h"
+#include "util/pvar.h"
 
 const void *fm_contig_source(const void *buf, MPI_Count count, MPI_Datatype dt, size_t bytes,
                              void **tmp)
@@ -62,6 +63,8 @@ int fm_sw_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
         struct fm_pack_src src = {buf, count, dt, 0};
         int rc = fm_net_send_fill(net, peer, &h, sizeof h, fm_pack_fill, &src, bytes);
         if (rc == FM_OK) {
+            FM_PV_INC(pt2pt_eager_sent);
+            FM_PV_ADD(pt2pt_eager_sent_bytes, bytes);
             fm_on_sent(r, &h);
             return FM_OK;
         }
@@ -73,6 +76,8 @@ int fm_sw_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
         /* Rendezvous without staging: the receiver answers CTS and each
          * DATA chunk is packed straight into the transport (stream_push). */
         r->flags |= FM_REQF_PACK;
+        FM_PV_INC(pt2pt_rndv_sent);
+        FM_PV_ADD(pt2pt_rndv_sent_bytes, bytes);
         r->sbuf = buf;
         r->dt = dt;
         if (!(dt->flags & FM_DT_PREDEFINED))
@@ -96,6 +101,8 @@ int fm_sw_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
     h.h.tag = tag;
     h.h.len = bytes;
     if (bytes <= fm_eager_limit(peer)) {
+        FM_PV_INC(pt2pt_eager_sent);
+        FM_PV_ADD(pt2pt_eager_sent_bytes, bytes);
         if (!(r->flags & FM_REQF_SYNC)) {
             h.h.proto = FM_PROTO_EAGER;
             return fm_send_or_park(peer, &h.h, sizeof h.h, data, bytes, r);
@@ -106,6 +113,8 @@ int fm_sw_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
         return fm_send_or_park(peer, &h, sizeof h, data, bytes, r);
     }
     /* Rendezvous: the data stays where it is until the receiver asks. */
+    FM_PV_INC(pt2pt_rndv_sent);
+    FM_PV_ADD(pt2pt_rndv_sent_bytes, bytes);
     h.h.proto = FM_PROTO_RTS;
     h.sreq = (uintptr_t)r;
     h.rreq = h.offset = 0;
@@ -126,14 +135,21 @@ static inline int send_now(const void *buf, MPI_Count count, MPI_Datatype dt, in
         return FM_ERR_AGAIN;
     const char *data = (const char *)buf + dt->true_lb;
     fm_net *net = fm_peer_net[peer];
+    int rc;
     if (bytes <= FM_HDR_SHORT_MAX && (net->caps & FM_NET_CAP_EXACT_LEN)) {
         fm_hdr_short hs = {.proto = FM_PROTO_EAGER_SHORT, .ctx = comm->ctx + coll,
                            .src = comm->rank, .tag = tag};
-        return fm_net_send(net, peer, &hs, sizeof hs, data, bytes);
+        rc = fm_net_send(net, peer, &hs, sizeof hs, data, bytes);
+    } else {
+        fm_hdr h = {.proto = FM_PROTO_EAGER, .ctx = comm->ctx + coll, .src = comm->rank,
+                    .tag = tag, .len = bytes};
+        rc = fm_net_send(net, peer, &h, sizeof h, data, bytes);
     }
-    fm_hdr h = {.proto = FM_PROTO_EAGER, .ctx = comm->ctx + coll, .src = comm->rank, .tag = tag,
-                .len = bytes};
-    return fm_net_send(net, peer, &h, sizeof h, data, bytes);
+    /* Counted only when sent (a refused one goes the general way, which
+     * counts it then), without a branch. */
+    fm_pv.pt2pt_eager_sent += rc == FM_OK;
+    fm_pv.pt2pt_eager_sent_bytes += rc == FM_OK ? bytes : 0;
+    return rc;
 }
 
 int fm_sw_send_now(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,

@@ -13,6 +13,7 @@
 #include "rma/rma.h"
 #include "util/log.h"
 #include "util/status.h"
+#include "util/pvar.h"
 
 /* Origin data small enough for the stack is packed there. */
 #define STACK_BYTES 256
@@ -165,6 +166,10 @@ int fm_rma_acc(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_Datatyp
     size_t bytes = (size_t)tcount * (size_t)tdt->size;
     if (!bytes)
         return FM_OK;
+    if (p->direct)
+        FM_PV_INC(rma_loadstore);
+    else
+        FM_PV_INC(rma_cma);
     if (p->direct && fm_dt_is_contig(tdt) && (op == MPI_NO_OP || fm_dt_is_contig(odt)) &&
         (!res || fm_dt_is_contig(rdt))) {
         /* The common case, without packing: lock, fetch, op, unlock. */
@@ -232,6 +237,10 @@ int fm_rma_cas(struct fm_win *w, const void *obuf, const void *cmp, void *res, M
     if (n > sizeof old)
         return FM_ERR_TYPE;
     uint32_t mask = fm_rma_stripes(p, t, t + n);
+    if (p->direct)
+        FM_PV_INC(rma_loadstore);
+    else
+        FM_PV_INC(rma_cma);
     fm_rma_acc_lock(p->ctl, mask);
     if (p->direct)
         memcpy(old, (const void *)t, n);

@@ -21,6 +21,7 @@
 #include "rma/remote_int.h"
 #include "rma/rma.h"
 #include "util/status.h"
+#include "util/pvar.h"
 
 static struct fm_win *served;  /* windows with network peers */
 static fm_net *polled;         /* their transport's one-sided half, once opened */
@@ -436,10 +437,12 @@ int fm_rma_remote_put(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_
             free(heap);
             return FM_ERR_NOMEM;
         }
+        FM_PV_INC(rma_net);
         int rc = net_xfer(w, 1, trank, (char *)(uintptr_t)data, bytes, off, g);
         fm_rma_grp_put(g, rc);
         return rc;
     }
+    FM_PV_INC(rma_am);
     fm_rma_am_hdr h = {.op = FM_RMA_AM_PUT, .tdisp = tdisp, .tcount = tcount};
     int rc = am_send(w, trank, &h, tdt, data, bytes, NULL, 0, 1, NULL, 0, NULL);
     free(heap);
@@ -453,6 +456,7 @@ int fm_rma_remote_get(struct fm_win *w, void *obuf, MPI_Count ocount, MPI_Dataty
     if (!bytes)
         return FM_OK;
     if (rma_ok(w, trank, tdisp, tdt)) {
+        FM_PV_INC(rma_net);
         uint64_t off = (uint64_t)(tdisp * w->peer[trank].disp_unit + tdt->true_lb);
         if (fm_dt_is_contig(odt) && (size_t)ocount * (size_t)odt->size >= bytes)
             return net_xfer(w, 0, trank, (char *)obuf + odt->true_lb, bytes, off, NULL);
@@ -466,6 +470,7 @@ int fm_rma_remote_get(struct fm_win *w, void *obuf, MPI_Count ocount, MPI_Dataty
         fm_rma_grp_put(g, rc); /* on failure: nothing unpacked */
         return rc;
     }
+    FM_PV_INC(rma_am);
     fm_rma_am_hdr h = {.op = FM_RMA_AM_GET, .tdisp = tdisp, .tcount = tcount};
     return am_send(w, trank, &h, tdt, NULL, 0, NULL, 0, 1, obuf, ocount, odt);
 }
@@ -487,6 +492,7 @@ int fm_rma_remote_acc(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_
     const void *data = NULL;
     if (op != MPI_NO_OP && !(data = fm_rma_packed(obuf, ocount, odt, bytes, &heap)))
         return FM_ERR_NOMEM;
+    FM_PV_INC(rma_am);
     fm_rma_am_hdr h = {.op = FM_RMA_AM_ACC, .aux = fm_rma_am_op_index(op) | (res ? FM_RMA_AM_FETCH : 0), .kind = tdt->basic,
                        .tdisp = tdisp, .tcount = tcount};
     /* Always answered: an accumulate is complete only once applied. */
@@ -500,6 +506,7 @@ int fm_rma_remote_cas(struct fm_win *w, const void *obuf, const void *cmp, void 
                       MPI_Datatype dt, int trank, MPI_Aint tdisp)
 {
     size_t n = (size_t)dt->size;
+    FM_PV_INC(rma_am);
     fm_rma_am_hdr h = {.op = FM_RMA_AM_CAS, .kind = dt->basic, .tdisp = tdisp, .tcount = 1};
     return am_send(w, trank, &h, dt, (const char *)obuf + dt->true_lb, n,
                    (const char *)cmp + dt->true_lb, n, 1, res, 1, dt);

@@ -16,6 +16,7 @@
 #include "rma/rma.h"
 #include "util/param.h"
 #include "util/status.h"
+#include "util/pvar.h"
 
 /* ---- accumulates by transport atomics ------------------------------------
  *
@@ -231,6 +232,7 @@ int fm_rma_hw_acc(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_Data
     size_t bytes = (size_t)tcount * (size_t)tdt->size;
     if (!bytes || (op == MPI_NO_OP && !res))
         return FM_OK;
+    FM_PV_INC(rma_net_atomic);
     int k = tdt->basic;
     size_t esz = (size_t)fm_rma_kind_dt(k)->size, maxc = hw_cnt[k];
     int type = kind_type(k), aop = aop_of(op);
@@ -293,6 +295,7 @@ int fm_rma_hw_cas(struct fm_win *w, const void *obuf, const void *cmp, void *res
                   MPI_Datatype dt, int trank, MPI_Aint tdisp)
 {
     hw_order(w, trank, 1, 1);
+    FM_PV_INC(rma_net_atomic);
     uint64_t off = (uint64_t)(tdisp * w->peer[trank].disp_unit + dt->true_lb);
     int rc = hw_issue(w, trank, FM_NET_ATOMIC_COMPARE, XOP_READS | XOP_WRITES,
                       (const char *)obuf + dt->true_lb, 1, (size_t)dt->size,

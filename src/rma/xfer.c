@@ -6,6 +6,7 @@
 #include "dtype/dtype.h"
 #include "rma/rma.h"
 #include "util/status.h"
+#include "util/pvar.h"
 
 /* Non-contiguous copies go through this much stack at a time. */
 #define COPY_CHUNK 4096
@@ -49,9 +50,11 @@ int fm_rma_put(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_Datatyp
         return fm_rma_remote_put(w, obuf, ocount, odt, trank, tdisp, tcount, tdt);
     uintptr_t t = fm_rma_target(w, trank, tdisp);
     if (p->direct) {
+        FM_PV_INC(rma_loadstore);
         fm_rma_copy(obuf, ocount, odt, (void *)t, tcount, tdt);
         return FM_OK;
     }
+    FM_PV_INC(rma_cma);
     return fm_rma_cma(p->pid, 1, (void *)(uintptr_t)obuf, ocount, odt, t, tcount, tdt);
 }
 
@@ -63,8 +66,10 @@ int fm_rma_get(struct fm_win *w, void *obuf, MPI_Count ocount, MPI_Datatype odt,
         return fm_rma_remote_get(w, obuf, ocount, odt, trank, tdisp, tcount, tdt);
     uintptr_t t = fm_rma_target(w, trank, tdisp);
     if (p->direct) {
+        FM_PV_INC(rma_loadstore);
         fm_rma_copy((const void *)t, tcount, tdt, obuf, ocount, odt);
         return FM_OK;
     }
+    FM_PV_INC(rma_cma);
     return fm_rma_cma(p->pid, 0, obuf, ocount, odt, t, tcount, tdt);
 }

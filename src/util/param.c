@@ -1,4 +1,5 @@
-/* param.c — parse, print and document the FABMPI_* knob table. */
+/* param.c — parse, print and document the FABMPI_* knob table, and hand
+ * its rows to the MPI_T control variables (src/mpi/mpit_cvar.c). */
 #include "util/param.h"
 #include "util/status.h"
 
@@ -10,21 +11,15 @@
 
 struct fm_params fm_param;
 
-struct fm_param_desc {
-    const char *name;
-    enum fm_param_type type;
-    const char *def;
-    const char *accepted;
-    const char *doc;
-    void *field;
-    int from_env;
-};
-
-#define FM_PARAM_DESC(name, type, def, acc, doc) \
-    {#name, FM_PARAM_##type, def, acc, doc, &fm_param.name, 0},
+#define FM_PARAM_DESC(name, type, def, acc, cat, verb, scope, set, doc)                         \
+    {#name, FM_PARAM_##type, def, acc, FM_CAT_##cat, FM_VERB_##verb, FM_SCOPE_##scope,          \
+     FM_SET_##set, doc, &fm_param.name, FM_PARAM_FROM_DEFAULT},
 static struct fm_param_desc descs[] = {FM_PARAMS(FM_PARAM_DESC)};
 #undef FM_PARAM_DESC
 #define NDESCS (sizeof descs / sizeof descs[0])
+
+/* Strings MPI_T wrote (the environment's stay where getenv keeps them). */
+static char *owned[NDESCS];
 
 static int loaded;
 
@@ -102,11 +97,34 @@ static int parse_enum(const char *s, const char *acc, int *out)
     return 0;
 }
 
+/* v against an INT or SIZE knob's ACCEPTED range (and power of two);
+ * `value` is how the user wrote it, for the message. */
+static int check_number(const struct fm_param_desc *d, long long v, const char *value, char *err,
+                        size_t errlen)
+{
+    long long lo, hi;
+    int pow2 = 0;
+    if (parse_range(d->accepted, &lo, &hi, &pow2) && (v < lo || v > hi)) {
+        snprintf(err, errlen, "FABMPI_%s=%s: out of range; accepted: %s%s", d->name, value,
+                 d->type == FM_PARAM_SIZE ? "a byte count " : "an integer ", d->accepted);
+        return 0;
+    }
+    if (pow2 && (v & (v - 1))) {
+        long long below = 1;
+        while (below * 2 < v) below *= 2;
+        snprintf(err, errlen, "FABMPI_%s=%s: not a power of two (nearest: %lld or %lld); accepted: %s%s",
+                 d->name, value, below, below * 2,
+                 d->type == FM_PARAM_SIZE ? "a byte count " : "an integer ", d->accepted);
+        return 0;
+    }
+    return 1;
+}
+
 /* Store `value` for descriptor d; returns 0 and explains in err on failure. */
 static int set_value(struct fm_param_desc *d, const char *value, char *err, size_t errlen)
 {
-    long long v, lo, hi;
-    int b, pow2 = 0;
+    long long v;
+    int b;
     switch (d->type) {
     case FM_PARAM_INT:
     case FM_PARAM_SIZE: {
@@ -119,19 +137,8 @@ static int set_value(struct fm_param_desc *d, const char *value, char *err, size
         } else {
             ok = parse_size(value, &v);
         }
-        if (ok && parse_range(d->accepted, &lo, &hi, &pow2) && (v < lo || v > hi)) {
-            snprintf(err, errlen, "FABMPI_%s=%s: out of range; accepted: %s%s", d->name, value,
-                     d->type == FM_PARAM_SIZE ? "a byte count " : "an integer ", d->accepted);
+        if (ok && !check_number(d, v, value, err, errlen))
             return 0;
-        }
-        if (ok && pow2 && (v & (v - 1))) {
-            long long below = 1;
-            while (below * 2 < v) below *= 2;
-            snprintf(err, errlen, "FABMPI_%s=%s: not a power of two (nearest: %lld or %lld); accepted: %s%s",
-                     d->name, value, below, below * 2,
-                     d->type == FM_PARAM_SIZE ? "a byte count " : "an integer ", d->accepted);
-            return 0;
-        }
         if (!ok) {
             snprintf(err, errlen, "FABMPI_%s=%s: not %s; accepted: %s%s", d->name, value,
                      d->type == FM_PARAM_SIZE ? "a byte count" : "an integer",
@@ -178,11 +185,11 @@ int fm_param_load(char *err, size_t errlen)
         char var[96];
         snprintf(var, sizeof var, "FABMPI_%s", d->name);
         const char *value = getenv(var);
-        d->from_env = 0;
+        d->origin = FM_PARAM_FROM_DEFAULT;
         if (value) {
             if (!set_value(d, value, err, errlen))
                 return FM_ERR_PARAM;
-            d->from_env = 1;
+            d->origin = FM_PARAM_FROM_ENV;
         }
     }
     loaded = 1;
@@ -191,7 +198,128 @@ int fm_param_load(char *err, size_t errlen)
 
 void fm_param_reset(void) { loaded = 0; }
 
-static void format_value(const struct fm_param_desc *d, char *buf, size_t len)
+int fm_param_count(void) { return (int)NDESCS; }
+
+const struct fm_param_desc *fm_param_desc(int i)
+{
+    return i >= 0 && (size_t)i < NDESCS ? &descs[i] : NULL;
+}
+
+int fm_param_enum_count(const struct fm_param_desc *d)
+{
+    if (d->type != FM_PARAM_ENUM)
+        return 0;
+    int n = 1;
+    for (const char *p = d->accepted; (p = strchr(p, '|')); p++)
+        n++;
+    return n;
+}
+
+int fm_param_enum_name(const struct fm_param_desc *d, int idx, char *buf, size_t len)
+{
+    if (idx < 0 || idx >= fm_param_enum_count(d))
+        return -1;
+    const char *p = d->accepted;
+    for (int i = 0; i < idx; i++)
+        p = strchr(p, '|') + 1;
+    int n = (int)strcspn(p, "|");
+    if (len)
+        snprintf(buf, len, "%.*s", n, p);
+    return n;
+}
+
+int fm_param_set_number(int i, long long v, char *err, size_t errlen)
+{
+    struct fm_param_desc *d = i >= 0 && (size_t)i < NDESCS ? &descs[i] : NULL;
+    char text[32];
+    snprintf(text, sizeof text, "%lld", v);
+    if (!d || d->type == FM_PARAM_STR) {
+        snprintf(err, errlen, "not a numeric knob");
+        return FM_ERR_ARG;
+    }
+    switch (d->type) {
+    case FM_PARAM_INT:
+    case FM_PARAM_SIZE:
+        if (d->type == FM_PARAM_SIZE && v < 0) {
+            snprintf(err, errlen, "FABMPI_%s=%s: out of range; accepted: a byte count %s", d->name,
+                     text, d->accepted);
+            return FM_ERR_ARG;
+        }
+        if (!check_number(d, v, text, err, errlen))
+            return FM_ERR_ARG;
+        if (d->type == FM_PARAM_INT) *(long *)d->field = (long)v;
+        else *(size_t *)d->field = (size_t)v;
+        break;
+    case FM_PARAM_BOOL:
+        if (v != 0 && v != 1) {
+            snprintf(err, errlen, "FABMPI_%s=%s: not a boolean; accepted: 0 or 1", d->name, text);
+            return FM_ERR_ARG;
+        }
+        *(int *)d->field = (int)v;
+        break;
+    case FM_PARAM_ENUM:
+        if (v < 0 || v >= fm_param_enum_count(d)) {
+            snprintf(err, errlen, "FABMPI_%s=%s: no such item; accepted: 0..%d (%s)", d->name, text,
+                     fm_param_enum_count(d) - 1, d->accepted);
+            return FM_ERR_ARG;
+        }
+        *(int *)d->field = (int)v;
+        break;
+    default:
+        break;
+    }
+    d->origin = FM_PARAM_FROM_MPIT;
+    return FM_OK;
+}
+
+int fm_param_set_string(int i, const char *s, char *err, size_t errlen)
+{
+    struct fm_param_desc *d = i >= 0 && (size_t)i < NDESCS ? &descs[i] : NULL;
+    if (!d || d->type != FM_PARAM_STR) {
+        snprintf(err, errlen, "not a string knob");
+        return FM_ERR_ARG;
+    }
+    char *copy = strdup(s);
+    if (!copy) {
+        snprintf(err, errlen, "out of memory");
+        return FM_ERR_NOMEM;
+    }
+    free(owned[i]);
+    owned[i] = copy;
+    *(const char **)d->field = copy;
+    d->origin = FM_PARAM_FROM_MPIT;
+    return FM_OK;
+}
+
+const char *fm_param_verbosity_name(enum fm_param_verbosity v)
+{
+    static const char *const names[] = {"user basic", "user detail", "user all",
+                                        "tuner basic", "tuner detail", "tuner all",
+                                        "mpidev basic", "mpidev detail", "mpidev all"};
+    return names[v];
+}
+
+const char *fm_param_scope_name(enum fm_param_scope s)
+{
+    static const char *const names[] = {"constant", "local", "all_eq"};
+    return names[s];
+}
+
+const char *fm_param_set_name(enum fm_param_set s)
+{
+    static const char *const names[] = {"never", "before MPI_Init", "any time"};
+    return names[s];
+}
+
+const char *fm_category_name(enum fm_category c)
+{
+#define FM_CATEGORY_NAME(name, parent, desc) #name,
+    static const char *const names[] = {FM_CATEGORIES(FM_CATEGORY_NAME)};
+#undef FM_CATEGORY_NAME
+    return c >= 0 && c < FM_NCATEGORIES ? names[c] : "";
+}
+
+void fm_param_format(const struct fm_param_desc *d, char *buf, size_t len)
 {
     switch (d->type) {
     case FM_PARAM_INT: snprintf(buf, len, "%ld", *(long *)d->field); break;
@@ -223,9 +351,12 @@ void fm_param_print(FILE *out)
     for (size_t i = 0; i < NDESCS; i++) {
         const struct fm_param_desc *d = &descs[i];
         char cur[256];
-        format_value(d, cur, sizeof cur);
+        fm_param_format(d, cur, sizeof cur);
         fprintf(out, "  FABMPI_%-20s %-6s default=%-8s current=%-10s %s\n", d->name,
                 type_name(d->type), d->def[0] ? d->def : "\"\"", cur[0] ? cur : "\"\"", d->doc);
+        fprintf(out, "  %-27s MPI_T: category %s, %s, scope %s, writable %s\n", "",
+                fm_category_name(d->category), fm_param_verbosity_name(d->verbosity),
+                fm_param_scope_name(d->scope), fm_param_set_name(d->set));
     }
 }
 
@@ -234,8 +365,9 @@ void fm_param_print_effective(FILE *out)
     for (size_t i = 0; i < NDESCS; i++) {
         const struct fm_param_desc *d = &descs[i];
         char cur[256];
-        format_value(d, cur, sizeof cur);
-        fprintf(out, "fabmpi: FABMPI_%s=%s (%s)\n", d->name, cur, d->from_env ? "environment" : "default");
+        fm_param_format(d, cur, sizeof cur);
+        static const char *const origin[] = {"default", "environment", "MPI_T_cvar_write"};
+        fprintf(out, "fabmpi: FABMPI_%s=%s (%s)\n", d->name, cur, origin[d->origin]);
     }
 }
 
@@ -246,10 +378,18 @@ void fm_param_write_markdown(FILE *out)
                  " do not edit by hand.\n\n"
                  "A value outside the accepted set makes `MPI_Init` fail with a message naming the"
                  " variable, the value and what is accepted.\n\n"
-                 "| variable | type | default | accepted | meaning |\n|---|---|---|---|---|\n");
+                 "Each variable is also an MPI_T control variable of the same name"
+                 " (`MPI_T_cvar_get_index(\"FABMPI_EAGER_LIMIT\", ...)`); the MPI_T column gives"
+                 " its category, verbosity, scope and when `MPI_T_cvar_write` may change it"
+                 " (before `MPI_Init`: the value `MPI_Init` then uses; any time: from the next"
+                 " call on).\n\n"
+                 "| variable | type | default | accepted | MPI_T | meaning |\n"
+                 "|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < NDESCS; i++) {
         const struct fm_param_desc *d = &descs[i];
-        fprintf(out, "| `FABMPI_%s` | %s | `%s` | %s | %s |\n", d->name, type_name(d->type),
-                d->def, d->accepted, d->doc);
+        fprintf(out, "| `FABMPI_%s` | %s | `%s` | %s | %s; %s; %s; writable %s | %s |\n", d->name,
+                type_name(d->type), d->def, d->accepted, fm_category_name(d->category),
+                fm_param_verbosity_name(d->verbosity), fm_param_scope_name(d->scope),
+                fm_param_set_name(d->set), d->doc);
     }
 }

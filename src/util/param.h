@@ -1,63 +1,78 @@
 /* param.h — every FABMPI_* knob, declared once.
  *
- * Row: X(NAME, TYPE, DEFAULT, ACCEPTED, DOC)
- *   NAME      variable is FABMPI_<NAME>; field is fm_param.NAME
- *   TYPE      INT (long, ACCEPTED "lo..hi"), SIZE (size_t, suffixes k/m/g,
- *             ACCEPTED "lo..hi"), BOOL (0/1/yes/no/on/off/true/false),
- *             ENUM (int index into ACCEPTED "a|b|c"), STR (const char *)
+ * Row: X(NAME, TYPE, DEFAULT, ACCEPTED, CATEGORY, VERBOSITY, SCOPE, SET, DOC)
+ *   NAME      variable is FABMPI_<NAME>; field is fm_param.NAME; MPI_T
+ *             control variable "FABMPI_<NAME>" (the same name)
+ *   TYPE      INT (long, ACCEPTED "lo..hi"; MPI_INT), SIZE (size_t, suffixes
+ *             k/m/g, ACCEPTED "lo..hi"; MPI_UNSIGNED_LONG), BOOL (0/1/yes/no/
+ *             on/off/true/false; MPI_INT), ENUM (int index into ACCEPTED
+ *             "a|b|c"; MPI_INT with an MPI_T_enum of those names),
+ *             STR (const char *; MPI_CHAR)
  *   DEFAULT   written as a string, exactly as a user would set it
+ *   CATEGORY  MPI_T category (util/category.h)
+ *   VERBOSITY MPI_T_VERBOSITY_<this>: USER_ for what users set, TUNER_ for
+ *             performance, MPIDEV_ for what the launcher sets
+ *   SCOPE     MPI_T_SCOPE_<this>: CONSTANT (never written), LOCAL (a write
+ *             affects this process only), ALL_EQ (every process must hold
+ *             the same value: write it everywhere, between the same calls)
+ *   SET       when MPI_T_cvar_write may change it: FIXED never; INIT before
+ *             MPI_Init only (read once there); LIVE at any time, taking
+ *             effect from the next call (src/mpi/mpit_cvar.c applies the
+ *             eager limits to the copies pt2pt keeps)
  *
- * The table drives parsing (fm_param_load), fabmpi_info and docs/ENV.md.
- * Nothing else in fabmpi calls getenv(). */
+ * The table drives parsing (fm_param_load), fabmpi_info, docs/ENV.md and
+ * the MPI_T control variables.  Nothing else in fabmpi calls getenv(). */
 #ifndef FM_UTIL_PARAM_H
 #define FM_UTIL_PARAM_H
 
 #include <stddef.h>
 #include <stdio.h>
 
+#include "util/category.h"
+
 #define FM_PARAMS(X)                                                                            \
-    X(VERBOSE, INT, "0", "0..3", "Log level on stderr: 0 errors only, 1 setup choices, 2 protocol, 3 trace") \
-    X(VERBOSE_ENV, BOOL, "0", "bool", "Print every knob's effective value and where it came from at MPI_Init (rank 0)") \
-    X(NET, ENUM, "auto", "auto|shm|ofi", "Transport: auto = shm for ranks on this node, libfabric (OFI) for the rest; shm = shared memory only; ofi = libfabric for every other rank, node-local ones too") \
-    X(OFI_PROVIDER_INCLUDE, STR, "", "comma list", "Libfabric providers fabmpi may use, e.g. net or tcp;ofi_rxm (empty: any); a name matches a whole provider or one ;-separated part") \
-    X(OFI_PROVIDER_EXCLUDE, STR, "", "comma list", "Libfabric providers fabmpi must not use (same matching as OFI_PROVIDER_INCLUDE)") \
-    X(OFI_DOMAIN, STR, "", "domain name", "Libfabric domain (network interface) to use, e.g. lo or eth0; empty: lo when every rank is on this node, else the first other one") \
-    X(OFI_PROGRESS_EVENT_CNT, INT, "100", "1..65536", "Completions read per fi_cq_read; progress repeats reads until the queue is drained") \
-    X(OFI_RMA, ENUM, "auto", "auto|am", "One-sided windows over OFI: auto = fi_write/fi_read where the provider offers FI_RMA (accumulates: see FABMPI_RMA_ATOMICS), am = active messages for everything") \
-    X(RMA_ATOMICS, ENUM, "auto", "auto|am", "Accumulates on windows over OFI: auto = provider atomics (fi_fetch_atomic, fi_compare_atomic) for basic types whose every op the provider validates, when every rank of the window reaches every other over OFI (decided per window at creation; FABMPI_VERBOSE=1 says which), am = always active messages applied at the target") \
-    X(OFI_RMA_MR, ENUM, "basic", "basic|scalable", "Memory-registration modes windows ask the provider for: basic = FI_MR_VIRT_ADDR|FI_MR_PROV_KEY|FI_MR_ALLOCATED, scalable = none (offsets, keys chosen by fabmpi)") \
-    X(OFI_RNDV, ENUM, "read", "read|stream", "Rendezvous of the sw engine over OFI: read = the sender's RTS carries an RMA key and the receiver fi_reads the data, then sends FIN (falls back to stream when the provider has no FI_RMA, FABMPI_OFI_RMA=am, or registration fails); stream = the receiver answers CTS and the sender streams DATA chunks") \
-    X(OFI_POSTED_MAX, INT, "0", "0..16777216", "Receives the ofi engine keeps posted in the provider; later ones wait in a software list, in order, until slots free (0: seven eighths of the provider's rx_attr->size; the rest stays free for sync-send acks and probes)") \
-    X(OFI_CONNECT, ENUM, "dynamic", "dynamic|static", "Address-vector insertion: dynamic = on first send to a peer, static = every peer at init") \
-    X(OFI_BUF_SIZE, SIZE, "64k", "1k..16m", "Bytes of each OFI bounce and receive buffer; the largest transport message (eager data and rendezvous chunks fit in it)") \
-    X(OFI_TX_BUFS, INT, "64", "1..65536", "OFI bounce buffers for sends larger than the provider's inject size; when all are in flight sends are parked") \
-    X(OFI_RX_BUFS, INT, "64", "1..65536", "OFI receive buffers kept posted") \
-    X(PT2PT, ENUM, "auto", "auto|sw|ofi", "Point-to-point engine: sw = fabmpi matches messages; ofi = the libfabric provider matches them (fi_tsend/fi_trecv, needs NET=ofi); auto = ofi when NET=ofi and the provider has FI_TAGGED, except shm and net, whose libfabric 1.17 tagged matching breaks MPI semantics; else sw") \
-    X(OFI_TAG_MODE, ENUM, "auto", "auto|1|2|full", "OFI tag layout of the ofi engine: 1 = 12-bit communicator, 18-bit source, 32-bit tag; 2 = 24/18/20 bits; full = source in remote CQ data, 28-bit communicator, 32-bit tag; auto = full when the provider has CQ data and FI_DIRECTED_RECV, else 1") \
-    X(EAGER_LIMIT, SIZE, "32k", "0..1m", "Largest message sent eagerly through shared memory; larger ones use rendezvous") \
-    X(OFI_EAGER_LIMIT, SIZE, "8k", "0..1m", "Largest message sent eagerly over OFI (software engine); larger ones use rendezvous. A message whose payload plus headers exceeds the provider's own eager size (tcp;ofi_rxm: 16 KiB including its header) may complete out of order, which breaks MPI ordering") \
-    X(SHM_RING_SIZE, SIZE, "256k", "16k..64m, power of two", "Bytes of each per-pair shared-memory ring") \
-    X(SHM_COPY, ENUM, "auto", "auto|cma|pipeline", "Rendezvous copy: cma = process_vm_readv single copy, pipeline = chunks through the ring; auto tries CMA and falls back") \
-    X(SHM_SPLIT_MIN, SIZE, "64k", "0..1g", "Rendezvous messages this large (0 = never) are copied by both processes at once: the receiver pulls one half while the sender pushes the other") \
-    X(SHM_DOORBELL, ENUM, "auto", "auto|on|off", "Doorbell bytes telling a receiver which rings have data (auto: on above 4 ranks per node)") \
-    X(SHM_PIPELINE_CHUNK, SIZE, "32k", "1k..16m", "Chunk size of the pipelined copy through shared memory") \
-    X(SPIN_COUNT, INT, "2000", "0..100000000", "Progress polls a blocking call makes before it starts yielding the CPU") \
-    X(YIELD, ENUM, "auto", "auto|always|never", "Yield in blocking waits: auto yields at once when ranks outnumber usable cores") \
-    X(COLL_RMA, ENUM, "auto", "off|on|auto", "Barrier/Bcast/Reduce/Allreduce by one-sided writes into a per-communicator cache: on = whenever the message fits (over shared memory when all members are reached through it, else fi_write over OFI); auto = also only over shared memory, at sizes where measured faster, and if COLL_RMA_PRIORITY beats two-sided (10)") \
-    X(COLL_RMA_PRIORITY, INT, "20", "-1000..1000", "Priority of the one-sided collectives in COLL_RMA=auto; two-sided has 10, the higher wins, ties go to two-sided") \
-    X(COLL_CACHE_PAGES, INT, "32", "0..65536", "4 KiB pages of each member's collective cache data area; larger bcasts (reduces: larger than half) use two-sided") \
-    X(COLL_FANOUT, INT, "2", "1..64", "Children per member in the one-sided broadcast tree") \
-    X(COLL_VERBOSE, BOOL, "0", "bool", "Print one line per Barrier/Bcast/Reduce/Allreduce call (communicator rank 0 only) naming the algorithm used and why") \
-    X(EXIT_TIMEOUT, INT, "3", "1..3600", "Seconds mpiexec waits for ranks to end after an abort or a failure before it kills them") \
-    X(SSH, STR, "ssh -o BatchMode=yes", "command", "Remote shell mpiexec --launcher ssh runs as: CMD HOST fabmpi_hostd (words split on blanks)") \
-    X(BOOT_ADDR, STR, "", "host:port", "Set by mpiexec: address of the bootstrap server") \
-    X(BOOT_KEY, STR, "", "hex string", "Set by mpiexec: per-job secret that authenticates a rank to the bootstrap server") \
-    X(RANK, INT, "-1", "-1..2147483647", "Set by mpiexec: this process's rank in MPI_COMM_WORLD") \
-    X(SIZE, INT, "-1", "-1..2147483647", "Set by mpiexec: number of ranks in MPI_COMM_WORLD") \
-    X(LOCAL_RANK, INT, "-1", "-1..2147483647", "Set by mpiexec: rank among the processes on this node") \
-    X(LOCAL_SIZE, INT, "-1", "-1..2147483647", "Set by mpiexec: number of ranks on this node") \
-    X(NODE_ID, INT, "-1", "-1..2147483647", "Set by mpiexec: index of this rank's node in the job (nodes numbered in the order of their lowest rank)") \
-    X(JOBID, STR, "", "string", "Set by mpiexec: job identifier used to name shared-memory segments")
+    X(VERBOSE, INT, "0", "0..3", log, USER_BASIC, LOCAL, LIVE, "Log level on stderr: 0 errors only, 1 setup choices, 2 protocol, 3 trace") \
+    X(VERBOSE_ENV, BOOL, "0", "bool", log, USER_DETAIL, LOCAL, INIT, "Print every knob's effective value and where it came from at MPI_Init (rank 0)") \
+    X(NET, ENUM, "auto", "auto|shm|ofi", net, USER_BASIC, ALL_EQ, INIT, "Transport: auto = shm for ranks on this node, libfabric (OFI) for the rest; shm = shared memory only; ofi = libfabric for every other rank, node-local ones too") \
+    X(OFI_PROVIDER_INCLUDE, STR, "", "comma list", ofi, USER_BASIC, ALL_EQ, INIT, "Libfabric providers fabmpi may use, e.g. net or tcp;ofi_rxm (empty: any); a name matches a whole provider or one ;-separated part") \
+    X(OFI_PROVIDER_EXCLUDE, STR, "", "comma list", ofi, USER_BASIC, ALL_EQ, INIT, "Libfabric providers fabmpi must not use (same matching as OFI_PROVIDER_INCLUDE)") \
+    X(OFI_DOMAIN, STR, "", "domain name", ofi, USER_DETAIL, LOCAL, INIT, "Libfabric domain (network interface) to use, e.g. lo or eth0; empty: lo when every rank is on this node, else the first other one") \
+    X(OFI_PROGRESS_EVENT_CNT, INT, "100", "1..65536", ofi, TUNER_DETAIL, LOCAL, INIT, "Completions read per fi_cq_read; progress repeats reads until the queue is drained") \
+    X(OFI_RMA, ENUM, "auto", "auto|am", rma, TUNER_BASIC, ALL_EQ, INIT, "One-sided windows over OFI: auto = fi_write/fi_read where the provider offers FI_RMA (accumulates: see FABMPI_RMA_ATOMICS), am = active messages for everything") \
+    X(RMA_ATOMICS, ENUM, "auto", "auto|am", rma, TUNER_BASIC, ALL_EQ, INIT, "Accumulates on windows over OFI: auto = provider atomics (fi_fetch_atomic, fi_compare_atomic) for basic types whose every op the provider validates, when every rank of the window reaches every other over OFI (decided per window at creation; FABMPI_VERBOSE=1 says which), am = always active messages applied at the target") \
+    X(OFI_RMA_MR, ENUM, "basic", "basic|scalable", rma, TUNER_DETAIL, ALL_EQ, INIT, "Memory-registration modes windows ask the provider for: basic = FI_MR_VIRT_ADDR|FI_MR_PROV_KEY|FI_MR_ALLOCATED, scalable = none (offsets, keys chosen by fabmpi)") \
+    X(OFI_RNDV, ENUM, "read", "read|stream", ofi, TUNER_BASIC, ALL_EQ, INIT, "Rendezvous of the sw engine over OFI: read = the sender's RTS carries an RMA key and the receiver fi_reads the data, then sends FIN (falls back to stream when the provider has no FI_RMA, FABMPI_OFI_RMA=am, or registration fails); stream = the receiver answers CTS and the sender streams DATA chunks") \
+    X(OFI_POSTED_MAX, INT, "0", "0..16777216", pt2pt, TUNER_DETAIL, LOCAL, INIT, "Receives the ofi engine keeps posted in the provider; later ones wait in a software list, in order, until slots free (0: seven eighths of the provider's rx_attr->size; the rest stays free for sync-send acks and probes)") \
+    X(OFI_CONNECT, ENUM, "dynamic", "dynamic|static", ofi, TUNER_DETAIL, LOCAL, INIT, "Address-vector insertion: dynamic = on first send to a peer, static = every peer at init") \
+    X(OFI_BUF_SIZE, SIZE, "64k", "1k..16m", ofi, TUNER_DETAIL, ALL_EQ, INIT, "Bytes of each OFI bounce and receive buffer; the largest transport message (eager data and rendezvous chunks fit in it)") \
+    X(OFI_TX_BUFS, INT, "64", "1..65536", ofi, TUNER_DETAIL, LOCAL, INIT, "OFI bounce buffers for sends larger than the provider's inject size; when all are in flight sends are parked") \
+    X(OFI_RX_BUFS, INT, "64", "1..65536", ofi, TUNER_DETAIL, LOCAL, INIT, "OFI receive buffers kept posted") \
+    X(PT2PT, ENUM, "auto", "auto|sw|ofi", pt2pt, TUNER_BASIC, ALL_EQ, INIT, "Point-to-point engine: sw = fabmpi matches messages; ofi = the libfabric provider matches them (fi_tsend/fi_trecv, needs NET=ofi); auto = ofi when NET=ofi and the provider has FI_TAGGED, except shm and net, whose libfabric 1.17 tagged matching breaks MPI semantics; else sw") \
+    X(OFI_TAG_MODE, ENUM, "auto", "auto|1|2|full", pt2pt, TUNER_DETAIL, ALL_EQ, INIT, "OFI tag layout of the ofi engine: 1 = 12-bit communicator, 18-bit source, 32-bit tag; 2 = 24/18/20 bits; full = source in remote CQ data, 28-bit communicator, 32-bit tag; auto = full when the provider has CQ data and FI_DIRECTED_RECV, else 1") \
+    X(EAGER_LIMIT, SIZE, "32k", "0..1m", pt2pt, TUNER_BASIC, LOCAL, LIVE, "Largest message sent eagerly through shared memory; larger ones use rendezvous") \
+    X(OFI_EAGER_LIMIT, SIZE, "8k", "0..1m", pt2pt, TUNER_BASIC, LOCAL, LIVE, "Largest message sent eagerly over OFI (software engine); larger ones use rendezvous. A message whose payload plus headers exceeds the provider's own eager size (tcp;ofi_rxm: 16 KiB including its header) may complete out of order, which breaks MPI ordering") \
+    X(SHM_RING_SIZE, SIZE, "256k", "16k..64m, power of two", shm, TUNER_DETAIL, ALL_EQ, INIT, "Bytes of each per-pair shared-memory ring") \
+    X(SHM_COPY, ENUM, "auto", "auto|cma|pipeline", shm, TUNER_BASIC, LOCAL, INIT, "Rendezvous copy: cma = process_vm_readv single copy, pipeline = chunks through the ring; auto tries CMA and falls back") \
+    X(SHM_SPLIT_MIN, SIZE, "64k", "0..1g", shm, TUNER_DETAIL, LOCAL, LIVE, "Rendezvous messages this large (0 = never) are copied by both processes at once: the receiver pulls one half while the sender pushes the other") \
+    X(SHM_DOORBELL, ENUM, "auto", "auto|on|off", shm, TUNER_DETAIL, ALL_EQ, INIT, "Doorbell bytes telling a receiver which rings have data (auto: on above 4 ranks per node)") \
+    X(SHM_PIPELINE_CHUNK, SIZE, "32k", "1k..16m", shm, TUNER_DETAIL, LOCAL, LIVE, "Chunk size of the pipelined copy through shared memory") \
+    X(SPIN_COUNT, INT, "2000", "0..100000000", progress, TUNER_BASIC, LOCAL, LIVE, "Progress polls a blocking call makes before it starts yielding the CPU") \
+    X(YIELD, ENUM, "auto", "auto|always|never", progress, TUNER_BASIC, LOCAL, INIT, "Yield in blocking waits: auto yields at once when ranks outnumber usable cores") \
+    X(COLL_RMA, ENUM, "auto", "off|on|auto", coll, TUNER_BASIC, ALL_EQ, LIVE, "Barrier/Bcast/Reduce/Allreduce by one-sided writes into a per-communicator cache: on = whenever the message fits (over shared memory when all members are reached through it, else fi_write over OFI); auto = also only over shared memory, at sizes where measured faster, and if COLL_RMA_PRIORITY beats two-sided (10)") \
+    X(COLL_RMA_PRIORITY, INT, "20", "-1000..1000", coll, TUNER_DETAIL, ALL_EQ, LIVE, "Priority of the one-sided collectives in COLL_RMA=auto; two-sided has 10, the higher wins, ties go to two-sided") \
+    X(COLL_CACHE_PAGES, INT, "32", "0..65536", coll, TUNER_DETAIL, ALL_EQ, INIT, "4 KiB pages of each member's collective cache data area; larger bcasts (reduces: larger than half) use two-sided") \
+    X(COLL_FANOUT, INT, "2", "1..64", coll, TUNER_DETAIL, ALL_EQ, INIT, "Children per member in the one-sided broadcast tree") \
+    X(COLL_VERBOSE, BOOL, "0", "bool", coll, USER_DETAIL, LOCAL, LIVE, "Print one line per Barrier/Bcast/Reduce/Allreduce call (communicator rank 0 only) naming the algorithm used and why") \
+    X(EXIT_TIMEOUT, INT, "3", "1..3600", boot, USER_BASIC, CONSTANT, FIXED, "Seconds mpiexec waits for ranks to end after an abort or a failure before it kills them") \
+    X(SSH, STR, "ssh -o BatchMode=yes", "command", boot, USER_DETAIL, CONSTANT, FIXED, "Remote shell mpiexec --launcher ssh runs as: CMD HOST fabmpi_hostd (words split on blanks)") \
+    X(BOOT_ADDR, STR, "", "host:port", boot, MPIDEV_DETAIL, CONSTANT, FIXED, "Set by mpiexec: address of the bootstrap server") \
+    X(BOOT_KEY, STR, "", "hex string", boot, MPIDEV_ALL, CONSTANT, FIXED, "Set by mpiexec: per-job secret that authenticates a rank to the bootstrap server") \
+    X(RANK, INT, "-1", "-1..2147483647", boot, MPIDEV_BASIC, CONSTANT, FIXED, "Set by mpiexec: this process's rank in MPI_COMM_WORLD") \
+    X(SIZE, INT, "-1", "-1..2147483647", boot, MPIDEV_BASIC, CONSTANT, FIXED, "Set by mpiexec: number of ranks in MPI_COMM_WORLD") \
+    X(LOCAL_RANK, INT, "-1", "-1..2147483647", boot, MPIDEV_BASIC, CONSTANT, FIXED, "Set by mpiexec: rank among the processes on this node") \
+    X(LOCAL_SIZE, INT, "-1", "-1..2147483647", boot, MPIDEV_BASIC, CONSTANT, FIXED, "Set by mpiexec: number of ranks on this node") \
+    X(NODE_ID, INT, "-1", "-1..2147483647", boot, MPIDEV_BASIC, CONSTANT, FIXED, "Set by mpiexec: index of this rank's node in the job (nodes numbered in the order of their lowest rank)") \
+    X(JOBID, STR, "", "string", boot, MPIDEV_DETAIL, CONSTANT, FIXED, "Set by mpiexec: job identifier used to name shared-memory segments")
 
 enum fm_param_type { FM_PARAM_INT, FM_PARAM_SIZE, FM_PARAM_BOOL, FM_PARAM_ENUM, FM_PARAM_STR };
 
@@ -66,7 +81,7 @@ enum fm_param_type { FM_PARAM_INT, FM_PARAM_SIZE, FM_PARAM_BOOL, FM_PARAM_ENUM, 
 #define FM_PARAM_CTYPE_BOOL int
 #define FM_PARAM_CTYPE_ENUM int
 #define FM_PARAM_CTYPE_STR const char *
-#define FM_PARAM_FIELD(name, type, def, acc, doc) FM_PARAM_CTYPE_##type name;
+#define FM_PARAM_FIELD(name, type, ...) FM_PARAM_CTYPE_##type name;
 struct fm_params { FM_PARAMS(FM_PARAM_FIELD) };
 #undef FM_PARAM_FIELD
 
@@ -85,13 +100,60 @@ enum { FM_SHM_COPY_AUTO, FM_SHM_COPY_CMA, FM_SHM_COPY_PIPELINE };
 enum { FM_SHM_DOORBELL_AUTO, FM_SHM_DOORBELL_ON, FM_SHM_DOORBELL_OFF };
 enum { FM_YIELD_AUTO, FM_YIELD_ALWAYS, FM_YIELD_NEVER };
 
+enum fm_param_verbosity {
+    FM_VERB_USER_BASIC, FM_VERB_USER_DETAIL, FM_VERB_USER_ALL,
+    FM_VERB_TUNER_BASIC, FM_VERB_TUNER_DETAIL, FM_VERB_TUNER_ALL,
+    FM_VERB_MPIDEV_BASIC, FM_VERB_MPIDEV_DETAIL, FM_VERB_MPIDEV_ALL
+};
+enum fm_param_scope { FM_SCOPE_CONSTANT, FM_SCOPE_LOCAL, FM_SCOPE_ALL_EQ };
+enum fm_param_set { FM_SET_FIXED, FM_SET_INIT, FM_SET_LIVE };
+
+/* One row of the table, as the accessors below hand it out. */
+struct fm_param_desc {
+    const char *name; /* without FABMPI_ */
+    enum fm_param_type type;
+    const char *def;
+    const char *accepted;
+    enum fm_category category;
+    enum fm_param_verbosity verbosity;
+    enum fm_param_scope scope;
+    enum fm_param_set set;
+    const char *doc;
+    void *field; /* in fm_param */
+    int origin;  /* FM_PARAM_FROM_* */
+};
+enum { FM_PARAM_FROM_DEFAULT, FM_PARAM_FROM_ENV, FM_PARAM_FROM_MPIT };
+
 /* Parse every FABMPI_* variable.  On a bad value returns FM_ERR_PARAM and
- * writes "FABMPI_X=value: <why>; accepted: <what>" into err.  Idempotent. */
+ * writes "FABMPI_X=value: <why>; accepted: <what>" into err.  Idempotent:
+ * once loaded, values (and what MPI_T wrote since) stay. */
 int fm_param_load(char *err, size_t errlen);
 
 /* Forget loaded values so the next fm_param_load() reads the environment
  * again (unit tests). */
 void fm_param_reset(void);
+
+/* The rows, in table order; fm_param_desc(i) is NULL outside 0..count-1. */
+int fm_param_count(void);
+const struct fm_param_desc *fm_param_desc(int i);
+/* An ENUM knob's names: how many, and the idx-th copied into buf (returns
+ * its length, or -1 when idx is out of range). */
+int fm_param_enum_count(const struct fm_param_desc *d);
+int fm_param_enum_name(const struct fm_param_desc *d, int idx, char *buf, size_t len);
+/* Store a new value of knob i, checked against ACCEPTED as a value from the
+ * environment would be: v for INT, SIZE, BOOL (0/1) and ENUM (an index),
+ * s for STR (copied).  FM_OK, or FM_ERR_ARG with the reason in err.  Says
+ * nothing about whether it may change now (the caller's SET check) or who
+ * must learn of it (src/mpi/mpit_cvar.c). */
+int fm_param_set_number(int i, long long v, char *err, size_t errlen);
+int fm_param_set_string(int i, const char *s, char *err, size_t errlen);
+/* The current value as text (an ENUM's name). */
+void fm_param_format(const struct fm_param_desc *d, char *buf, size_t len);
+/* Names of the MPI_T-side columns, for fabmpi_info and docs/ENV.md. */
+const char *fm_param_verbosity_name(enum fm_param_verbosity v);
+const char *fm_param_scope_name(enum fm_param_scope s);
+const char *fm_param_set_name(enum fm_param_set s);
+const char *fm_category_name(enum fm_category c);
 
 /* Print the table: name, default, current value, doc (fabmpi_info). */
 void fm_param_print(FILE *out);

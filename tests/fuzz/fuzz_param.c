@@ -15,7 +15,7 @@
 #include "util/param.h"
 #include "util/status.h"
 
-#define NAME_OF(name, type, def, acc, doc) "FABMPI_" #name,
+#define NAME_OF(name, ...) "FABMPI_" #name,
 static const char *const knobs[] = {FM_PARAMS(NAME_OF)};
 #undef NAME_OF
 #define NKNOBS (sizeof knobs / sizeof knobs[0])

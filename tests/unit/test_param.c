@@ -111,6 +111,51 @@ static void status_list_maps_to_mpi_classes(void **state)
     assert_string_equal(fm_status_msg(FM_ERR_TAG), "invalid tag");
 }
 
+/* What MPI_T_cvar_write uses: values checked as the environment's are. */
+static int knob(const char *name)
+{
+    for (int i = 0; i < fm_param_count(); i++)
+        if (!strcmp(fm_param_desc(i)->name, name))
+            return i;
+    fail_msg("no knob %s", name);
+    return -1;
+}
+
+static void set_through_accessors(void **state)
+{
+    (void)state;
+    assert_int_equal(load_with(NULL, NULL), FM_OK);
+    assert_null(fm_param_desc(-1));
+    assert_null(fm_param_desc(fm_param_count()));
+    int eager = knob("EAGER_LIMIT"), ring = knob("SHM_RING_SIZE"), copy = knob("SHM_COPY");
+    assert_int_equal(fm_param_set_number(eager, 1024, err, sizeof err), FM_OK);
+    assert_int_equal(fm_param.EAGER_LIMIT, 1024);
+    assert_int_equal(fm_param_set_number(eager, 2 << 20, err, sizeof err), FM_ERR_ARG);
+    assert_non_null(strstr(err, "FABMPI_EAGER_LIMIT=2097152: out of range"));
+    assert_int_equal(fm_param_set_number(eager, -1, err, sizeof err), FM_ERR_ARG);
+    assert_int_equal(fm_param.EAGER_LIMIT, 1024);
+    assert_int_equal(fm_param_set_number(ring, 100000, err, sizeof err), FM_ERR_ARG);
+    assert_non_null(strstr(err, "not a power of two"));
+    /* ENUM: an index into the accepted names, which the table lists. */
+    const struct fm_param_desc *d = fm_param_desc(copy);
+    char name[32];
+    assert_int_equal(fm_param_enum_count(d), 3);
+    assert_int_equal(fm_param_enum_name(d, 2, name, sizeof name), 8);
+    assert_string_equal(name, "pipeline");
+    assert_int_equal(fm_param_enum_name(d, 3, name, sizeof name), -1);
+    assert_int_equal(fm_param_set_number(copy, 2, err, sizeof err), FM_OK);
+    assert_int_equal(fm_param.SHM_COPY, FM_SHM_COPY_PIPELINE);
+    assert_int_equal(fm_param_set_number(copy, 3, err, sizeof err), FM_ERR_ARG);
+    assert_int_equal(fm_param_set_number(knob("VERBOSE_ENV"), 2, err, sizeof err), FM_ERR_ARG);
+    assert_int_equal(fm_param_set_string(knob("OFI_DOMAIN"), "lo", err, sizeof err), FM_OK);
+    assert_string_equal(fm_param.OFI_DOMAIN, "lo");
+    assert_int_equal(fm_param_desc(knob("OFI_DOMAIN"))->origin, FM_PARAM_FROM_MPIT);
+    assert_int_equal(fm_param_set_string(eager, "1", err, sizeof err), FM_ERR_ARG);
+    /* A load after MPI_T wrote keeps what it wrote (idempotent). */
+    assert_int_equal(fm_param_load(err, sizeof err), FM_OK);
+    assert_int_equal(fm_param.EAGER_LIMIT, 1024);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -121,6 +166,7 @@ int main(void)
         cmocka_unit_test(powers_of_two_are_checked),
         cmocka_unit_test(sizes_do_not_wrap),
         cmocka_unit_test(status_list_maps_to_mpi_classes),
+        cmocka_unit_test(set_through_accessors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,6 +44,7 @@
 #include "util/log.h"
 #include "util/param.h"
 #include "util/status.h"
+#include "util/pvar.h"
 
 #define FM_COLL_TWO_SIDED_PRIORITY 10
 
@@ -151,9 +152,16 @@ int fm_coll_sel_barrier(MPI_Comm comm)
     report(comm, K_BARRIER, 0, -1, c,
            c ? flat ? "flat (one round of flags)" : "dissemination on flags" : "dissemination",
            why);
-    if (!c)
+    if (!c) {
+        FM_PV_INC(coll_barrier_two_sided);
         return fm_coll_barrier(comm);
-    return flat ? fm_crma_barrier_flat(c) : fm_crma_barrier(c);
+    }
+    if (flat) {
+        FM_PV_INC(coll_barrier_flat);
+        return fm_crma_barrier_flat(c);
+    }
+    FM_PV_INC(coll_barrier_rma);
+    return fm_crma_barrier(c);
 }
 
 int fm_coll_sel_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm)
@@ -167,6 +175,10 @@ int fm_coll_sel_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI
                  fm_param.COLL_FANOUT);
         report(comm, K_BCAST, bytes, root, c, algo, why);
     }
+    if (c)
+        FM_PV_INC(coll_bcast_rma);
+    else
+        FM_PV_INC(coll_bcast_two_sided);
     return c ? fm_crma_bcast(c, buf, count, dt, root, FM_OK)
              : fm_coll_bcast(buf, count, dt, root, comm);
 }
@@ -185,6 +197,10 @@ int fm_coll_sel_reduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Dataty
     size_t bytes = (size_t)count * (size_t)dt->size;
     fm_crma *c = choose(comm, K_REDUCE, bytes, 0, &why);
     report(comm, K_REDUCE, bytes, root, c, reduce_algo(c != NULL, op), why);
+    if (c)
+        FM_PV_INC(coll_reduce_rma);
+    else
+        FM_PV_INC(coll_reduce_two_sided);
     return c ? fm_crma_reduce(c, sbuf, rbuf, count, dt, op, root)
              : fm_coll_reduce(sbuf, rbuf, count, dt, op, root, comm);
 }
@@ -201,10 +217,15 @@ int fm_coll_sel_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Dat
                     : "reduce (binary tree) + fan-out bcast"
              : "recursive doubling / halving",
            why);
-    if (!c)
+    if (!c) {
+        FM_PV_INC(coll_allreduce_two_sided);
         return fm_coll_allreduce(sbuf, rbuf, count, dt, op, comm);
-    if (flat)
+    }
+    if (flat) {
+        FM_PV_INC(coll_allreduce_flat);
         return fm_crma_allreduce_flat(c, sbuf, rbuf, count, dt, op);
+    }
+    FM_PV_INC(coll_allreduce_rma);
     /* Reduce to 0 (non-root members read their contribution from rbuf
      * under MPI_IN_PLACE), then broadcast 0's result — or, when the reduce
      * failed at 0, its error, so every member returns. */
@@ -249,8 +270,10 @@ void fm_coll_sel_ibarrier(fm_coll_call *cc)
     void *f = NULL;
     if (flat_ready(cc->comm, K_BARRIER, 0, NULL, &c)) {
         f = fm_crma_record_flat(cc, c, NULL, NULL, 0, MPI_BYTE, MPI_OP_NULL);
-        if (c)
+        if (c) {
+            FM_PV_INC(coll_barrier_flat);
             return;
+        }
     }
     int first = fm_sched_steps(cc);
     fm_cc_barrier(cc);
@@ -264,8 +287,10 @@ void fm_coll_sel_iallreduce(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_
     void *f = NULL;
     if (flat_ready(cc->comm, K_ALLREDUCE, (size_t)count * (size_t)dt->size, dt, &c)) {
         f = fm_crma_record_flat(cc, c, sbuf, rbuf, count, dt, op);
-        if (c)
+        if (c) {
+            FM_PV_INC(coll_allreduce_flat);
             return;
+        }
     }
     int first = fm_sched_steps(cc);
     fm_cc_allreduce(cc, sbuf, rbuf, count, dt, op);

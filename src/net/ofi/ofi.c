@@ -231,6 +231,8 @@ static void ofi_finalize(fm_net *n)
     close_all();
 }
 
+static void ofi_retune(fm_net *n) { n->eager_limit = fm_param.OFI_EAGER_LIMIT; }
+
 static const fm_net_ops ofi_ops = {
     .name = "ofi",
     .init = ofi_init,
@@ -239,6 +241,7 @@ static const fm_net_ops ofi_ops = {
     .pull = ofi_pull,
     .poll = ofi_poll,
     .finalize = ofi_finalize,
+    .retune = ofi_retune,
     .rma = &fm_ofi_rma_ops,
 };
 

@@ -38,6 +38,7 @@
 #include "util/log.h"
 #include "util/param.h"
 #include "util/status.h"
+#include "util/pvar.h"
 
 /* An open registration of a sent RTS, until FIN or CTS. */
 typedef struct out_reg {
@@ -236,6 +237,8 @@ int fm_ofi_rndv_pull(int peer, void *local, uint64_t handle, size_t len)
     free(k);
     if (!len)
         return FM_OK;
+    FM_PV_INC(ofi_rndv_reads);
+    FM_PV_ADD(ofi_rndv_read_bytes, len);
     int rc = connect_rma(peer);
     if (rc != FM_OK)
         return rc;

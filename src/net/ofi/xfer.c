@@ -12,6 +12,7 @@
 #include "util/log.h"
 #include "util/param.h"
 #include "util/status.h"
+#include "util/pvar.h"
 
 static int post_rx(fm_ofi_buf *b)
 {
@@ -160,6 +161,8 @@ static int send_wire(int peer, uint32_t kind, const void *hdr, size_t hlen, cons
         return FM_ERR_NET;
     }
     s->sent[peer] = 1;
+    FM_PV_INC(ofi_sent);
+    FM_PV_ADD(ofi_sent_bytes, total);
     return FM_OK;
 }
 

@@ -33,6 +33,8 @@ static int self_init(fm_net *n)
     return FM_OK;
 }
 
+static void self_retune(fm_net *n) { n->eager_limit = fm_param.EAGER_LIMIT; }
+
 static int self_reaches(int peer, const fm_net *n)
 {
     (void)n;
@@ -113,6 +115,7 @@ static const fm_net_ops self_ops = {
     .pull = self_pull,
     .poll = self_poll,
     .finalize = self_finalize,
+    .retune = self_retune,
 };
 
 fm_net fm_net_self = {.ops = &self_ops};

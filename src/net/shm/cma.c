@@ -15,6 +15,7 @@
 #include "util/cma.h"
 #include "util/log.h"
 #include "util/status.h"
+#include "util/pvar.h"
 
 static int read_from(int pid, void *local, uint64_t remote, size_t len, fm_cma_fail *f)
 {
@@ -54,8 +55,11 @@ static int cma_copy(int peer, void *local, uint64_t remote_addr, size_t len, int
     struct iovec l = {local, len};
     struct iovec r = {(void *)(uintptr_t)remote_addr, len};
     fm_cma_fail f;
-    if (fm_cma_copy(pid, push, &l, 1, &r, 1, &f) == 0)
+    if (fm_cma_copy(pid, push, &l, 1, &r, 1, &f) == 0) {
+        FM_PV_INC(shm_cma_copies);
+        FM_PV_ADD(shm_cma_bytes, len);
         return FM_OK;
+    }
     fm_error_msg("shm: %s of %zu bytes at 0x%llx %s rank %d (pid %d): %s",
                  push ? "process_vm_writev" : "process_vm_readv", f.bytes,
                  (unsigned long long)f.remote, push ? "to" : "from", peer, pid, strerror(f.err));

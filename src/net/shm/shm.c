@@ -142,6 +142,8 @@ static int shm_init(fm_net *n)
     return FM_OK;
 }
 
+static void shm_retune(fm_net *n) { n->eager_limit = fm_param.EAGER_LIMIT; }
+
 static int reaches(int peer)
 {
     return fm_shm.tx && peer >= 0 && peer < fm_shm.size && fm_shm.tx[peer] != NULL;
@@ -260,6 +262,7 @@ static const fm_net_ops shm_ops = {
     .pull = shm_pull,
     .poll = shm_poll,
     .finalize = shm_finalize,
+    .retune = shm_retune,
 };
 
 fm_net fm_net_shm = {.ops = &shm_ops}; /* caps and limits: set by init() */

@@ -1,0 +1,90 @@
+/* pvar.h — the performance counters MPI_T reads (src/mpi/mpit_pvar.c).
+ *
+ * Each is a process-wide 64-bit count that the layer doing the work bumps
+ * where it does it: one add to a global on the hot path, no branch, lock or
+ * call.  Tools see a counter through an MPI_T session (start, stop, read,
+ * reset: the session keeps its own base; nothing here is ever reset).
+ * Matching-queue lengths are not here: each queue keeps its own
+ * (match/match.h), so they can be read per communicator.
+ *
+ * Row: X(NAME, CLASS, CATEGORY, DESC)
+ *   NAME      field fm_pv.NAME and the MPI_T performance variable NAME
+ *   CLASS     COUNTER (MPI_UNSIGNED_LONG_LONG, events or bytes) or TIMER
+ *             (counted in fm_pv_ticks(); MPI_T reads it as MPI_DOUBLE seconds)
+ *   CATEGORY  util/category.h
+ *
+ * Plain increments: fabmpi runs up to MPI_THREAD_SERIALIZED, so one thread
+ * at a time bumps them; a tool thread reading one may see it a few events
+ * late, never torn (aligned 64-bit words). */
+#ifndef FM_UTIL_PVAR_H
+#define FM_UTIL_PVAR_H
+
+#include <time.h>
+
+#define FM_PVAR_COUNTERS(X)                                                                    \
+    X(pt2pt_eager_sent, COUNTER, pt2pt, "Messages the software matching engine sent eagerly (payload inside the first message), collectives' messages included") \
+    X(pt2pt_eager_sent_bytes, COUNTER, pt2pt, "Payload bytes of those eager messages")          \
+    X(pt2pt_rndv_sent, COUNTER, pt2pt, "Messages the software matching engine sent by rendezvous (RTS, then a single copy or streamed chunks)") \
+    X(pt2pt_rndv_sent_bytes, COUNTER, pt2pt, "Payload bytes of those rendezvous messages")      \
+    X(pt2pt_stream_chunks, COUNTER, pt2pt, "Rendezvous DATA chunks streamed by the sender (pipelined copy: non-contiguous data, no CMA, or OFI stream mode)") \
+    X(pt2pt_stream_bytes, COUNTER, pt2pt, "Bytes of those streamed chunks")                     \
+    X(pt2pt_unexpected, COUNTER, pt2pt, "Messages that arrived before a matching receive was posted (software matching)") \
+    X(pt2pt_ofi_engine_sent, COUNTER, pt2pt, "Messages the provider-matching engine (FABMPI_PT2PT=ofi) handed to fi_tsend/fi_tinject") \
+    X(pt2pt_ofi_engine_sent_bytes, COUNTER, pt2pt, "Payload bytes of those messages")           \
+    X(shm_cma_copies, COUNTER, shm, "Rendezvous single copies by CMA (process_vm_readv pulls and process_vm_writev pushes of split copies)") \
+    X(shm_cma_bytes, COUNTER, shm, "Bytes moved by those CMA copies")                            \
+    X(ofi_sent, COUNTER, ofi, "Messages the OFI transport sent (fi_inject or fi_send: eager data, RTS, control messages, chunks)") \
+    X(ofi_sent_bytes, COUNTER, ofi, "Bytes of those messages, headers included")                \
+    X(ofi_rndv_reads, COUNTER, ofi, "Rendezvous payloads the receiver pulled with fi_read (FABMPI_OFI_RNDV=read)") \
+    X(ofi_rndv_read_bytes, COUNTER, ofi, "Bytes of those reads")                                \
+    X(coll_barrier_two_sided, COUNTER, coll, "Blocking MPI_Barrier calls run by the two-sided dissemination algorithm") \
+    X(coll_barrier_rma, COUNTER, coll, "Blocking MPI_Barrier calls run by dissemination on one-sided flags") \
+    X(coll_barrier_flat, COUNTER, coll, "MPI_Barrier calls (blocking, or nonblocking schedules) run flat: one round of flags") \
+    X(coll_bcast_two_sided, COUNTER, coll, "Blocking MPI_Bcast calls run by the two-sided binomial tree") \
+    X(coll_bcast_rma, COUNTER, coll, "Blocking MPI_Bcast calls run by the one-sided fan-out tree") \
+    X(coll_reduce_two_sided, COUNTER, coll, "Blocking MPI_Reduce calls run by the two-sided binomial tree") \
+    X(coll_reduce_rma, COUNTER, coll, "Blocking MPI_Reduce calls run by the one-sided binary tree") \
+    X(coll_allreduce_two_sided, COUNTER, coll, "Blocking MPI_Allreduce calls run two-sided")     \
+    X(coll_allreduce_rma, COUNTER, coll, "Blocking MPI_Allreduce calls run by the one-sided reduce and fan-out bcast") \
+    X(coll_allreduce_flat, COUNTER, coll, "MPI_Allreduce calls (blocking, or nonblocking schedules) run flat: every member reduces all") \
+    X(coll_allreduce_doubling, COUNTER, coll, "Two-sided allreduces (blocking, nonblocking or persistent, counted when recorded) by recursive doubling") \
+    X(coll_allreduce_halving, COUNTER, coll, "Two-sided allreduces by recursive halving and doubling (Rabenseifner)") \
+    X(rma_loadstore, COUNTER, rma, "Put, Get, Accumulate and Compare_and_swap operations done by loads and stores into a mapped window") \
+    X(rma_cma, COUNTER, rma, "Window operations done by CMA (process_vm_readv/writev into a peer's window)") \
+    X(rma_net, COUNTER, rma, "Put and Get operations done by provider RMA (fi_write, fi_read)") \
+    X(rma_net_atomic, COUNTER, rma, "Accumulate and Compare_and_swap operations done by provider atomics") \
+    X(rma_am, COUNTER, rma, "Window operations sent as active messages applied by the target")   \
+    X(progress_polls, COUNTER, progress, "Progress polls (each polls every transport once)")      \
+    X(progress_waits, COUNTER, progress, "Blocking waits that found their condition unmet and polled") \
+    X(progress_wait_time, TIMER, progress, "Time spent in those waits, in seconds")
+
+#define FM_PV_FIELD(name, cls, cat, desc) unsigned long long name;
+struct fm_pv {
+    FM_PVAR_COUNTERS(FM_PV_FIELD)
+};
+#undef FM_PV_FIELD
+
+/* Hidden: one add at a known offset, not a load of its address first. */
+extern struct fm_pv fm_pv __attribute__((visibility("hidden")));
+
+#define FM_PV_INC(name) ((void)(fm_pv.name++))
+#define FM_PV_ADD(name, n) ((void)(fm_pv.name += (unsigned long long)(n)))
+
+/* The TIMER clock: the time-stamp counter where there is one (a single
+ * instruction), else CLOCK_MONOTONIC nanoseconds. */
+static inline unsigned long long fm_pv_ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    return __builtin_ia32_rdtsc();
+#else
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
+#endif
+}
+
+/* Seconds per fm_pv_ticks() tick (measured once, a few milliseconds, on
+ * first use: a tool's read, never the hot path). */
+double fm_pv_tick_seconds(void);
+
+#endif
