@@ -220,12 +220,14 @@ extern struct fm_comm fab_comm_world, fab_comm_self;
 extern struct fm_group fab_group_empty;
 extern struct fm_errhandler fab_errors_are_fatal, fab_errors_return;
 extern struct fm_message fab_message_no_proc;
+extern struct fm_info fab_info_env;
 #define MPI_COMM_WORLD (&fab_comm_world)
 #define MPI_COMM_SELF (&fab_comm_self)
 #define MPI_GROUP_EMPTY (&fab_group_empty)
 #define MPI_ERRORS_ARE_FATAL (&fab_errors_are_fatal)
 #define MPI_ERRORS_RETURN (&fab_errors_return)
 #define MPI_MESSAGE_NO_PROC (&fab_message_no_proc)
+#define MPI_INFO_ENV (&fab_info_env)
 
 #define MPI_COMM_NULL ((MPI_Comm)0)
 #define MPI_GROUP_NULL ((MPI_Group)0)
@@ -406,6 +408,10 @@ typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval, void *ext
                                        void *attribute_val_in, void *attribute_val_out, int *flag);
 typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval, void *attribute_val,
                                          void *extra_state);
+/* Generalized requests (MPI_Grequest_start). */
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
 /* MPI-1 names (deprecated): the communicator callbacks. */
 typedef MPI_Comm_copy_attr_function MPI_Copy_function;
 typedef MPI_Comm_delete_attr_function MPI_Delete_function;

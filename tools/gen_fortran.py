@@ -11,8 +11,8 @@ defines, from the standard's apis.json (imported by tools/gen-mpi-api):
 
 A procedure with a parameter these rules cannot convert (user callbacks,
 attribute values) is listed in HAND_WRITTEN when src/fortran/special.c
-binds it, else in NOT_BOUND with the reason; tests/check-api-coverage counts
-both."""
+binds it; not_bound() says why the others are left out;
+tests/check-api-coverage counts both."""
 
 HANDLES = {  # kind -> (C type, MPI_<Name>_f2c name, f2c.h kind)
     'COMMUNICATOR': ('MPI_Comm', 'Comm', 'FM_F_COMM'),
@@ -31,16 +31,10 @@ HAND_WRITTEN = {
     'MPI_Comm_get_attr', 'MPI_Comm_set_attr', 'MPI_Type_get_attr', 'MPI_Type_set_attr',
     'MPI_Win_get_attr', 'MPI_Win_set_attr', 'MPI_Attr_get', 'MPI_Attr_put', 'MPI_Op_create',
 }
-# Not bound yet, and why (user callbacks called from C need a Fortran calling
-# convention the library does not have yet).
-NOT_BOUND = {
-    'MPI_Comm_create_errhandler': 'Fortran error-handler callbacks',
-    'MPI_Win_create_errhandler': 'Fortran error-handler callbacks',
-    'MPI_Comm_create_keyval': 'Fortran attribute callbacks',
-    'MPI_Type_create_keyval': 'Fortran attribute callbacks',
-    'MPI_Win_create_keyval': 'Fortran attribute callbacks',
-    'MPI_Keyval_create': 'Fortran attribute callbacks',
-}
+# Not bound yet, and why: besides these, every procedure that takes a user
+# callback (error handlers, attribute keys, generalized requests), which
+# the library would call with Fortran's conventions (not_bound()).
+NOT_BOUND = {}
 # Arrays of handles whose length the standard writes as `*`: how to count.
 STAR_LENGTH = {
     ('MPI_Alltoallw', 'sendtypes'): 'fm_f_comm_peers(PMPI_Comm_f2c(*comm))',
@@ -56,6 +50,19 @@ STAR_LENGTH = {
     ('MPI_Neighbor_alltoallw_init', 'sendtypes'): 'fm_f_neighbors(PMPI_Comm_f2c(*comm), 1)',
     ('MPI_Neighbor_alltoallw_init', 'recvtypes'): 'fm_f_neighbors(PMPI_Comm_f2c(*comm), 0)',
 }
+
+
+CALLBACK_KINDS = {'FUNCTION', 'FUNCTION_SMALL', 'POLYFUNCTION'}
+
+
+def not_bound(entry):
+    """Why the procedure has no generated binding, or None."""
+    if entry['name'] in NOT_BOUND:
+        return NOT_BOUND[entry['name']]
+    if entry['name'] not in HAND_WRITTEN and \
+            any(p['kind'] in CALLBACK_KINDS for p in entry['parameters']):
+        return 'Fortran user callbacks'
+    return None
 
 
 def f90_params(entry):
@@ -190,7 +197,9 @@ class Wrapper:
 
     def render(self):
         for p in c_params(self.e):
-            if p['kind'] in ('ARGUMENT_COUNT', 'ARGUMENT_LIST'):
+            if p['kind'] == 'ARGUMENT_COUNT' and p['pointer'] is False:
+                self.args.append('0')       # MPI_Info_create_env(argc, argv): none
+            elif p['kind'] in ('ARGUMENT_COUNT', 'ARGUMENT_LIST'):
                 self.args.append('NULL')
             elif p['kind'] == 'VARARGS':
                 continue
@@ -234,7 +243,7 @@ def c_bindings(apis, kinds, defined):
         e = apis[key]
         name = e['name']
         if (name not in defined or not e['attributes']['f90_expressible'] or
-                name in HAND_WRITTEN or name in NOT_BOUND):
+                name in HAND_WRITTEN or not_bound(e)):
             continue
         low = name.lower()
         rtype, sig = signature(e, kinds, 'f_' + low[4:])

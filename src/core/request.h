@@ -15,6 +15,8 @@ enum fm_req_kind {
     FM_REQ_DONE,      /* complete from the start (PROC_NULL, Comm_idup, ...) */
     FM_REQ_COLL,      /* nonblocking or persistent collective: runs `sched` (coll/sched.h) */
     FM_REQ_SENDRECV,  /* MPI_Isendrecv(_replace): a point-to-point `sched` */
+    FM_REQ_GREQ,      /* generalized request: the program's callbacks in `greq`
+                       * (mpi/grequest.c, which also releases it) */
 };
 
 enum {
@@ -29,6 +31,7 @@ enum {
 };
 
 struct fm_sched;
+struct fm_greq;
 
 struct fm_request {
     fm_match_entry me;       /* posted receive: linked in the comm's queue */
@@ -62,6 +65,7 @@ struct fm_request {
     union {
         const void *user_buf;    /* persistent send: the user's buffer as given */
         struct fm_sched *sched;  /* collective (FM_REQ_COLL): its schedule */
+        struct fm_greq *greq;    /* generalized request (FM_REQ_GREQ) */
     };
     int peer_world;          /* world rank of the matched peer */
     union {

@@ -106,6 +106,116 @@ out_free:
     return rc;
 }
 
+/* Distributed arrays (MPI_Type_create_darray).  Each dimension is the
+ * standard's cyclic(darg) over psize processes (a block distribution is
+ * cyclic with one block per process, none is one block of the whole
+ * dimension): this process, at grid coordinate r, holds blocks r,
+ * r + psize, ... of darg elements, the last one possibly short.  Pieces
+ * come in type-map order, which for a darray is the order in memory: an
+ * odometer over the held indices of every dimension but the fastest, and
+ * for each, the fastest dimension's blocks as one run of equal blocks
+ * (plus the short one). */
+struct darray_dim {
+    MPI_Aint darg, stride;    /* block length; bytes per index step */
+    MPI_Aint first, step;     /* first held block's first index; between blocks */
+    MPI_Aint nblocks, last;   /* blocks held; length of the last one */
+    MPI_Aint b, j;            /* odometer: block, index within it */
+};
+
+static void darray_dim_init(struct darray_dim *d, int gsize, int distrib, int darg, int psize,
+                            int r)
+{
+    if (distrib == MPI_DISTRIBUTE_NONE) {
+        darg = gsize;
+        psize = 1;
+        r = 0;
+    } else if (darg == MPI_DISTRIBUTE_DFLT_DARG) {
+        darg = distrib == MPI_DISTRIBUTE_BLOCK ? (int)(((MPI_Aint)gsize + psize - 1) / psize) : 1;
+    }
+    MPI_Aint total = ((MPI_Aint)gsize + darg - 1) / darg; /* blocks of the whole dimension */
+    d->darg = darg;
+    d->first = (MPI_Aint)r * darg;
+    d->step = (MPI_Aint)psize * darg;
+    d->nblocks = total / psize + (r < total % psize);
+    d->last = 0;
+    if (d->nblocks > 0) {
+        MPI_Aint start = d->first + (d->nblocks - 1) * d->step;
+        d->last = gsize - start < darg ? gsize - start : darg;
+    }
+    d->b = d->j = 0;
+}
+
+static int darray_pieces(const int *ints, MPI_Datatype old, fm_dt_piece_fn *fn, void *ctx)
+{
+    int size = ints[0], rank = ints[1], nd = ints[2];
+    const int *gsizes = ints + 3, *distribs = ints + 3 + nd, *dargs = ints + 3 + 2 * nd,
+              *psizes = ints + 3 + 3 * nd;
+    int fortran = ints[3 + 4 * nd] == MPI_ORDER_FORTRAN;
+    struct darray_dim *dim = calloc((size_t)nd, sizeof *dim); /* fastest first */
+    if (!dim)
+        return FM_ERR_NOMEM;
+    /* Process grid coordinates: row-major in rank whatever the order. */
+    int rc = 0, t_rank = rank, t_size = size;
+    for (int i = 0; i < nd; i++) {
+        t_size /= psizes[i];
+        int r = t_rank / t_size, k = fortran ? i : nd - 1 - i;
+        t_rank %= t_size;
+        darray_dim_init(&dim[k], gsizes[i], distribs[i], dargs[i], psizes[i], r);
+        if (dim[k].nblocks == 0)
+            goto out; /* this process holds nothing */
+    }
+    for (int k = 0; k < nd; k++) {
+        int below = fortran ? k - 1 : nd - k; /* array dimension one faster than k */
+        dim[k].stride = old->extent;
+        if (k > 0 && __builtin_mul_overflow(dim[k - 1].stride, (MPI_Aint)gsizes[below],
+                                            &dim[k].stride)) {
+            rc = FM_ERR_ARG;
+            goto out;
+        }
+    }
+    struct darray_dim *d0 = &dim[0];
+    for (;;) {
+        MPI_Aint base = 0, off, idx;
+        for (int k = 1; k < nd && !rc; k++) {
+            idx = dim[k].first + dim[k].b * dim[k].step + dim[k].j;
+            rc = __builtin_mul_overflow(idx, dim[k].stride, &off) ||
+                 __builtin_add_overflow(base, off, &base);
+        }
+        MPI_Aint full = d0->nblocks - (d0->last < d0->darg), disp, last_disp, rep_stride;
+        if (rc || __builtin_mul_overflow(d0->first, d0->stride, &disp) ||
+            __builtin_add_overflow(base, disp, &disp) ||
+            __builtin_mul_overflow(d0->step, d0->stride, &rep_stride) ||
+            __builtin_mul_overflow(d0->nblocks - 1, rep_stride, &last_disp) ||
+            __builtin_add_overflow(disp, last_disp, &last_disp)) {
+            rc = FM_ERR_ARG;
+            break;
+        }
+        if (full > 0) {
+            fm_dt_piece p = {disp, d0->darg, old, full, rep_stride};
+            rc = fn(ctx, &p);
+        }
+        if (!rc && full < d0->nblocks)
+            rc = run(fn, ctx, last_disp, d0->last, old);
+        if (rc)
+            break;
+        int k = 1; /* next held index of the outer dimensions */
+        for (; k < nd; k++) {
+            struct darray_dim *d = &dim[k];
+            if (++d->j < (d->b == d->nblocks - 1 ? d->last : d->darg))
+                break;
+            d->j = 0;
+            if (++d->b < d->nblocks)
+                break;
+            d->b = 0;
+        }
+        if (k >= nd)
+            break;
+    }
+out:
+    free(dim);
+    return rc;
+}
+
 /* a * b as a displacement; 1 when it does not fit an MPI_Aint (the type
  * is then refused: FM_ERR_ARG). */
 static inline int disp_mul(MPI_Aint a, MPI_Aint b, MPI_Aint *out)
@@ -160,6 +270,7 @@ int fm_dt_for_each_piece(MPI_Datatype dt, fm_dt_piece_fn *fn, void *ctx)
             rc = run(fn, ctx, a[i], in[1 + i], c->types[i]);
         return rc;
     case MPI_COMBINER_SUBARRAY: return subarray_pieces(in, t, fn, ctx);
+    case MPI_COMBINER_DARRAY: return darray_pieces(in, t, fn, ctx);
     default: return FM_ERR_INTERN;
     }
 }
@@ -340,10 +451,16 @@ int fm_dt_create(int combiner, int nints, const int *ints, int naints, const MPI
         dt->extent = aints[1];
         dt->flags |= FM_DT_EXPLICIT_BOUNDS;
         break;
-    case MPI_COMBINER_SUBARRAY: {
+    case MPI_COMBINER_SUBARRAY:
+    case MPI_COMBINER_DARRAY: {
+        /* Both span the whole array: lb 0, extent the old extent times
+         * every array size (the sizes follow ndims for a subarray, and
+         * for a darray size, rank and ndims). */
+        int nd = combiner == MPI_COMBINER_SUBARRAY ? ints[0] : ints[2];
+        const int *sizes = combiner == MPI_COMBINER_SUBARRAY ? ints + 1 : ints + 3;
         MPI_Aint full = types[0]->extent;
-        for (int i = 0; i < ints[0] && !rc; i++)
-            if (__builtin_mul_overflow(full, (MPI_Aint)ints[1 + i], &full))
+        for (int i = 0; i < nd && !rc; i++)
+            if (__builtin_mul_overflow(full, (MPI_Aint)sizes[i], &full))
                 rc = FM_ERR_ARG;
         dt->lb = 0;
         dt->extent = full;

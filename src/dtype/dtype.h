@@ -129,6 +129,14 @@ size_t fm_dt_pack(const void *buf, MPI_Count count, MPI_Datatype dt, size_t offs
 size_t fm_dt_unpack(void *buf, MPI_Count count, MPI_Datatype dt, size_t offset, const void *in,
                     size_t len);
 
+/* The "external32" representation (external32.c): bytes of one element
+ * of dt; packing count elements of (buf, dt) into exactly count * that
+ * many bytes at out; unpacking them from in.  FM_OK, FM_ERR_ARG when the
+ * size overflows, FM_ERR_NOMEM (walking a subarray). */
+int fm_dt_external32_size(MPI_Datatype dt, MPI_Count *size);
+int fm_dt_pack_external32(const void *buf, MPI_Count count, MPI_Datatype dt, void *out);
+int fm_dt_unpack_external32(const void *in, void *buf, MPI_Count count, MPI_Datatype dt);
+
 /* Elements of dt (and basic elements) contained in `bytes` packed bytes;
  * MPI_UNDEFINED when bytes is not a whole number of elements. */
 MPI_Count fm_dt_count_of(MPI_Datatype dt, MPI_Count bytes);

@@ -35,6 +35,44 @@ void mpi_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin
 void pmpi_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 { f_accumulate(1, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror); }
 
+/* MPI_Add_error_class */
+static inline void f_add_error_class(int profiled, MPI_Fint *errorclass, MPI_Fint *ierror)
+{
+    int rc = (profiled ? PMPI_Add_error_class : MPI_Add_error_class)(errorclass);
+    if (ierror)
+        *ierror = rc;
+}
+void mpi_add_error_class_(MPI_Fint *errorclass, MPI_Fint *ierror)
+{ f_add_error_class(0, errorclass, ierror); }
+void pmpi_add_error_class_(MPI_Fint *errorclass, MPI_Fint *ierror)
+{ f_add_error_class(1, errorclass, ierror); }
+
+/* MPI_Add_error_code */
+static inline void f_add_error_code(int profiled, MPI_Fint *errorclass, MPI_Fint *errorcode, MPI_Fint *ierror)
+{
+    int rc = (profiled ? PMPI_Add_error_code : MPI_Add_error_code)(*errorclass, errorcode);
+    if (ierror)
+        *ierror = rc;
+}
+void mpi_add_error_code_(MPI_Fint *errorclass, MPI_Fint *errorcode, MPI_Fint *ierror)
+{ f_add_error_code(0, errorclass, errorcode, ierror); }
+void pmpi_add_error_code_(MPI_Fint *errorclass, MPI_Fint *errorcode, MPI_Fint *ierror)
+{ f_add_error_code(1, errorclass, errorcode, ierror); }
+
+/* MPI_Add_error_string */
+static inline void f_add_error_string(int profiled, MPI_Fint *errorcode, char *string, MPI_Fint *ierror, size_t string_len)
+{
+    char *c_string = fm_f_cstring(string, string_len);
+    int rc = (profiled ? PMPI_Add_error_string : MPI_Add_error_string)(*errorcode, c_string);
+    free(c_string);
+    if (ierror)
+        *ierror = rc;
+}
+void mpi_add_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *ierror, size_t string_len)
+{ f_add_error_string(0, errorcode, string, ierror, string_len); }
+void pmpi_add_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *ierror, size_t string_len)
+{ f_add_error_string(1, errorcode, string, ierror, string_len); }
+
 /* MPI_Aint_add */
 static inline MPI_Aint f_aint_add(int profiled, MPI_Aint *base, MPI_Aint *disp)
 {
@@ -1390,6 +1428,19 @@ void mpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges, MPI_
 void pmpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges, MPI_Fint *ierror)
 { f_graphdims_get(1, comm, nnodes, nedges, ierror); }
 
+/* MPI_Grequest_complete */
+static inline void f_grequest_complete(int profiled, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = PMPI_Request_f2c(*request);
+    int rc = (profiled ? PMPI_Grequest_complete : MPI_Grequest_complete)(c_request);
+    if (ierror)
+        *ierror = rc;
+}
+void mpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror)
+{ f_grequest_complete(0, request, ierror); }
+void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror)
+{ f_grequest_complete(1, request, ierror); }
+
 /* MPI_Group_compare */
 static inline void f_group_compare(int profiled, MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror)
 {
@@ -1915,6 +1966,20 @@ void mpi_info_create_(MPI_Fint *info, MPI_Fint *ierror)
 void pmpi_info_create_(MPI_Fint *info, MPI_Fint *ierror)
 { f_info_create(1, info, ierror); }
 
+/* MPI_Info_create_env */
+static inline void f_info_create_env(int profiled, MPI_Fint *info, MPI_Fint *ierror)
+{
+    MPI_Info c_info = NULL;
+    int rc = (profiled ? PMPI_Info_create_env : MPI_Info_create_env)(0, NULL, &c_info);
+    *info = PMPI_Info_c2f(c_info);
+    if (ierror)
+        *ierror = rc;
+}
+void mpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierror)
+{ f_info_create_env(0, info, ierror); }
+void pmpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierror)
+{ f_info_create_env(1, info, ierror); }
+
 /* MPI_Info_delete */
 static inline void f_info_delete(int profiled, MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_len)
 {
@@ -2009,6 +2074,27 @@ void mpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierr
 { f_info_get_nthkey(0, info, n, key, ierror, key_len); }
 void pmpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierror, size_t key_len)
 { f_info_get_nthkey(1, info, n, key, ierror, key_len); }
+
+/* MPI_Info_get_string */
+static inline void f_info_get_string(int profiled, MPI_Fint *info, char *key, MPI_Fint *buflen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
+{
+    MPI_Info c_info = PMPI_Info_f2c(*info);
+    char *c_key = fm_f_cstring(key, key_len);
+    char *c_value = fm_f_array((int)fm_f_string_room(value_len), 1);
+    int c_flag = 0;
+    int rc = (profiled ? PMPI_Info_get_string : MPI_Info_get_string)(c_info, c_key, buflen, c_value, &c_flag);
+    if (rc == MPI_SUCCESS && c_flag)
+        fm_f_fstring(value, value_len, c_value);
+    *flag = c_flag ? FM_F_TRUE : 0;
+    free(c_key);
+    free(c_value);
+    if (ierror)
+        *ierror = rc;
+}
+void mpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
+{ f_info_get_string(0, info, key, buflen, value, flag, ierror, key_len, value_len); }
+void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
+{ f_info_get_string(1, info, key, buflen, value, flag, ierror, key_len, value_len); }
 
 /* MPI_Info_get_valuelen */
 static inline void f_info_get_valuelen(int profiled, MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len)
@@ -2606,6 +2692,36 @@ void mpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf,
 { f_pack(0, inbuf, incount, datatype, outbuf, outsize, position, comm, ierror); }
 void pmpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror)
 { f_pack(1, inbuf, incount, datatype, outbuf, outsize, position, comm, ierror); }
+
+/* MPI_Pack_external */
+static inline void f_pack_external(int profiled, char *datarep, void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierror, size_t datarep_len)
+{
+    char *c_datarep = fm_f_cstring(datarep, datarep_len);
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    int rc = (profiled ? PMPI_Pack_external : MPI_Pack_external)(c_datarep, fm_f_buffer(inbuf), *incount, c_datatype, fm_f_buffer(outbuf), *outsize, position);
+    free(c_datarep);
+    if (ierror)
+        *ierror = rc;
+}
+void mpi_pack_external_(char *datarep, void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierror, size_t datarep_len)
+{ f_pack_external(0, datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror, datarep_len); }
+void pmpi_pack_external_(char *datarep, void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierror, size_t datarep_len)
+{ f_pack_external(1, datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror, datarep_len); }
+
+/* MPI_Pack_external_size */
+static inline void f_pack_external_size(int profiled, char *datarep, MPI_Fint *incount, MPI_Fint *datatype, MPI_Aint *size, MPI_Fint *ierror, size_t datarep_len)
+{
+    char *c_datarep = fm_f_cstring(datarep, datarep_len);
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    int rc = (profiled ? PMPI_Pack_external_size : MPI_Pack_external_size)(c_datarep, *incount, c_datatype, size);
+    free(c_datarep);
+    if (ierror)
+        *ierror = rc;
+}
+void mpi_pack_external_size_(char *datarep, MPI_Fint *incount, MPI_Fint *datatype, MPI_Aint *size, MPI_Fint *ierror, size_t datarep_len)
+{ f_pack_external_size(0, datarep, incount, datatype, size, ierror, datarep_len); }
+void pmpi_pack_external_size_(char *datarep, MPI_Fint *incount, MPI_Fint *datatype, MPI_Aint *size, MPI_Fint *ierror, size_t datarep_len)
+{ f_pack_external_size(1, datarep, incount, datatype, size, ierror, datarep_len); }
 
 /* MPI_Pack_size */
 static inline void f_pack_size(int profiled, MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror)
@@ -3336,6 +3452,21 @@ void mpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype,
 void pmpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 { f_type_contiguous(1, count, oldtype, newtype, ierror); }
 
+/* MPI_Type_create_darray */
+static inline void f_type_create_darray(int profiled, MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Fint *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
+    MPI_Datatype c_newtype = NULL;
+    int rc = (profiled ? PMPI_Type_create_darray : MPI_Type_create_darray)(*size, *rank, *ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, *order, c_oldtype, &c_newtype);
+    *newtype = PMPI_Type_c2f(c_newtype);
+    if (ierror)
+        *ierror = rc;
+}
+void mpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Fint *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{ f_type_create_darray(0, size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror); }
+void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Fint *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{ f_type_create_darray(1, size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror); }
+
 /* MPI_Type_create_hindexed */
 static inline void f_type_create_hindexed(int profiled, MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
@@ -3683,6 +3814,21 @@ void mpi_unpack_(void *inbuf, MPI_Fint *insize, MPI_Fint *position, void *outbuf
 { f_unpack(0, inbuf, insize, position, outbuf, outcount, datatype, comm, ierror); }
 void pmpi_unpack_(void *inbuf, MPI_Fint *insize, MPI_Fint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror)
 { f_unpack(1, inbuf, insize, position, outbuf, outcount, datatype, comm, ierror); }
+
+/* MPI_Unpack_external */
+static inline void f_unpack_external(int profiled, char *datarep, void *inbuf, MPI_Aint *insize, MPI_Aint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len)
+{
+    char *c_datarep = fm_f_cstring(datarep, datarep_len);
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    int rc = (profiled ? PMPI_Unpack_external : MPI_Unpack_external)(c_datarep, fm_f_buffer(inbuf), *insize, position, fm_f_buffer(outbuf), *outcount, c_datatype);
+    free(c_datarep);
+    if (ierror)
+        *ierror = rc;
+}
+void mpi_unpack_external_(char *datarep, void *inbuf, MPI_Aint *insize, MPI_Aint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len)
+{ f_unpack_external(0, datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror, datarep_len); }
+void pmpi_unpack_external_(char *datarep, void *inbuf, MPI_Aint *insize, MPI_Aint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len)
+{ f_unpack_external(1, datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror, datarep_len); }
 
 /* MPI_Wait */
 static inline void f_wait(int profiled, MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierror)

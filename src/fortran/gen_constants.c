@@ -93,6 +93,7 @@ int main(int argc, char **argv)
     handle("MPI_Message", "MPI_MESSAGE_NULL", PMPI_Message_c2f(MPI_MESSAGE_NULL));
     handle("MPI_Message", "MPI_MESSAGE_NO_PROC", PMPI_Message_c2f(MPI_MESSAGE_NO_PROC));
     handle("MPI_Info", "MPI_INFO_NULL", PMPI_Info_c2f(MPI_INFO_NULL));
+    handle("MPI_Info", "MPI_INFO_ENV", PMPI_Info_c2f(MPI_INFO_ENV));
     handle("MPI_Win", "MPI_WIN_NULL", PMPI_Win_c2f(MPI_WIN_NULL));
 
     /* The sentinels: variables in common blocks whose storage is

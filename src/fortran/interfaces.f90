@@ -27,6 +27,26 @@ INTERFACE
     INTEGER, INTENT(IN) :: win
     INTEGER, INTENT(OUT) :: ierror
   END SUBROUTINE
+  SUBROUTINE MPI_Add_error_class(errorclass, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(OUT) :: errorclass
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Add_error_code(errorclass, errorcode, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: errorclass
+    INTEGER, INTENT(OUT) :: errorcode
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Add_error_string(errorcode, string, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: errorcode
+    CHARACTER(LEN=*), INTENT(IN) :: string
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
   INTEGER(KIND=MPI_ADDRESS_KIND) FUNCTION MPI_Aint_add(base, disp)
     IMPORT
     IMPLICIT NONE
@@ -983,6 +1003,12 @@ INTERFACE
     INTEGER, INTENT(OUT) :: nedges
     INTEGER, INTENT(OUT) :: ierror
   END SUBROUTINE
+  SUBROUTINE MPI_Grequest_complete(request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: request
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
   SUBROUTINE MPI_Group_compare(group1, group2, result, ierror)
     IMPORT
     IMPLICIT NONE
@@ -1362,6 +1388,12 @@ INTERFACE
     INTEGER, INTENT(OUT) :: info
     INTEGER, INTENT(OUT) :: ierror
   END SUBROUTINE
+  SUBROUTINE MPI_Info_create_env(info, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(OUT) :: info
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
   SUBROUTINE MPI_Info_delete(info, key, ierror)
     IMPORT
     IMPLICIT NONE
@@ -1405,6 +1437,16 @@ INTERFACE
     INTEGER, INTENT(IN) :: info
     INTEGER, INTENT(IN) :: n
     CHARACTER(LEN=*), INTENT(OUT) :: key
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Info_get_string(info, key, buflen, value, flag, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: info
+    CHARACTER(LEN=*), INTENT(IN) :: key
+    INTEGER, INTENT(INOUT) :: buflen
+    CHARACTER(LEN=*), INTENT(OUT) :: value
+    LOGICAL, INTENT(OUT) :: flag
     INTEGER, INTENT(OUT) :: ierror
   END SUBROUTINE
   SUBROUTINE MPI_Info_get_valuelen(info, key, valuelen, flag, ierror)
@@ -1873,6 +1915,29 @@ INTERFACE
     INTEGER, INTENT(IN) :: outsize
     INTEGER, INTENT(INOUT) :: position
     INTEGER, INTENT(IN) :: comm
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*), INTENT(IN) :: datarep
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    TYPE(*), DIMENSION(*) :: inbuf
+    INTEGER, INTENT(IN) :: incount
+    INTEGER, INTENT(IN) :: datatype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+    TYPE(*), DIMENSION(*) :: outbuf
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: outsize
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(INOUT) :: position
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Pack_external_size(datarep, incount, datatype, size, ierror)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*), INTENT(IN) :: datarep
+    INTEGER, INTENT(IN) :: incount
+    INTEGER, INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: size
     INTEGER, INTENT(OUT) :: ierror
   END SUBROUTINE
   SUBROUTINE MPI_Pack_size(incount, datatype, comm, size, ierror)
@@ -2426,6 +2491,21 @@ INTERFACE
     INTEGER, INTENT(OUT) :: newtype
     INTEGER, INTENT(OUT) :: ierror
   END SUBROUTINE
+  SUBROUTINE MPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: size
+    INTEGER, INTENT(IN) :: rank
+    INTEGER, INTENT(IN) :: ndims
+    INTEGER, INTENT(IN) :: array_of_gsizes(*)
+    INTEGER, INTENT(IN) :: array_of_distribs(*)
+    INTEGER, INTENT(IN) :: array_of_dargs(*)
+    INTEGER, INTENT(IN) :: array_of_psizes(*)
+    INTEGER, INTENT(IN) :: order
+    INTEGER, INTENT(IN) :: oldtype
+    INTEGER, INTENT(OUT) :: newtype
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
   SUBROUTINE MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
     IMPORT
     IMPLICIT NONE
@@ -2655,6 +2735,20 @@ INTERFACE
     INTEGER, INTENT(IN) :: outcount
     INTEGER, INTENT(IN) :: datatype
     INTEGER, INTENT(IN) :: comm
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*), INTENT(IN) :: datarep
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    TYPE(*), DIMENSION(*) :: inbuf
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: insize
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(INOUT) :: position
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+    TYPE(*), DIMENSION(*) :: outbuf
+    INTEGER, INTENT(IN) :: outcount
+    INTEGER, INTENT(IN) :: datatype
     INTEGER, INTENT(OUT) :: ierror
   END SUBROUTINE
   SUBROUTINE MPI_Wait(request, status, ierror)

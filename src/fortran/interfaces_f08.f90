@@ -27,6 +27,26 @@ INTERFACE
     TYPE(MPI_Win), INTENT(IN) :: win
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
+  SUBROUTINE MPI_Add_error_class(errorclass, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(OUT) :: errorclass
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Add_error_code(errorclass, errorcode, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: errorclass
+    INTEGER, INTENT(OUT) :: errorcode
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Add_error_string(errorcode, string, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: errorcode
+    CHARACTER(LEN=*), INTENT(IN) :: string
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
   INTEGER(KIND=MPI_ADDRESS_KIND) FUNCTION MPI_Aint_add(base, disp)
     IMPORT
     IMPLICIT NONE
@@ -959,6 +979,12 @@ INTERFACE
     INTEGER, INTENT(OUT) :: nedges
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
+  SUBROUTINE MPI_Grequest_complete(request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Request), INTENT(IN) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
   SUBROUTINE MPI_Group_compare(group1, group2, result, ierror)
     IMPORT
     IMPLICIT NONE
@@ -1338,6 +1364,12 @@ INTERFACE
     TYPE(MPI_Info), INTENT(OUT) :: info
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
+  SUBROUTINE MPI_Info_create_env(info, ierror)
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Info), INTENT(OUT) :: info
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
   SUBROUTINE MPI_Info_delete(info, key, ierror)
     IMPORT
     IMPLICIT NONE
@@ -1381,6 +1413,16 @@ INTERFACE
     TYPE(MPI_Info), INTENT(IN) :: info
     INTEGER, INTENT(IN) :: n
     CHARACTER(LEN=*), INTENT(OUT) :: key
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Info_get_string(info, key, buflen, value, flag, ierror)
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Info), INTENT(IN) :: info
+    CHARACTER(LEN=*), INTENT(IN) :: key
+    INTEGER, INTENT(INOUT) :: buflen
+    CHARACTER(LEN=*), INTENT(OUT) :: value
+    LOGICAL, INTENT(OUT) :: flag
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
   SUBROUTINE MPI_Info_get_valuelen(info, key, valuelen, flag, ierror)
@@ -1843,6 +1885,29 @@ INTERFACE
     INTEGER, INTENT(IN) :: outsize
     INTEGER, INTENT(INOUT) :: position
     TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*), INTENT(IN) :: datarep
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    TYPE(*), DIMENSION(*) :: inbuf
+    INTEGER, INTENT(IN) :: incount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+    TYPE(*), DIMENSION(*) :: outbuf
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: outsize
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(INOUT) :: position
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Pack_external_size(datarep, incount, datatype, size, ierror)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*), INTENT(IN) :: datarep
+    INTEGER, INTENT(IN) :: incount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: size
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
   SUBROUTINE MPI_Pack_size(incount, datatype, comm, size, ierror)
@@ -2396,6 +2461,21 @@ INTERFACE
     TYPE(MPI_Datatype), INTENT(OUT) :: newtype
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
+  SUBROUTINE MPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: size
+    INTEGER, INTENT(IN) :: rank
+    INTEGER, INTENT(IN) :: ndims
+    INTEGER, INTENT(IN) :: array_of_gsizes(*)
+    INTEGER, INTENT(IN) :: array_of_distribs(*)
+    INTEGER, INTENT(IN) :: array_of_dargs(*)
+    INTEGER, INTENT(IN) :: array_of_psizes(*)
+    INTEGER, INTENT(IN) :: order
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
   SUBROUTINE MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
     IMPORT
     IMPLICIT NONE
@@ -2625,6 +2705,20 @@ INTERFACE
     INTEGER, INTENT(IN) :: outcount
     TYPE(MPI_Datatype), INTENT(IN) :: datatype
     TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*), INTENT(IN) :: datarep
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    TYPE(*), DIMENSION(*) :: inbuf
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: insize
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(INOUT) :: position
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+    TYPE(*), DIMENSION(*) :: outbuf
+    INTEGER, INTENT(IN) :: outcount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
   SUBROUTINE MPI_Wait(request, status, ierror)

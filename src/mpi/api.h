@@ -26,6 +26,10 @@ int fm_raise(MPI_Comm comm, const char *call, int errclass, const char *fmt, ...
 int fm_raise_status(MPI_Comm comm, const char *call, int status);
 /* Invoke comm's handler for an existing error code (also MPI_Comm_call_errhandler). */
 int fm_call_errhandler(MPI_Comm comm, int code);
+/* For handlers that end the job: MPI_Error_string's text of any code (or
+ * a line saying it is none) in text[MPI_MAX_ERROR_STRING]; returns its
+ * class, -1 for a code that is none.  Raises nothing. */
+int fm_error_describe(int code, char *text);
 
 /* Argument checks: each returns from the calling function on failure. */
 #define FM_CHECK_INIT(call)                                                          \

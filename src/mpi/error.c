@@ -1,9 +1,11 @@
 /* error.c — error codes with detail, error handlers, MPI_Error_*.
  *
- * An error code is class + 128 * slot: the slot indexes a ring of recent
- * detailed messages, so MPI_Error_string(code) can say "MPI_Send: count=-1
- * must be >= 0" while MPI_Error_class(code) stays a plain class.  When the
- * ring wraps, an old code still maps to its class and generic text. */
+ * An error code fm_raise makes is class + FM_ERR_STRIDE * slot
+ * (errclass.h): the slot indexes a ring of recent detailed messages, so
+ * MPI_Error_string(code) can say "MPI_Send: count=-1 must be >= 0" while
+ * MPI_Error_class(code) stays a plain class.  When the ring wraps, an old
+ * code still maps to its class and generic text.  Classes and codes a
+ * program adds are errclass.c's. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,26 +13,58 @@
 
 #include "boot/boot.h"
 #include "mpi/api.h"
+#include "mpi/errclass.h"
 #include "util/log.h"
-
-#define FM_ERR_SLOTS 256
-#define FM_ERR_STRIDE 128
-
 
 static char err_text[FM_ERR_SLOTS][MPI_MAX_ERROR_STRING];
 static int err_code_of_slot[FM_ERR_SLOTS];
 static unsigned next_slot;
+
+_Static_assert(MPI_ERR_LASTCODE < FM_ERR_STRIDE, "predefined classes must fit below the stride");
 
 #define FM_CLASS_TEXT(name, value, text) [value] = text,
 static const char *class_text[MPI_ERR_LASTCODE + 1] = {FM_ERROR_CLASSES(FM_CLASS_TEXT)};
 #define FM_CLASS_NAME(name, value, text) [value] = #name,
 static const char *class_name[MPI_ERR_LASTCODE + 1] = {FM_ERROR_CLASSES(FM_CLASS_NAME)};
 
-static int code_class(int code)
+int fm_error_class_of(int code)
 {
-    if (code < 0 || code >= FM_ERR_STRIDE * (FM_ERR_SLOTS + 1))
+    if (code < 0)
         return -1;
-    return code % FM_ERR_STRIDE;
+    if (code >= FM_ERR_USER_CODE_BASE || (code > MPI_ERR_LASTCODE && code < FM_ERR_STRIDE))
+        return fm_errclass_user_class(code);
+    int cls = code % FM_ERR_STRIDE; /* a predefined class, or one fm_raise detailed */
+    return cls <= MPI_ERR_LASTCODE && class_text[cls] ? cls : -1;
+}
+
+/* MPI_Error_string's text for a valid code (see fm_error_class_of). */
+static int error_text(int code, int cls, char *string)
+{
+    const char *user = fm_errclass_user_string(code);
+    if (user)
+        return snprintf(string, MPI_MAX_ERROR_STRING, "%s", user);
+    int slot = code / FM_ERR_STRIDE - 1;
+    if (slot >= 0 && err_code_of_slot[slot] == code)
+        return snprintf(string, MPI_MAX_ERROR_STRING, "%s", err_text[slot]);
+    return snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", class_name[cls], class_text[cls]);
+}
+
+int fm_error_describe(int code, char *text)
+{
+    int cls = fm_error_class_of(code);
+    if (cls < 0)
+        snprintf(text, MPI_MAX_ERROR_STRING, "error code %d (not an fabmpi error code)", code);
+    else if (error_text(code, cls, text) == 0)
+        snprintf(text, MPI_MAX_ERROR_STRING, "error code %d of error class %d", code, cls);
+    return cls;
+}
+
+/* The class's name for messages. */
+static const char *class_label(int cls)
+{
+    if (cls < 0)
+        return "unknown class";
+    return cls <= MPI_ERR_LASTCODE ? class_name[cls] : "an error class the program added";
 }
 
 int fm_call_errhandler(MPI_Comm comm, int code)
@@ -50,10 +84,8 @@ int fm_call_errhandler(MPI_Comm comm, int code)
         return code;
     }
     char text[MPI_MAX_ERROR_STRING];
-    int len, cls = code_class(code);
-    PMPI_Error_string(code, text, &len);
-    fm_error_msg("%s (%s); MPI_ERRORS_ARE_FATAL: ending the job", text,
-                 cls >= 0 && class_name[cls] ? class_name[cls] : "unknown class");
+    int cls = fm_error_describe(code, text);
+    fm_error_msg("%s (%s); MPI_ERRORS_ARE_FATAL: ending the job", text, class_label(cls));
     fm_boot_abort(cls > 0 ? cls : 1, "an MPI call failed under MPI_ERRORS_ARE_FATAL");
 }
 
@@ -81,8 +113,8 @@ int fm_raise_status(MPI_Comm comm, const char *call, int status)
 #pragma weak MPI_Error_class = PMPI_Error_class
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
-    int cls = code_class(errorcode);
-    if (cls < 0 || !class_text[cls])
+    int cls = fm_error_class_of(errorcode);
+    if (cls < 0)
         return fm_raise(MPI_COMM_NULL, "MPI_Error_class", MPI_ERR_ARG,
                         "errorcode=%d is not an fabmpi error code", errorcode);
     *errorclass = cls;
@@ -92,16 +124,11 @@ int PMPI_Error_class(int errorcode, int *errorclass)
 #pragma weak MPI_Error_string = PMPI_Error_string
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
-    int cls = code_class(errorcode);
-    if (cls < 0 || !class_text[cls])
+    int cls = fm_error_class_of(errorcode);
+    if (cls < 0)
         return fm_raise(MPI_COMM_NULL, "MPI_Error_string", MPI_ERR_ARG,
                         "errorcode=%d is not an fabmpi error code", errorcode);
-    int slot = errorcode / FM_ERR_STRIDE - 1;
-    if (slot >= 0 && err_code_of_slot[slot] == errorcode)
-        *resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "%s", err_text[slot]);
-    else
-        *resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", class_name[cls],
-                              class_text[cls]);
+    *resultlen = error_text(errorcode, cls, string);
     if (*resultlen >= MPI_MAX_ERROR_STRING)
         *resultlen = MPI_MAX_ERROR_STRING - 1;
     return MPI_SUCCESS;

@@ -50,6 +50,7 @@ static void *const predef_type[] = {FM_PREDEFINED_DATATYPES(FM_PREDEF_DT)};
 static void *const predef_op[] = {FM_PREDEFINED_OPS(FM_PREDEF_OP)};
 static void *const predef_errh[] = {MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN};
 static void *const predef_msg[] = {MPI_MESSAGE_NO_PROC};
+static void *const predef_info[] = {MPI_INFO_ENV};
 #undef FM_PREDEF_DT
 #undef FM_PREDEF_OP
 
@@ -63,6 +64,7 @@ static const struct {
     [FM_F_OP] = {predef_op, (int)(sizeof predef_op / sizeof *predef_op)},
     [FM_F_ERRHANDLER] = {predef_errh, 2},
     [FM_F_MESSAGE] = {predef_msg, 1},
+    [FM_F_INFO] = {predef_info, 1},
 };
 
 int fm_f_predefined(enum fm_f_kind kind, void *const **objs)

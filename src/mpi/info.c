@@ -2,7 +2,10 @@
  *
  * Keys keep the order they were first set in, so MPI_Info_get_nthkey is
  * stable while nothing is deleted.  Lists are short (a few hints), so a
- * linear search beats anything cleverer. */
+ * linear search beats anything cleverer.  As MPI-4.0 allows, the info
+ * calls work before MPI_Init and after MPI_Finalize (MPI_Info_create_env's
+ * object is made to be read then); MPI_INFO_ENV is filled by MPI_Init
+ * (info_env.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +27,9 @@ struct fm_info {
 
 /* Info objects behind user handles (handle_pool.h). */
 static fm_handle_pool info_pool = FM_HANDLE_POOL(struct fm_info);
+
+/* MPI_INFO_ENV: a predefined object, never freed. */
+struct fm_info fab_info_env = {.magic = FM_MAGIC_INFO};
 
 static int info_valid(MPI_Info info) { return info && info->magic == FM_MAGIC_INFO; }
 
@@ -64,7 +70,6 @@ static int find(MPI_Info info, const char *key)
 #pragma weak MPI_Info_create = PMPI_Info_create
 int PMPI_Info_create(MPI_Info *info)
 {
-    FM_CHECK_INIT("MPI_Info_create");
     CHECK_PTR("MPI_Info_create", info, "info");
     struct fm_info *in = fm_handle_get(&info_pool);
     if (!in)
@@ -75,7 +80,7 @@ int PMPI_Info_create(MPI_Info *info)
 }
 
 /* Set key (checked) to value; FM_OK, or FM_ERR_NOMEM with info unchanged. */
-static int info_set(MPI_Info info, const char *key, const char *value)
+int fm_info_set(MPI_Info info, const char *key, const char *value)
 {
     char *v = strdup(value);
     if (!v)
@@ -111,7 +116,6 @@ static int info_set(MPI_Info info, const char *key, const char *value)
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
     const char *call = "MPI_Info_set";
-    FM_CHECK_INIT(call);
     CHECK_INFO(call, info);
     CHECK_KEY(call, key);
     if (!value)
@@ -120,7 +124,7 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
     if (vl > MPI_MAX_INFO_VAL)
         return fm_raise(MPI_COMM_NULL, call, MPI_ERR_INFO_VALUE,
                         "value of %zu characters; at most %d", vl, MPI_MAX_INFO_VAL);
-    if (info_set(info, key, value) != FM_OK)
+    if (fm_info_set(info, key, value) != FM_OK)
         return fm_raise(MPI_COMM_NULL, call, MPI_ERR_NO_MEM, "out of memory");
     return MPI_SUCCESS;
 }
@@ -129,7 +133,6 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
     const char *call = "MPI_Info_get";
-    FM_CHECK_INIT(call);
     CHECK_INFO(call, info);
     CHECK_KEY(call, key);
     CHECK_PTR(call, flag, "flag");
@@ -151,11 +154,40 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
     return MPI_SUCCESS;
 }
 
+#pragma weak MPI_Info_get_string = PMPI_Info_get_string
+int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
+{
+    const char *call = "MPI_Info_get_string";
+    CHECK_INFO(call, info);
+    CHECK_KEY(call, key);
+    CHECK_PTR(call, buflen, "buflen");
+    CHECK_PTR(call, flag, "flag");
+    if (*buflen < 0)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "*buflen=%d must be >= 0", *buflen);
+    int i = find(info, key);
+    if (i < 0) {
+        *flag = 0; /* value and buflen untouched */
+        return MPI_SUCCESS;
+    }
+    /* buflen counts the terminator both ways: in, the room in value; out,
+     * the room the whole value needs.  A value too long for the room is
+     * cut to *buflen - 1 characters; with no room, value is not touched. */
+    size_t n = strlen(info->e[i].value);
+    if (*buflen > 0) {
+        CHECK_PTR(call, value, "value");
+        size_t room = (size_t)*buflen - 1, k = n < room ? n : room;
+        memcpy(value, info->e[i].value, k);
+        value[k] = 0;
+    }
+    *buflen = (int)n + 1;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Info_get_valuelen = PMPI_Info_get_valuelen
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
     const char *call = "MPI_Info_get_valuelen";
-    FM_CHECK_INIT(call);
     CHECK_INFO(call, info);
     CHECK_KEY(call, key);
     CHECK_PTR(call, valuelen, "valuelen");
@@ -170,7 +202,6 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *f
 #pragma weak MPI_Info_get_nkeys = PMPI_Info_get_nkeys
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
-    FM_CHECK_INIT("MPI_Info_get_nkeys");
     CHECK_INFO("MPI_Info_get_nkeys", info);
     CHECK_PTR("MPI_Info_get_nkeys", nkeys, "nkeys");
     *nkeys = info->n;
@@ -181,7 +212,6 @@ int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
     const char *call = "MPI_Info_get_nthkey";
-    FM_CHECK_INIT(call);
     CHECK_INFO(call, info);
     CHECK_PTR(call, key, "key");
     if (n < 0 || n >= info->n)
@@ -195,7 +225,6 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
     const char *call = "MPI_Info_delete";
-    FM_CHECK_INIT(call);
     CHECK_INFO(call, info);
     CHECK_KEY(call, key);
     int i = find(info, key);
@@ -230,7 +259,7 @@ int fm_info_merge(MPI_Info *dst, MPI_Info src)
         *dst = d;
     }
     for (int i = 0; i < src->n; i++)
-        if (info_set(*dst, src->e[i].key, src->e[i].value) != FM_OK)
+        if (fm_info_set(*dst, src->e[i].key, src->e[i].value) != FM_OK)
             return FM_ERR_NOMEM;
     return FM_OK;
 }
@@ -259,7 +288,6 @@ void fm_info_release(MPI_Info info)
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
     const char *call = "MPI_Info_dup";
-    FM_CHECK_INIT(call);
     CHECK_INFO(call, info);
     CHECK_PTR(call, newinfo, "newinfo");
     if (fm_info_copy(info, newinfo) != FM_OK)
@@ -270,9 +298,11 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 #pragma weak MPI_Info_free = PMPI_Info_free
 int PMPI_Info_free(MPI_Info *info)
 {
-    FM_CHECK_INIT("MPI_Info_free");
     CHECK_PTR("MPI_Info_free", info, "info");
     CHECK_INFO("MPI_Info_free", *info);
+    if (*info == &fab_info_env)
+        return fm_raise(MPI_COMM_NULL, "MPI_Info_free", MPI_ERR_INFO,
+                        "info=MPI_INFO_ENV is predefined and cannot be freed");
     info_destroy(*info);
     *info = MPI_INFO_NULL;
     return MPI_SUCCESS;

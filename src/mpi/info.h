@@ -14,6 +14,11 @@ int fm_info_valid(MPI_Info info);
 int fm_info_merge(MPI_Info *dst, MPI_Info src);
 /* A new info holding src's keys (none when src is MPI_INFO_NULL). */
 int fm_info_copy(MPI_Info src, MPI_Info *out);
+/* Set key to value in a valid info (key and value not checked): FM_OK, or
+ * FM_ERR_NOMEM with info unchanged. */
+int fm_info_set(MPI_Info info, const char *key, const char *value);
+/* Fill MPI_INFO_ENV (MPI_Init, once the world is known; info_env.c). */
+void fm_info_env_init(void);
 /* Free an info the library holds (MPI_INFO_NULL: nothing). */
 void fm_info_release(MPI_Info info);
 

@@ -14,6 +14,7 @@
 #include "fm_config.h"
 #include "mpi/api.h"
 #include "mpi/f2c.h"
+#include "mpi/info.h"
 #include "pt2pt/pt2pt.h"
 #include "util/log.h"
 #include "util/param.h"
@@ -70,6 +71,7 @@ static int init_common(int required)
                       : required < MPI_THREAD_SINGLE   ? MPI_THREAD_SINGLE
                                                        : required;
     fm_mpi_state = 1;
+    fm_info_env_init();
     if (fm_param.VERBOSE_ENV && info.rank == 0)
         fm_param_print_effective(stderr);
     return MPI_SUCCESS;

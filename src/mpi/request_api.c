@@ -1,5 +1,6 @@
 /* request_api.c — MPI_Wait/Test families, Request_free, Request_get_status,
- * Cancel. */
+ * Cancel.  Generalized requests go through the same calls; where they
+ * differ (their callbacks) grequest.c does the work. */
 #include <stdlib.h>
 
 #include "dtype/dtype.h"
@@ -56,6 +57,13 @@ static int raise_request_error(const char *call, const struct fm_request *r)
 static int take_result(MPI_Request *handle, MPI_Status *status)
 {
     struct fm_request *r = *handle;
+    if (r->kind == FM_REQ_GREQ) {
+        /* query_fn makes the status, then free_fn runs (MPI-3.1 12.2). */
+        int err = fm_greq_query(r, status);
+        int ferr = fm_greq_release(r);
+        *handle = MPI_REQUEST_NULL;
+        return err != MPI_SUCCESS ? err : ferr;
+    }
     int err = r->status.MPI_ERROR;
     if (status) {
         if (r->kind == FM_REQ_SEND && r->status.MPI_SOURCE != MPI_PROC_NULL)
@@ -76,6 +84,13 @@ static int take_result(MPI_Request *handle, MPI_Status *status)
 int fm_request_finish(const char *call, MPI_Request *handle, MPI_Status *status)
 {
     struct fm_request *r = *handle;
+    if (r->kind == FM_REQ_GREQ) {
+        /* Its error is known only once the callbacks ran, and is the
+         * program's own code: raised as is, on no communicator. */
+        (void)call;
+        int code = take_result(handle, status);
+        return code == MPI_SUCCESS ? code : fm_call_errhandler(MPI_COMM_NULL, code);
+    }
     if (r->status.MPI_ERROR != MPI_SUCCESS) {
         int code = raise_request_error(call, r); /* returns only under ERRORS_RETURN */
         take_result(handle, status);
@@ -322,11 +337,16 @@ int PMPI_Request_free(MPI_Request *request)
         *request = MPI_REQUEST_NULL;
         return MPI_SUCCESS;
     }
-    if (r->done)
-        fm_req_free(r);
-    else
-        r->flags |= FM_REQF_FREED; /* released when it completes */
     *request = MPI_REQUEST_NULL;
+    if (!r->done) {
+        r->flags |= FM_REQF_FREED; /* released when it completes */
+        return MPI_SUCCESS;
+    }
+    if (r->kind == FM_REQ_GREQ) {
+        int rc = fm_greq_release(r); /* free_fn only: no query (MPI-3.1 12.2) */
+        return rc == MPI_SUCCESS ? rc : fm_call_errhandler(MPI_COMM_NULL, rc);
+    }
+    fm_req_free(r);
     return MPI_SUCCESS;
 }
 
@@ -343,6 +363,10 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     if (!request->done)
         fm_progress();
     *flag = request->done;
+    if (*flag && request->kind == FM_REQ_GREQ) {
+        int rc = fm_greq_query(request, status); /* the request stays */
+        return rc == MPI_SUCCESS ? rc : fm_call_errhandler(MPI_COMM_NULL, rc);
+    }
     if (*flag && status) {
         if (request->kind == FM_REQ_SEND && request->status.MPI_SOURCE != MPI_PROC_NULL)
             fm_empty_status(status);
@@ -360,6 +384,10 @@ int PMPI_Cancel(MPI_Request *request)
         return fm_raise(MPI_COMM_NULL, "MPI_Cancel", MPI_ERR_REQUEST, "request=MPI_REQUEST_NULL");
     CHECK_REQ("MPI_Cancel", *request);
     struct fm_request *r = *request;
+    if (r->kind == FM_REQ_GREQ) {
+        int rc = fm_greq_cancel(r);
+        return rc == MPI_SUCCESS ? rc : fm_call_errhandler(MPI_COMM_NULL, rc);
+    }
     if (r->kind == FM_REQ_SENDRECV)
         return fm_raise_status(r->comm, "MPI_Cancel", fm_sched_cancel_p2p(r));
     if (r->kind == FM_REQ_COLL)

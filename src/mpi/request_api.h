@@ -27,6 +27,13 @@ static inline int fm_req_inactive(const struct fm_request *r)
  * raised through its communicator's handler with a detailed message. */
 int fm_request_finish(const char *call, MPI_Request *handle, MPI_Status *status);
 
+/* Generalized requests (grequest.c): run the program's query_fn into
+ * *status (NULL: a scratch status) / free_fn, then release r / cancel_fn;
+ * each returns the callback's error code. */
+int fm_greq_query(struct fm_request *r, MPI_Status *status);
+int fm_greq_release(struct fm_request *r);
+int fm_greq_cancel(struct fm_request *r);
+
 /* Block until r is complete. */
 void fm_request_progress_until_done(struct fm_request *r);
 

@@ -27,9 +27,7 @@ static int win_call_errhandler(MPI_Win win, int code)
         return code;
     }
     char text[MPI_MAX_ERROR_STRING];
-    int len, cls = MPI_ERR_OTHER;
-    PMPI_Error_string(code, text, &len);
-    PMPI_Error_class(code, &cls);
+    int cls = fm_error_describe(code, text);
     fm_error_msg("%s; MPI_ERRORS_ARE_FATAL on window %s: ending the job", text,
                  win->name[0] ? win->name : "(unnamed)");
     fm_boot_abort(cls > 0 ? cls : 1, "an MPI window call failed under MPI_ERRORS_ARE_FATAL");

@@ -1,0 +1,125 @@
+/* pack_external.c — MPI_Pack_external, MPI_Unpack_external and
+ * MPI_Pack_external_size: MPI_Pack's calls for the portable "external32"
+ * representation, the only datarep they know (src/dtype/external32.c
+ * converts).  Checks and error classes follow MPI_Pack (type_pack.c). */
+#include <string.h>
+
+#include "dtype/dtype.h"
+#include "mpi/api.h"
+#include "mpi/type_check.h"
+
+static int check_datarep(const char *call, const char *datarep)
+{
+    if (!datarep)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "datarep=NULL");
+    if (strcmp(datarep, "external32") != 0)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_ARG,
+                        "datarep=\"%.64s\" is not a data representation these calls know; "
+                        "the one there is is \"external32\"", datarep);
+    return MPI_SUCCESS;
+}
+
+/* count elements of dt in external32 bytes. */
+static int external_bytes(const char *call, MPI_Count count, MPI_Datatype dt, MPI_Count *bytes)
+{
+    MPI_Count one;
+    int rc = fm_dt_external32_size(dt, &one);
+    if (rc != FM_OK)
+        return fm_raise_status(MPI_COMM_NULL, call, rc);
+    if (__builtin_mul_overflow(count, one, bytes) || *bytes > (MPI_Count)INTPTR_MAX)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_COUNT,
+                        "count=%lld of %lld external32 bytes each does not fit an MPI_Aint",
+                        count, one);
+    return MPI_SUCCESS;
+}
+
+static const char *type_label(MPI_Datatype dt)
+{
+    return dt->name[0] ? dt->name : "<derived>";
+}
+
+#pragma weak MPI_Pack_external = PMPI_Pack_external
+int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype,
+                       void *outbuf, MPI_Aint outsize, MPI_Aint *position)
+{
+    static const char call[] = "MPI_Pack_external";
+    MPI_Count need = 0;
+    int rc = check_datarep(call, datarep);
+    if (rc)
+        return rc;
+    FM_CHECK_COUNT(call, MPI_COMM_NULL, incount);
+    FM_CHECK_TYPE(call, MPI_COMM_NULL, datatype);
+    FM_CHECK_BUF(call, MPI_COMM_NULL, inbuf, incount, datatype, "inbuf");
+    FM_CHECK_PTR(call, position, "position");
+    if (*position < 0 || *position > outsize)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_ARG,
+                        "position=%lld must be in 0..outsize=%lld", (long long)*position,
+                        (long long)outsize);
+    if ((rc = external_bytes(call, incount, datatype, &need)))
+        return rc;
+    if (need > outsize - *position)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_TRUNCATE,
+                        "incount=%d of %s needs %lld bytes, outsize=%lld leaves %lld at position",
+                        incount, type_label(datatype), need, (long long)outsize,
+                        (long long)(outsize - *position));
+    if (need > 0 && outbuf == NULL)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_BUFFER,
+                        "outbuf=NULL with %lld bytes to pack", need);
+    rc = fm_dt_pack_external32(inbuf, incount, datatype, (char *)outbuf + *position);
+    if (rc != FM_OK)
+        return fm_raise_status(MPI_COMM_NULL, call, rc);
+    *position += (MPI_Aint)need;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Unpack_external = PMPI_Unpack_external
+int PMPI_Unpack_external(const char *datarep, const void *inbuf, MPI_Aint insize,
+                         MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
+{
+    static const char call[] = "MPI_Unpack_external";
+    MPI_Count need = 0;
+    int rc = check_datarep(call, datarep);
+    if (rc)
+        return rc;
+    FM_CHECK_COUNT(call, MPI_COMM_NULL, outcount);
+    FM_CHECK_TYPE(call, MPI_COMM_NULL, datatype);
+    FM_CHECK_BUF(call, MPI_COMM_NULL, outbuf, outcount, datatype, "outbuf");
+    FM_CHECK_PTR(call, position, "position");
+    if (*position < 0 || *position > insize)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_ARG,
+                        "position=%lld must be in 0..insize=%lld", (long long)*position,
+                        (long long)insize);
+    if ((rc = external_bytes(call, outcount, datatype, &need)))
+        return rc;
+    if (need > insize - *position)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_TRUNCATE,
+                        "outcount=%d of %s needs %lld bytes, insize=%lld has %lld at position",
+                        outcount, type_label(datatype), need, (long long)insize,
+                        (long long)(insize - *position));
+    if (need > 0 && inbuf == NULL)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_BUFFER,
+                        "inbuf=NULL with %lld bytes to unpack", need);
+    rc = fm_dt_unpack_external32((const char *)inbuf + *position, outbuf, outcount, datatype);
+    if (rc != FM_OK)
+        return fm_raise_status(MPI_COMM_NULL, call, rc);
+    *position += (MPI_Aint)need;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
+int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype,
+                            MPI_Aint *size)
+{
+    static const char call[] = "MPI_Pack_external_size";
+    MPI_Count need = 0;
+    int rc = check_datarep(call, datarep);
+    if (rc)
+        return rc;
+    FM_CHECK_COUNT(call, MPI_COMM_NULL, incount);
+    FM_CHECK_TYPE(call, MPI_COMM_NULL, datatype);
+    FM_CHECK_PTR(call, size, "size");
+    if ((rc = external_bytes(call, incount, datatype, &need)))
+        return rc;
+    *size = (MPI_Aint)need;
+    return MPI_SUCCESS;
+}
