@@ -6,6 +6,7 @@
 #   make test-fuzz  each libFuzzer target FUZZ_SECONDS (60) from its seed corpus (clang, build-fuzz/)
 #   make test-valgrind  the MPI tests with every rank under valgrind memcheck
 #   make test-cluster   two hosts (network namespaces + sshd) joined by mpiexec --launcher ssh
+#   make test-mpich     MPICH's test suite (../shared/mpich-testsuite), C directories, <= 8 ranks
 #   make bench      fabmpi vs Open MPI vs MPICH, side by side (bench/RESULTS.md)
 #   make install PREFIX=/opt/fabmpi
 #   make docs       regenerate docs/ENV.md from the knob table
@@ -26,7 +27,7 @@ BENCH_DEPS := openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox
 
 MESON_OPTS := -Dwerror=$(if $(filter 1,$(WERROR)),true,false)
 
-.PHONY: all build deps test-deps bench-deps demo test test-asan test-fuzz test-cluster test-ofi test-valgrind bench install docs clean
+.PHONY: all build deps test-deps bench-deps demo test test-asan test-fuzz test-cluster test-ofi test-valgrind test-mpich bench install docs clean
 
 all: build
 
@@ -93,6 +94,12 @@ test-cluster: test-deps build
 # long for `make test`).
 test-ofi: test-deps build
 	python3 tests/run-ofi-matrix $(BUILD)
+
+# MPICH's conformance tests: configure needs automake's and libtool's helper
+# scripts (tests/run-mpich copies them in); about an hour on 2 cores.
+test-mpich: build
+	$(call ensure_packages,automake libtool)
+	bash tests/run-mpich $(BUILD)
 
 # Every MPI test at its listed rank counts, each rank under valgrind memcheck.
 test-valgrind: build
