@@ -121,6 +121,10 @@ typedef struct MPI_Status {
     X(MPI_2REAL, struct { float v; float i; })                     \
     X(MPI_2DOUBLE_PRECISION, struct { double v; double i; })       \
     X(MPI_2INTEGER, struct { int32_t v; int32_t i; })              \
+    X(MPI_CXX_BOOL, _Bool)                                         \
+    X(MPI_CXX_FLOAT_COMPLEX, float _Complex)                       \
+    X(MPI_CXX_DOUBLE_COMPLEX, double _Complex)                     \
+    X(MPI_CXX_LONG_DOUBLE_COMPLEX, long double _Complex)           \
     FM_DT_FORTRAN_INT16(X)                                         \
     FM_DT_FORTRAN_QUAD(X)
 
@@ -185,6 +189,11 @@ FM_PREDEFINED_DATATYPES(FM_DECLARE_DT)
 #define MPI_2REAL (&fab_dt_MPI_2REAL)
 #define MPI_2DOUBLE_PRECISION (&fab_dt_MPI_2DOUBLE_PRECISION)
 #define MPI_2INTEGER (&fab_dt_MPI_2INTEGER)
+/* C++'s bool and std::complex<float, double, long double>, laid out as C's. */
+#define MPI_CXX_BOOL (&fab_dt_MPI_CXX_BOOL)
+#define MPI_CXX_FLOAT_COMPLEX (&fab_dt_MPI_CXX_FLOAT_COMPLEX)
+#define MPI_CXX_DOUBLE_COMPLEX (&fab_dt_MPI_CXX_DOUBLE_COMPLEX)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX (&fab_dt_MPI_CXX_LONG_DOUBLE_COMPLEX)
 #ifdef __SIZEOF_INT128__
 #define MPI_INTEGER16 (&fab_dt_MPI_INTEGER16)
 #endif
@@ -303,6 +312,8 @@ enum {
     MPI_COMBINER_F90_COMPLEX, MPI_COMBINER_F90_INTEGER, MPI_COMBINER_RESIZED
 };
 enum { MPI_ORDER_C = 56, MPI_ORDER_FORTRAN = 57 };
+/* Type classes of MPI_Type_match_size. */
+enum { MPI_TYPECLASS_REAL = 1, MPI_TYPECLASS_INTEGER = 2, MPI_TYPECLASS_COMPLEX = 3 };
 enum { MPI_DISTRIBUTE_BLOCK = 121, MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_NONE };
 #define MPI_DISTRIBUTE_DFLT_DARG (-49767)
 

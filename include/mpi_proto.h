@@ -614,6 +614,8 @@ int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Co
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
 int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype);
 int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
 int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
 int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
 int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);

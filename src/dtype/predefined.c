@@ -84,6 +84,11 @@ FM_PREDEFINED_DATATYPES(FM_CT_TYPEDEF)
 #define FM_DT_INFO_MPI_2REAL(ct, var, str) FM_DT_PAIR(ct, var, str, FM_BK_2REAL)
 #define FM_DT_INFO_MPI_2DOUBLE_PRECISION(ct, var, str) FM_DT_PAIR(ct, var, str, FM_BK_2DOUBLE)
 #define FM_DT_INFO_MPI_2INTEGER(ct, var, str) FM_DT_PAIR(ct, var, str, FM_BK_2INT)
+/* C++ types reduce as the C types of their layout. */
+#define FM_DT_INFO_MPI_CXX_BOOL(ct, var, str) FM_DT_PLAIN(ct, var, str, FM_BK_BOOL)
+#define FM_DT_INFO_MPI_CXX_FLOAT_COMPLEX(ct, var, str) FM_DT_PLAIN(ct, var, str, FM_BK_FCOMPLEX)
+#define FM_DT_INFO_MPI_CXX_DOUBLE_COMPLEX(ct, var, str) FM_DT_PLAIN(ct, var, str, FM_BK_DCOMPLEX)
+#define FM_DT_INFO_MPI_CXX_LONG_DOUBLE_COMPLEX(ct, var, str) FM_DT_PLAIN(ct, var, str, FM_BK_LDCOMPLEX)
 
 #define FM_DT_COMMON(ct, str)                                                              \
     .magic = FM_MAGIC_DTYPE, .refcount = 1, .lb = 0, .extent = sizeof(ct),   \

@@ -3745,6 +3745,20 @@ void mpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Fin
 void pmpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 { f_type_indexed(1, count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror); }
 
+/* MPI_Type_match_size */
+static inline void f_type_match_size(int profiled, MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    MPI_Datatype c_datatype = NULL;
+    int rc = (profiled ? PMPI_Type_match_size : MPI_Type_match_size)(*typeclass, *size, &c_datatype);
+    *datatype = PMPI_Type_c2f(c_datatype);
+    if (ierror)
+        *ierror = rc;
+}
+void mpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierror)
+{ f_type_match_size(0, typeclass, size, datatype, ierror); }
+void pmpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierror)
+{ f_type_match_size(1, typeclass, size, datatype, ierror); }
+
 /* MPI_Type_set_name */
 static inline void f_type_set_name(int profiled, MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len)
 {

@@ -2684,6 +2684,14 @@ INTERFACE
     INTEGER, INTENT(OUT) :: newtype
     INTEGER, INTENT(OUT) :: ierror
   END SUBROUTINE
+  SUBROUTINE MPI_Type_match_size(typeclass, size, datatype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: typeclass
+    INTEGER, INTENT(IN) :: size
+    INTEGER, INTENT(OUT) :: datatype
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
   SUBROUTINE MPI_Type_set_attr(datatype, type_keyval, attribute_val, ierror)
     IMPORT
     IMPLICIT NONE

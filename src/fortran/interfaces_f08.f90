@@ -2654,6 +2654,14 @@ INTERFACE
     TYPE(MPI_Datatype), INTENT(OUT) :: newtype
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
+  SUBROUTINE MPI_Type_match_size(typeclass, size, datatype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: typeclass
+    INTEGER, INTENT(IN) :: size
+    TYPE(MPI_Datatype), INTENT(OUT) :: datatype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
   SUBROUTINE MPI_Type_set_attr(datatype, type_keyval, attribute_val, ierror)
     IMPORT
     IMPLICIT NONE

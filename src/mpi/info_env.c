@@ -3,10 +3,11 @@
  * MPI_Info_create_env (callable before MPI_Init too).
  *
  * Keys (MPI-3.1 9.3's reserved ones that apply here): "command" and "argv"
- * (the program and its arguments, space-separated), "maxprocs" (the
- * processes started, once MPI_Init knows them), "host", "arch", "wdir".
- * "soft", "file" and "thread_level" describe launcher requests fabmpi's
- * mpiexec does not take, so they are absent, as the standard allows.  The
+ * (the program and its arguments, space-separated), "host", "arch", "wdir":
+ * the same before MPI_Init, after it and after MPI_Finalize.  MPI_INFO_ENV
+ * also has "maxprocs" (the job size, known once MPI_Init runs).  "soft",
+ * "file" and "thread_level" (launcher requests fabmpi's mpiexec does not
+ * take) are absent, as the standard allows.  The
  * command line comes from argv when given, else from /proc/self/cmdline
  * (MPI_Init(NULL, NULL) programs). */
 #include <stdio.h>
@@ -75,10 +76,6 @@ static int fill(MPI_Info info, int argc, char **argv)
             rc = fm_info_set(info, "argv", val);
     }
     free(own);
-    if (!rc && fm_mpi_state >= 1) {
-        snprintf(val, sizeof val, "%d", fm_world_size);
-        rc = fm_info_set(info, "maxprocs", val);
-    }
     if (!rc && gethostname(val, sizeof val - 1) == 0) {
         val[sizeof val - 1] = 0;
         rc = fm_info_set(info, "host", val);
@@ -95,7 +92,11 @@ void fm_info_env_init(void)
 {
     /* Nothing is lost but keys if memory runs out here: MPI_INFO_ENV may
      * be empty (every key is optional). */
-    (void)fill(MPI_INFO_ENV, 0, NULL);
+    if (fill(MPI_INFO_ENV, 0, NULL) == FM_OK) {
+        char val[16];
+        snprintf(val, sizeof val, "%d", fm_world_size);
+        (void)fm_info_set(MPI_INFO_ENV, "maxprocs", val);
+    }
 }
 
 #pragma weak MPI_Info_create_env = PMPI_Info_create_env

@@ -232,7 +232,6 @@ static void proc_null_status(MPI_Status *status)
         return;
     status->MPI_SOURCE = MPI_PROC_NULL;
     status->MPI_TAG = MPI_ANY_TAG;
-    status->MPI_ERROR = MPI_SUCCESS;
     status->fm_count = 0;
     status->fm_cancelled = 0;
 }

@@ -66,10 +66,14 @@ static int take_result(MPI_Request *handle, MPI_Status *status)
     }
     int err = r->status.MPI_ERROR;
     if (status) {
+        /* Completion leaves the program's MPI_ERROR field alone (MPI-3.1
+         * 3.2.5); the array calls set it themselves. */
+        int keep = status->MPI_ERROR;
         if (r->kind == FM_REQ_SEND && r->status.MPI_SOURCE != MPI_PROC_NULL)
             fm_empty_status(status);
         else
             *status = r->status;
+        status->MPI_ERROR = keep;
     }
     if (r->flags & FM_REQF_PERSISTENT) {
         r->flags &= (uint16_t)~FM_REQF_ACTIVE;

@@ -172,6 +172,13 @@ static int acc(const char *call, const void *obuf, int ocount, MPI_Datatype odt,
         return rc;
     if (rdt && !res) /* nothing to fetch into; fm_rma_acc reads res != NULL as "fetch" */
         res = (void *)&rcount;
+    /* No data on any side (zero counts or empty types): nothing is
+     * combined, so there are no kinds to match; the call does nothing. */
+    MPI_Count bytes = (MPI_Count)tcount * tdt->size +
+                      (noop ? 0 : (MPI_Count)ocount * odt->size) +
+                      (rdt ? (MPI_Count)rcount * rdt->size : 0);
+    if (bytes == 0 && fm_op_valid(op))
+        return MPI_SUCCESS;
     if ((rc = check_acc(call, win, noop ? NULL : odt, tdt, op)) != MPI_SUCCESS)
         return rc;
     if (trank == MPI_PROC_NULL)
@@ -212,7 +219,9 @@ int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
                        int target_rank, MPI_Aint target_disp, int target_count,
                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    if (!result_addr && result_count > 0 && fm_win_valid(win))
+    /* NULL is fine for a result of no bytes (an empty datatype too). */
+    if (!result_addr && result_count > 0 && fm_win_valid(win) &&
+        !(fm_dt_valid(result_datatype) && result_datatype->size == 0))
         return fm_win_raise(win, "MPI_Get_accumulate", MPI_ERR_BUFFER, "result_addr=NULL");
     /* a non-NULL marker for zero-sized results keeps the Get_ semantics */
     return acc("MPI_Get_accumulate", origin_addr, origin_count, origin_datatype,

@@ -202,7 +202,6 @@ static int probe_found(MPI_Comm comm, int s, int t, size_t len, fm_ofi_op *op,
     if (status) {
         status->MPI_SOURCE = s;
         status->MPI_TAG = t;
-        status->MPI_ERROR = MPI_SUCCESS;
         status->fm_count = (MPI_Count)len;
         status->fm_cancelled = 0;
     }

@@ -23,7 +23,6 @@ int fm_sw_iprobe(int src, int tag, MPI_Comm comm, int *found, MPI_Status *status
     if (status) {
         status->MPI_SOURCE = u->h.h.src;
         status->MPI_TAG = u->h.h.tag;
-        status->MPI_ERROR = MPI_SUCCESS;
         status->fm_count = (MPI_Count)u->h.h.len;
         status->fm_cancelled = 0;
     }

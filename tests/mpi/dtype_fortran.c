@@ -359,6 +359,39 @@ static void one_sided(void)
     CHECK_MPI(MPI_Win_free(&win));
 }
 
+/* MPI_Type_match_size gives the predefined named types (not copies), and
+ * refuses sizes and classes that have none; the C++ types of MPI-3.1 have
+ * C's layouts and reduce like them. */
+static void match_size_and_cxx(void)
+{
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    CHECK(MPI_Type_match_size(MPI_TYPECLASS_REAL, 8, &t) == MPI_SUCCESS && t == MPI_REAL8);
+    CHECK(MPI_Type_match_size(MPI_TYPECLASS_REAL, 4, &t) == MPI_SUCCESS && t == MPI_REAL4);
+    CHECK(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 2, &t) == MPI_SUCCESS && t == MPI_INTEGER2);
+    CHECK(MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 16, &t) == MPI_SUCCESS &&
+          t == MPI_COMPLEX16);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int cls = -1;
+    MPI_Error_class(MPI_Type_match_size(MPI_TYPECLASS_REAL, 3, &t), &cls);
+    CHECKF(cls == MPI_ERR_ARG, "match_size(REAL, 3): class %d", cls);
+    MPI_Error_class(MPI_Type_match_size(42, 4, &t), &cls);
+    CHECKF(cls == MPI_ERR_ARG, "match_size(42, 4): class %d", cls);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+
+    int sz = 0;
+    MPI_Type_size(MPI_CXX_BOOL, &sz);
+    CHECK(sz == (int)sizeof(_Bool));
+    MPI_Type_size(MPI_CXX_LONG_DOUBLE_COMPLEX, &sz);
+    CHECK(sz == (int)sizeof(long double _Complex));
+    _Bool mine = rank == 0, any = 0;
+    MPI_Allreduce(&mine, &any, 1, MPI_CXX_BOOL, MPI_LOR, MPI_COMM_WORLD);
+    CHECK(any == 1);
+    double _Complex z = rank + 1.0 * _Complex_I, zs = 0;
+    MPI_Allreduce(&z, &zs, 1, MPI_CXX_DOUBLE_COMPLEX, MPI_SUM, MPI_COMM_WORLD);
+    CHECKF(creal(zs) == size * (size - 1) / 2.0 && cimag(zs) == size, "cxx complex sum %g%+gi",
+           creal(zs), cimag(zs));
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -368,6 +401,7 @@ int main(int argc, char **argv)
     ring();
     reductions();
     one_sided();
+    match_size_and_cxx();
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         printf("dtype_fortran: %d ranks, %d types OK\n", size, NTYPES);
