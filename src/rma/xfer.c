@@ -30,6 +30,8 @@ void fm_rma_copy(const void *src, MPI_Count scount, MPI_Datatype sdt, void *dst,
     size_t dn = (size_t)dcount * (size_t)ddt->size;
     if (dn < n)
         n = dn;
+    if (n == 0) /* buffers of nothing may be NULL, which memcpy must not see */
+        return;
     if (fm_dt_is_contig(sdt) && fm_dt_is_contig(ddt)) {
         memcpy((char *)dst + ddt->true_lb, (const char *)src + sdt->true_lb, n);
         return;
