@@ -75,10 +75,6 @@ def c_params(entry):
             and not p['large_only']]
 
 
-def c_scalar_type(kinds, p):
-    return kinds[p['kind']]['iso_c_small']
-
-
 def wrapper_param(kinds, p):
     """The C declaration of one Fortran argument as gfortran passes it."""
     kind, name = p['kind'], p['name']
