@@ -18,7 +18,7 @@ int fm_pending_setup(int world_size);
 void fm_pending_teardown(void);
 int fm_pending_any(void);
 
-static size_t *eager_lim; /* per world rank */
+size_t *fm_eager_lim; /* per world rank */
 static int eager_n;       /* its entries */
 
 const fm_pt2pt_engine fm_pt2pt_sw = {
@@ -35,8 +35,6 @@ const fm_pt2pt_engine fm_pt2pt_sw = {
 
 const fm_pt2pt_engine *fm_pt2pt = &fm_pt2pt_sw;
 
-size_t fm_eager_limit(int peer) { return eager_lim[peer]; }
-
 /* The eager limit toward each peer: its transport's knob, bounded by the
  * largest message the transport takes. */
 static void set_eager_limits(int world_size)
@@ -44,13 +42,13 @@ static void set_eager_limits(int world_size)
     for (int p = 0; p < world_size; p++) {
         size_t lim = fm_peer_net[p]->eager_limit;
         size_t room = fm_peer_net[p]->max_msg - sizeof(fm_hdr_rndv);
-        eager_lim[p] = lim < room ? lim : room;
+        fm_eager_lim[p] = lim < room ? lim : room;
     }
 }
 
 void fm_pt2pt_retune(void)
 {
-    if (!eager_lim)
+    if (!fm_eager_lim)
         return;
     fm_transports_retune();
     set_eager_limits(eager_n);
@@ -59,8 +57,8 @@ void fm_pt2pt_retune(void)
 int fm_pt2pt_init(int world_rank, int world_size)
 {
     int rc;
-    eager_lim = calloc((size_t)world_size, sizeof *eager_lim);
-    if (!eager_lim || fm_pending_setup(world_size) != FM_OK)
+    fm_eager_lim = calloc((size_t)world_size, sizeof *fm_eager_lim);
+    if (!fm_eager_lim || fm_pending_setup(world_size) != FM_OK)
         return FM_ERR_NOMEM;
     if ((rc = fm_transports_init(world_rank, world_size, fm_deliver)) != FM_OK)
         return rc;
@@ -87,7 +85,7 @@ void fm_pt2pt_finalize(void)
     fm_pt2pt = &fm_pt2pt_sw;
     fm_transports_finalize();
     fm_pending_teardown();
-    free(eager_lim);
-    eager_lim = NULL;
+    free(fm_eager_lim);
+    fm_eager_lim = NULL;
     eager_n = 0;
 }

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "core/request.h"
+#include "core/vci.h"
 #include "core/world.h"
 #include "net/net.h"
 
@@ -43,8 +44,9 @@ void fm_msg_free(struct fm_message *m);
  * message has left.  The payload must stay valid until then. */
 int fm_send_or_park(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen,
                     struct fm_request *req);
-/* 1 if messages to `peer` are parked (a new one must queue behind them). */
-int fm_pending_to(int peer);
+/* 1 if messages to `peer` are parked (a new one must queue behind them).
+ * Inline: every send asks, and a call costs more than the load. */
+static inline int fm_pending_to(int peer) { return fm_vci0.pend_head[peer] != NULL; }
 /* Retry parked messages; returns how many left. */
 int fm_pending_drain(void);
 /* Queue a pipelined-rendezvous sender to stream its DATA chunks. */
@@ -86,8 +88,10 @@ void fm_deliver(int peer, const void *msg, size_t len);
  * has another handler. */
 int fm_deliver_register(unsigned proto, fm_net_deliver_fn *handler);
 
-/* Largest eager payload to `peer`. */
-size_t fm_eager_limit(int peer);
+/* Largest eager payload to `peer` (set at init, pt2pt/init.c).  Inline for
+ * the same reason as fm_pending_to. */
+extern size_t *fm_eager_lim __attribute__((visibility("hidden")));
+static inline size_t fm_eager_limit(int peer) { return fm_eager_lim[peer]; }
 
 /* Pack (buf,count,dt) of `bytes` bytes: returns a pointer to contiguous data
  * — the user buffer itself when dt is contiguous, else *tmp (allocated). */

@@ -174,4 +174,3 @@ int fm_pending_drain(void)
 
 int fm_pending_any(void) { return V->pend_nactive; }
 
-int fm_pending_to(int peer) { return V->pend_head[peer] != NULL; }
