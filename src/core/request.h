@@ -22,7 +22,7 @@ enum fm_req_kind {
 enum {
     FM_REQF_SYNC = 1,       /* synchronous send: complete only once matched */
     FM_REQF_FREED = 2,      /* MPI_Request_free called: release on completion */
-    FM_REQF_CANCELLED = 4,
+    FM_REQF_CANCEL_ASKED = 4, /* send: MPI_Cancel asked the receiver to drop it */
     FM_REQF_PERSISTENT = 8,
     FM_REQF_ACTIVE = 16,    /* persistent request started and not yet waited */
     FM_REQF_ANY_SOURCE = 32,

@@ -240,6 +240,11 @@ fm_match_entry *fm_match_peek(fm_match_queue *q, int src, int tag)
     return unexp_find(q, src, tag);
 }
 
+fm_match_entry *fm_match_unexpected_next(const fm_match_queue *q, const fm_match_entry *after)
+{
+    return after ? after->anext : q->ahead;
+}
+
 void fm_match_remove_unexpected(fm_match_queue *q, fm_match_entry *msg)
 {
     if (msg->queued)

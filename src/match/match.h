@@ -54,7 +54,12 @@ void fm_match_add_unexpected(fm_match_queue *q, fm_match_entry *msg);
  * left in the queue; NULL if none.  For Probe/Iprobe. */
 fm_match_entry *fm_match_peek(fm_match_queue *q, int src, int tag);
 
-/* Remove an unexpected message returned by fm_match_peek (Mprobe). */
+/* Walk the unexpected messages in arrival order: the first (after NULL)
+ * or the one after `after`; NULL at the end.  For cancelling a send, rare. */
+fm_match_entry *fm_match_unexpected_next(const fm_match_queue *q, const fm_match_entry *after);
+
+/* Remove an unexpected message returned by fm_match_peek (Mprobe) or
+ * fm_match_unexpected_next. */
 void fm_match_remove_unexpected(fm_match_queue *q, fm_match_entry *msg);
 
 /* Remove a posted receive.  Returns 1 if it was still queued (so a cancel

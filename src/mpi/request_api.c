@@ -76,10 +76,12 @@ static inline int take_result(MPI_Request *handle, MPI_Status *status)
         /* Completion leaves the program's MPI_ERROR field alone (MPI-3.1
          * 3.2.5); the array calls set it themselves. */
         int keep = status->MPI_ERROR;
-        if (r->kind == FM_REQ_SEND && r->status.MPI_SOURCE != MPI_PROC_NULL)
+        if (r->kind == FM_REQ_SEND && r->status.MPI_SOURCE != MPI_PROC_NULL) {
             fm_empty_status(status);
-        else
+            status->fm_cancelled = r->status.fm_cancelled;
+        } else {
             *status = r->status;
+        }
         status->MPI_ERROR = keep;
     }
     if (r->flags & FM_REQF_PERSISTENT) {
@@ -379,10 +381,12 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         return rc == MPI_SUCCESS ? rc : fm_call_errhandler(MPI_COMM_NULL, rc);
     }
     if (*flag && status) {
-        if (request->kind == FM_REQ_SEND && request->status.MPI_SOURCE != MPI_PROC_NULL)
+        if (request->kind == FM_REQ_SEND && request->status.MPI_SOURCE != MPI_PROC_NULL) {
             fm_empty_status(status);
-        else
+            status->fm_cancelled = request->status.fm_cancelled;
+        } else {
             *status = request->status;
+        }
     }
     return MPI_SUCCESS;
 }

@@ -30,6 +30,10 @@ enum fm_proto {
     FM_PROTO_WDONE,      /* fm_hdr_rndv: sender pushed its share for rreq */
     FM_PROTO_EAGER_SHORT, /* fm_hdr_short + payload: EAGER whose length is the
                            * message's (transports that deliver exact lengths) */
+    FM_PROTO_CANCEL,     /* fm_hdr_rndv: sender cancels sreq (an RTS or EAGER_SYNC with
+                          * ctx, src, tag): drop it if it still waits unmatched */
+    FM_PROTO_CANCELLED,  /* fm_hdr_rndv: receiver dropped sreq's message (no answer
+                          * when it had matched: the transfer completes as usual) */
     /* Protocols from here on are delivered to handlers registered at run
      * time (fm_deliver_register: active messages); below it, fm_deliver
      * matches (EAGER*, RTS) or dispatches to its own handlers. */

@@ -2,6 +2,7 @@
 #ifndef FM_PT2PT_INTERNAL_H
 #define FM_PT2PT_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/request.h"
@@ -14,6 +15,9 @@
  * malloc (records come from a free list). */
 #define FM_UNEXP_INLINE 192
 #define FM_MAGIC_MSG 0x4d534721u
+
+/* The unexpected-message record an fm_match_entry is embedded in. */
+#define MSG_OF(entry) ((struct fm_message *)((char *)(entry) - offsetof(struct fm_message, me)))
 
 struct fm_message {
     fm_match_entry me;
@@ -47,6 +51,10 @@ int fm_send_or_park(int peer, const void *hdr, size_t hlen, const void *payload,
 /* 1 if messages to `peer` are parked (a new one must queue behind them).
  * Inline: every send asks, and a call costs more than the load. */
 static inline int fm_pending_to(int peer) { return fm_vci0.pend_head[peer] != NULL; }
+/* Take back the parked (not yet sent) message of `req` to `peer`, for a
+ * cancel; 1 if there was one.  A streaming rendezvous is never taken back
+ * (its receiver matched it). */
+int fm_pending_withdraw(int peer, const struct fm_request *req);
 /* Retry parked messages; returns how many left. */
 int fm_pending_drain(void);
 /* Queue a pipelined-rendezvous sender to stream its DATA chunks. */
@@ -78,7 +86,14 @@ int fm_sw_iprobe(int src, int tag, MPI_Comm comm, int *found, MPI_Status *status
                  struct fm_message **msg);
 int fm_sw_imrecv(void *buf, MPI_Count count, MPI_Datatype dt, struct fm_message *msg,
                  struct fm_request **req);
+/* cancel.c: MPI_Cancel of a receive or a send (software matching), and the
+ * two control messages of a send's cancel. */
 int fm_sw_cancel(struct fm_request *r);
+void fm_on_cancel(int peer, const void *msg, size_t len);
+void fm_on_cancelled(int peer, const void *msg, size_t len);
+/* A control message (fm_hdr_rndv with only these fields set), parked
+ * behind earlier messages to `peer` if need be. */
+void fm_send_ctrl(int peer, int proto, uint64_t sreq, uint64_t rreq, uint64_t len);
 
 /* Transport callback for every arriving message. */
 void fm_deliver(int peer, const void *msg, size_t len);

@@ -174,3 +174,29 @@ int fm_pending_drain(void)
 
 int fm_pending_any(void) { return V->pend_nactive; }
 
+int fm_pending_withdraw(int peer, const struct fm_request *req)
+{
+    struct fm_pending *prev = NULL, *e = V->pend_head[peer];
+    while (e && (e->stream || e->req != req)) {
+        prev = e;
+        e = e->next;
+    }
+    if (!e)
+        return 0;
+    if (prev)
+        prev->next = e->next;
+    else
+        V->pend_head[peer] = e->next;
+    if (V->pend_tail[peer] == e)
+        V->pend_tail[peer] = prev;
+    e->next = V->pend_free;
+    V->pend_free = e;
+    if (!V->pend_head[peer])
+        for (int i = 0; i < V->pend_nactive; i++)
+            if (V->pend_active[i] == peer) {
+                V->pend_active[i] = V->pend_active[--V->pend_nactive];
+                break;
+            }
+    return 1;
+}
+

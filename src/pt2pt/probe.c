@@ -1,5 +1,5 @@
-/* probe.c — Probe/Mprobe over the unexpected queue, matched receive of a
- * probed message, and cancel of posted receives. */
+/* probe.c — Probe/Mprobe over the unexpected queue, and matched receive of
+ * a probed message. */
 #include <stddef.h>
 
 #include "dtype/dtype.h"
@@ -56,17 +56,5 @@ int fm_sw_imrecv(void *buf, MPI_Count count, MPI_Datatype dt, struct fm_message 
     r->bytes = (uint64_t)count * (uint64_t)dt->size;
     fm_recv_matched(r, u->peer, &u->h, u->data);
     fm_msg_free(u);
-    return FM_OK;
-}
-
-int fm_sw_cancel(struct fm_request *r)
-{
-    if (r->kind != FM_REQ_RECV || r->done || !r->mq)
-        return FM_OK; /* sends and matched receives run to completion */
-    if (fm_match_cancel(r->mq, &r->me)) {
-        fm_set_recv_status(r, r->peer, r->tag, 0, MPI_SUCCESS);
-        r->status.fm_cancelled = 1;
-        fm_req_complete(r);
-    }
     return FM_OK;
 }

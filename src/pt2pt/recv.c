@@ -16,8 +16,6 @@
 #include "util/status.h"
 #include "util/pvar.h"
 
-#define MSG_OF(entry) ((struct fm_message *)((char *)(entry) - offsetof(struct fm_message, me)))
-
 
 struct fm_message *fm_msg_alloc(size_t payload)
 {
@@ -61,7 +59,7 @@ static void copy_in(struct fm_request *r, uint64_t off, const void *data, size_t
         fm_dt_unpack(r->rbuf, r->count, r->dt, off, data, len);
 }
 
-static void send_ctrl(int peer, int proto, uint64_t sreq, uint64_t rreq, uint64_t len)
+void fm_send_ctrl(int peer, int proto, uint64_t sreq, uint64_t rreq, uint64_t len)
 {
     fm_hdr_rndv h;
     memset(&h, 0, sizeof h);
@@ -111,7 +109,7 @@ static uint64_t split_front(uint64_t take) { return (take / 2 + 4095) & ~(uint64
 /* Both halves of a split copy are in: release the sender and complete. */
 static void split_finish(struct fm_request *r)
 {
-    send_ctrl(r->peer_world, FM_PROTO_FIN, r->peer_req, 0, 0);
+    fm_send_ctrl(r->peer_world, FM_PROTO_FIN, r->peer_req, 0, 0);
     fm_req_complete(r);
 }
 
@@ -130,7 +128,7 @@ void fm_recv_matched(struct fm_request *r, int peer, const fm_hdr_rndv *h, const
         return;
     case FM_PROTO_EAGER_SYNC:
         copy_in(r, 0, payload, take);
-        send_ctrl(peer, FM_PROTO_ACK, h->sreq, 0, 0);
+        fm_send_ctrl(peer, FM_PROTO_ACK, h->sreq, 0, 0);
         fm_req_complete(r);
         return;
     case FM_PROTO_RTS:
@@ -138,7 +136,7 @@ void fm_recv_matched(struct fm_request *r, int peer, const fm_hdr_rndv *h, const
             /* Pipelined: ask the sender to stream `take` bytes to us. */
             r->offset = 0;
             r->limit = take;
-            send_ctrl(peer, FM_PROTO_CTS, h->sreq, (uintptr_t)r, take);
+            fm_send_ctrl(peer, FM_PROTO_CTS, h->sreq, (uintptr_t)r, take);
             if (take == 0)
                 fm_req_complete(r);
             return;
@@ -166,7 +164,7 @@ void fm_recv_matched(struct fm_request *r, int peer, const fm_hdr_rndv *h, const
             return;
         }
         pull_into(r, peer, h->addr, take);
-        send_ctrl(peer, FM_PROTO_FIN, h->sreq, 0, 0);
+        fm_send_ctrl(peer, FM_PROTO_FIN, h->sreq, 0, 0);
         fm_req_complete(r);
         return;
     }
@@ -255,7 +253,7 @@ static void on_split(int peer, const void *msg, size_t len)
                                      hr->h.len);
     if (rc != FM_OK)
         fm_boot_abort(1, "fabmpi: copying the second half of a large message failed");
-    send_ctrl(peer, FM_PROTO_WDONE, 0, hr->rreq, 0);
+    fm_send_ctrl(peer, FM_PROTO_WDONE, 0, hr->rreq, 0);
 }
 
 static void on_wdone(int peer, const void *msg, size_t len)
@@ -293,6 +291,7 @@ static void on_ack(int peer, const void *msg, size_t len)
 static fm_net_deliver_fn *handlers[FM_PROTO_MAX] = {
     [FM_PROTO_CTS] = on_cts,     [FM_PROTO_DATA] = on_data_msg, [FM_PROTO_SPLIT] = on_split,
     [FM_PROTO_WDONE] = on_wdone, [FM_PROTO_FIN] = on_fin,       [FM_PROTO_ACK] = on_ack,
+    [FM_PROTO_CANCEL] = fm_on_cancel, [FM_PROTO_CANCELLED] = fm_on_cancelled,
 };
 
 int fm_deliver_register(unsigned proto, fm_net_deliver_fn *handler)

@@ -172,12 +172,13 @@ int fm_ofi_send(int peer, const void *hdr, size_t hlen, const void *payload, siz
     if (peer < 0 || peer >= fm_world_size || sizeof(fm_ofi_wire) + hlen + plen > s->buf_size)
         return FM_ERR_ARG;
     const fm_hdr *h = hdr;
-    if (hlen != sizeof(fm_hdr_rndv) || (h->proto != FM_PROTO_RTS && h->proto != FM_PROTO_CTS))
+    if (hlen != sizeof(fm_hdr_rndv) ||
+        (h->proto != FM_PROTO_RTS && h->proto != FM_PROTO_CTS && h->proto != FM_PROTO_CANCELLED))
         return send_wire(peer, FM_OFI_MSG_DATA, hdr, hlen, payload, plen);
-    /* Rendezvous by fi_read (rndv.c): an RTS carries a key, a CTS answers
-     * a keyed RTS we will not pull. */
+    /* Rendezvous by fi_read (rndv.c): an RTS carries a key; a CTS answers
+     * a keyed RTS we will not pull, and so does CANCELLED (dropped). */
     const fm_hdr_rndv *hr = hdr;
-    if (h->proto == FM_PROTO_CTS) {
+    if (h->proto != FM_PROTO_RTS) {
         fm_ofi_rndv_answered(peer, hr->sreq);
         return send_wire(peer, FM_OFI_MSG_DATA, hdr, hlen, payload, plen);
     }
@@ -273,10 +274,11 @@ int fm_ofi_poll(void (*cb)(int, const void *, size_t))
             if (what == FM_OFI_RX_RTS_KEY) {
                 fm_ofi_rndv_arrived(m.src, (fm_hdr_rndv *)(void *)m.msg);
             } else if (what == FM_OFI_RX_DELIVER && fm_ofi_rndv.nout && m.len >= sizeof(fm_hdr_rndv)) {
-                /* FIN (pulled) or CTS (will stream): close the key
-                 * before the sender's request can complete. */
+                /* FIN (pulled), CTS (will stream) or CANCELLED (dropped):
+                 * close the key before the sender's request can complete. */
                 const fm_hdr_rndv *hr = (const fm_hdr_rndv *)(void *)m.msg;
-                if (hr->h.proto == FM_PROTO_FIN || hr->h.proto == FM_PROTO_CTS)
+                if (hr->h.proto == FM_PROTO_FIN || hr->h.proto == FM_PROTO_CTS ||
+                    hr->h.proto == FM_PROTO_CANCELLED)
                     fm_ofi_rndv_release(m.src, hr->sreq);
             }
             if (what <= FM_OFI_RX_RTS_KEY) {
