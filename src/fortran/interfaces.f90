@@ -2506,6 +2506,29 @@ INTERFACE
     INTEGER, INTENT(OUT) :: newtype
     INTEGER, INTENT(OUT) :: ierror
   END SUBROUTINE
+  SUBROUTINE MPI_Type_create_f90_complex(p, r, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: p
+    INTEGER, INTENT(IN) :: r
+    INTEGER, INTENT(OUT) :: newtype
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Type_create_f90_integer(r, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: r
+    INTEGER, INTENT(OUT) :: newtype
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Type_create_f90_real(p, r, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: p
+    INTEGER, INTENT(IN) :: r
+    INTEGER, INTENT(OUT) :: newtype
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
   SUBROUTINE MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
     IMPORT
     IMPLICIT NONE

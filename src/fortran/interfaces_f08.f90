@@ -2476,6 +2476,29 @@ INTERFACE
     TYPE(MPI_Datatype), INTENT(OUT) :: newtype
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
+  SUBROUTINE MPI_Type_create_f90_complex(p, r, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: p
+    INTEGER, INTENT(IN) :: r
+    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Type_create_f90_integer(r, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: r
+    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Type_create_f90_real(p, r, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: p
+    INTEGER, INTENT(IN) :: r
+    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
   SUBROUTINE MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
     IMPORT
     IMPLICIT NONE
