@@ -10,9 +10,12 @@ defines, from the standard's apis.json (imported by tools/gen-mpi-api):
                               the same C wrappers
 
 A procedure with a parameter these rules cannot convert (user callbacks,
-attribute values) is listed in HAND_WRITTEN when src/fortran/special.c
-binds it; not_bound() says why the others are left out;
-tests/check-api-coverage counts both."""
+attribute values) is listed in HAND_WRITTEN when src/fortran/special.c or
+callbacks.c binds it; not_bound() says why the others are left out;
+tests/check-api-coverage counts both.  The interfaces also declare the
+predefined callbacks (MPI_COMM_DUP_FN, ...; src/fortran/callbacks_predefined.c)
+and, in mpi_f08, the standard's abstract interfaces of the callbacks
+callbacks.c converts."""
 
 HANDLES = {  # kind -> (C type, MPI_<Name>_f2c name, f2c.h kind)
     'COMMUNICATOR': ('MPI_Comm', 'Comm', 'FM_F_COMM'),
@@ -26,14 +29,23 @@ HANDLES = {  # kind -> (C type, MPI_<Name>_f2c name, f2c.h kind)
     'MESSAGE': ('MPI_Message', 'Message', 'FM_F_MESSAGE'),
 }
 BUFFERS = {'BUFFER', 'C_BUFFER2'}
-# Procedures whose Fortran binding is written by hand (src/fortran/special.c).
+# Procedures whose user callbacks the library calls with Fortran's
+# conventions, through trampolines (src/fortran/callbacks.c binds them).
+# mpi_f08 declares their callback arguments with the standard's abstract
+# interfaces; MPI_Op_create's user function stays EXTERNAL there.
+CALLBACKS = {
+    'MPI_Comm_create_errhandler', 'MPI_Win_create_errhandler', 'MPI_Comm_create_keyval',
+    'MPI_Type_create_keyval', 'MPI_Win_create_keyval', 'MPI_Keyval_create', 'MPI_Grequest_start',
+}
+# Procedures whose Fortran binding is written by hand (src/fortran/special.c,
+# callbacks.c).
 HAND_WRITTEN = {
     'MPI_Comm_get_attr', 'MPI_Comm_set_attr', 'MPI_Type_get_attr', 'MPI_Type_set_attr',
     'MPI_Win_get_attr', 'MPI_Win_set_attr', 'MPI_Attr_get', 'MPI_Attr_put', 'MPI_Op_create',
-}
-# Not bound yet, and why: besides these, every procedure that takes a user
-# callback (error handlers, attribute keys, generalized requests), which
-# the library would call with Fortran's conventions (not_bound()).
+} | CALLBACKS
+# Not bound yet, and why: besides these, every other procedure that takes a
+# user callback (not_bound(): MPI-IO's and sessions' error handlers, which
+# fabmpi does not define yet).
 NOT_BOUND = {}
 # Arrays of handles whose length the standard writes as `*`: how to count.
 STAR_LENGTH = {
@@ -61,8 +73,25 @@ def not_bound(entry):
         return NOT_BOUND[entry['name']]
     if entry['name'] not in HAND_WRITTEN and \
             any(p['kind'] in CALLBACK_KINDS for p in entry['parameters']):
-        return 'Fortran user callbacks'
+        return 'Fortran user callbacks: bind it in src/fortran/callbacks.c'
     return None
+
+
+def callback_types(apis, defined):
+    """The callback prototypes (MPI_Comm_copy_attr_function, ...) of the
+    CALLBACKS procedures fabmpi defines, by lower-case name."""
+    return {p['func_type'].lower() for name in CALLBACKS if name in defined
+            for p in apis[name.lower()]['parameters'] if p['kind'] in CALLBACK_KINDS}
+
+
+def predefined_callbacks(apis, defined, lang):
+    """The predefined callbacks (MPI_COMM_DUP_FN, ...) of those prototypes
+    that the mpi (f90) or mpi_f08 (f08) module declares, sorted."""
+    types = callback_types(apis, defined)
+    return sorted(e['name'] for e in apis.values()
+                  if e['attributes']['predefined_function'] and
+                  e['attributes']['predefined_function'].lower() in types and
+                  e['attributes'][f'{lang}_expressible'])
 
 
 def f90_params(entry):
@@ -272,11 +301,12 @@ def fortran_params(entry, lang):
             and p['kind'] != 'VARARGS' and not p['large_only']]
 
 
-def fortran_decl(kinds, p, lang):
+def fortran_decl(kinds, p, lang, abstract=frozenset()):
     """A dummy argument of the interface in `use mpi` (f90) or `use mpi_f08`
     (f08).  Both describe the same C wrapper: an f08 handle type holds
     just its INTEGER (MPI_VAL), TYPE(MPI_Status) is the INTEGER status, and
-    TYPE(C_PTR) is an address integer, so they pass alike."""
+    TYPE(C_PTR) is an address integer, so they pass alike.  A callback whose
+    prototype is in `abstract` (f08) has that abstract interface."""
     kind, name = p['kind'], p['name']
     ftype = kinds[kind][f'{lang}_small']
     intent = {'in': 'IN', 'out': 'OUT', 'inout': 'INOUT'}[p['param_direction']]
@@ -295,6 +325,8 @@ def fortran_decl(kinds, p, lang):
         dims = 'MPI_STATUS_SIZE, *' if p['length'] is not None else 'MPI_STATUS_SIZE'
         return [f'INTEGER, INTENT({intent}) :: {name}({dims})']
     if kind in ('FUNCTION', 'POLYFUNCTION'):
+        if lang == 'f08' and p['func_type'].lower() in abstract:
+            return [f'PROCEDURE({p["func_type"]}) :: {name}']
         return [f'EXTERNAL :: {name}']
     if kind == 'C_BUFFER' and lang == 'f90':
         ftype = 'INTEGER(KIND=MPI_ADDRESS_KIND)'
@@ -303,7 +335,25 @@ def fortran_decl(kinds, p, lang):
     return [f'{ftype}, INTENT({intent}) :: {name}{dims}']
 
 
-def fortran_interfaces(apis, kinds, names, lang):
+def abstract_interfaces(apis, kinds, types):
+    """mpi_f08's abstract interfaces of the callback prototypes `types`, as
+    the standard writes them (no INTENT; the error handlers' varargs have
+    no Fortran form)."""
+    out = ['ABSTRACT INTERFACE']
+    for key in sorted(types):
+        e = apis[key]
+        params = fortran_params(e, 'f08')
+        out.append(f'  SUBROUTINE {e["name"]}({", ".join(p["name"] for p in params)})')
+        out.append('    IMPORT')
+        out.append('    IMPLICIT NONE')
+        for p in params:
+            out.append(f'    {kinds[p["kind"]]["f08_small"]} :: {p["name"]}')
+        out.append('  END SUBROUTINE')
+    out += ['END INTERFACE', '']
+    return out
+
+
+def fortran_interfaces(apis, kinds, names, lang, defined=frozenset()):
     module = {'f90': 'mpi module (src/fortran/mpi.f90)',
               'f08': 'mpi_f08 module (src/fortran/mpi_f08.f90)'}[lang]
     out = [f'! interfaces{"_f08" if lang == "f08" else ""}.f90 - explicit interfaces of the '
@@ -311,7 +361,12 @@ def fortran_interfaces(apis, kinds, names, lang):
            f'! included by the {module}.',
            '!',
            "! GENERATED by tools/gen-mpi-api from the MPI standard's apis.json; do not",
-           '! edit.', '', 'INTERFACE']
+           '! edit.', '']
+    abstract = callback_types(apis, defined) if lang == 'f08' else frozenset()
+    abstract = {t for t in abstract if apis[t]['attributes']['f08_expressible']}
+    if abstract:
+        out += abstract_interfaces(apis, kinds, abstract)
+    out.append('INTERFACE')
     for name in names:
         e = apis[name.lower()]
         if not e['attributes'][f'{lang}_expressible']:
@@ -328,7 +383,18 @@ def fortran_interfaces(apis, kinds, names, lang):
         out.append('    IMPORT')
         out.append('    IMPLICIT NONE')
         for p in params:
-            out += [f'    {x}' for x in fortran_decl(kinds, p, lang)]
+            out += [f'    {x}' for x in fortran_decl(kinds, p, lang, abstract)]
         out.append(f'  {tail}')
     out += ['END INTERFACE', '']
+    # The predefined callbacks, external procedures of libfabmpi_fortran.
+    predefined = predefined_callbacks(apis, defined, lang)
+    if predefined:
+        out.append('! The predefined callbacks (src/fortran/callbacks_predefined.c).')
+        if lang == 'f08':
+            for name in predefined:
+                iface = apis[name.lower()]['attributes']['predefined_function']
+                out.append(f'PROCEDURE({iface}) :: {name}')
+        else:
+            out.append(f'EXTERNAL :: {", ".join(predefined)}')
+        out.append('')
     return '\n'.join(out)

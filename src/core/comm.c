@@ -12,8 +12,8 @@
 #include "util/handle_pool.h"
 
 struct fm_comm fab_comm_world, fab_comm_self;
-struct fm_errhandler fab_errors_are_fatal = {FM_MAGIC_ERRH, 1, 1, FM_ERRH_FATAL, NULL};
-struct fm_errhandler fab_errors_return = {FM_MAGIC_ERRH, 1, 1, FM_ERRH_RETURN, NULL};
+struct fm_errhandler fab_errors_are_fatal = {FM_MAGIC_ERRH, 1, 1, FM_ERRH_FATAL, NULL, NULL};
+struct fm_errhandler fab_errors_return = {FM_MAGIC_ERRH, 1, 1, FM_ERRH_RETURN, NULL, NULL};
 
 static void errh_retain(struct fm_errhandler *e)
 {

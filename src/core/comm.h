@@ -32,6 +32,11 @@ struct fm_errhandler {
     int predefined;
     enum fm_errh_kind kind;
     MPI_Comm_errhandler_function *fn;
+    /* Set for a handler the Fortran bindings made (fab_f_errhandler_mark,
+     * src/mpi/f2c.h): fn is then a Fortran procedure, which only this
+     * trampoline calls, with the MPI_Comm or MPI_Win at handle; NULL (a
+     * handler from C) costs C programs nothing. */
+    void (*fortran)(void (*fn)(void), void *handle, int *code);
 };
 
 struct fm_attr; /* per-communicator attribute list entry (src/mpi/attr.c) */

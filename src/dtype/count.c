@@ -46,7 +46,7 @@ static MPI_Count partial_elements(MPI_Datatype dt, MPI_Count r)
 {
     if (r == 0)
         return 0;
-    if (dt->combiner == MPI_COMBINER_NAMED) {
+    if (dt->flags & FM_DT_PREDEFINED) { /* also MPI_Type_create_f90_* types */
         /* Only a pair can be cut between basic elements: after its value. */
         MPI_Count v = fm_dt_pair_value_size(dt->basic);
         return v && r == v ? 1 : MPI_UNDEFINED;
@@ -101,7 +101,7 @@ static MPI_Count prefix_bytes(MPI_Datatype dt, MPI_Count e)
 {
     if (e == 0)
         return 0;
-    if (dt->combiner == MPI_COMBINER_NAMED) {
+    if (dt->flags & FM_DT_PREDEFINED) { /* also MPI_Type_create_f90_* types */
         MPI_Count v = fm_dt_pair_value_size(dt->basic);
         return v && e == 1 ? v : -1;
     }

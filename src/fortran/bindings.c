@@ -3467,6 +3467,48 @@ void mpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MP
 void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Fint *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 { f_type_create_darray(1, size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror); }
 
+/* MPI_Type_create_f90_complex */
+static inline void f_type_create_f90_complex(int profiled, MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    MPI_Datatype c_newtype = NULL;
+    int rc = (profiled ? PMPI_Type_create_f90_complex : MPI_Type_create_f90_complex)(*p, *r, &c_newtype);
+    *newtype = PMPI_Type_c2f(c_newtype);
+    if (ierror)
+        *ierror = rc;
+}
+void mpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
+{ f_type_create_f90_complex(0, p, r, newtype, ierror); }
+void pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
+{ f_type_create_f90_complex(1, p, r, newtype, ierror); }
+
+/* MPI_Type_create_f90_integer */
+static inline void f_type_create_f90_integer(int profiled, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    MPI_Datatype c_newtype = NULL;
+    int rc = (profiled ? PMPI_Type_create_f90_integer : MPI_Type_create_f90_integer)(*r, &c_newtype);
+    *newtype = PMPI_Type_c2f(c_newtype);
+    if (ierror)
+        *ierror = rc;
+}
+void mpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
+{ f_type_create_f90_integer(0, r, newtype, ierror); }
+void pmpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
+{ f_type_create_f90_integer(1, r, newtype, ierror); }
+
+/* MPI_Type_create_f90_real */
+static inline void f_type_create_f90_real(int profiled, MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    MPI_Datatype c_newtype = NULL;
+    int rc = (profiled ? PMPI_Type_create_f90_real : MPI_Type_create_f90_real)(*p, *r, &c_newtype);
+    *newtype = PMPI_Type_c2f(c_newtype);
+    if (ierror)
+        *ierror = rc;
+}
+void mpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
+{ f_type_create_f90_real(0, p, r, newtype, ierror); }
+void pmpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
+{ f_type_create_f90_real(1, p, r, newtype, ierror); }
+
 /* MPI_Type_create_hindexed */
 static inline void f_type_create_hindexed(int profiled, MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {

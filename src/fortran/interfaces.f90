@@ -460,6 +460,13 @@ INTERFACE
     INTEGER, INTENT(OUT) :: newcomm
     INTEGER, INTENT(OUT) :: ierror
   END SUBROUTINE
+  SUBROUTINE MPI_Comm_create_errhandler(comm_errhandler_fn, errhandler, ierror)
+    IMPORT
+    IMPLICIT NONE
+    EXTERNAL :: comm_errhandler_fn
+    INTEGER, INTENT(OUT) :: errhandler
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
   SUBROUTINE MPI_Comm_create_group(comm, group, tag, newcomm, ierror)
     IMPORT
     IMPLICIT NONE
@@ -467,6 +474,15 @@ INTERFACE
     INTEGER, INTENT(IN) :: group
     INTEGER, INTENT(IN) :: tag
     INTEGER, INTENT(OUT) :: newcomm
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state, ierror)
+    IMPORT
+    IMPLICIT NONE
+    EXTERNAL :: comm_copy_attr_fn
+    EXTERNAL :: comm_delete_attr_fn
+    INTEGER, INTENT(OUT) :: comm_keyval
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
     INTEGER, INTENT(OUT) :: ierror
   END SUBROUTINE
   SUBROUTINE MPI_Comm_delete_attr(comm, comm_keyval, ierror)
@@ -1007,6 +1023,16 @@ INTERFACE
     IMPORT
     IMPLICIT NONE
     INTEGER, INTENT(IN) :: request
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    EXTERNAL :: query_fn
+    EXTERNAL :: free_fn
+    EXTERNAL :: cancel_fn
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+    INTEGER, INTENT(OUT) :: request
     INTEGER, INTENT(OUT) :: ierror
   END SUBROUTINE
   SUBROUTINE MPI_Group_compare(group1, group2, result, ierror)
@@ -1693,6 +1719,15 @@ INTERFACE
     INTEGER, INTENT(IN) :: tag
     INTEGER, INTENT(IN) :: comm
     INTEGER, INTENT(OUT) :: request
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state, ierror)
+    IMPORT
+    IMPLICIT NONE
+    EXTERNAL :: copy_fn
+    EXTERNAL :: delete_fn
+    INTEGER, INTENT(OUT) :: keyval
+    INTEGER, INTENT(IN) :: extra_state
     INTEGER, INTENT(OUT) :: ierror
   END SUBROUTINE
   SUBROUTINE MPI_Keyval_free(keyval, ierror)
@@ -2506,6 +2541,29 @@ INTERFACE
     INTEGER, INTENT(OUT) :: newtype
     INTEGER, INTENT(OUT) :: ierror
   END SUBROUTINE
+  SUBROUTINE MPI_Type_create_f90_complex(p, r, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: p
+    INTEGER, INTENT(IN) :: r
+    INTEGER, INTENT(OUT) :: newtype
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Type_create_f90_integer(r, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: r
+    INTEGER, INTENT(OUT) :: newtype
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Type_create_f90_real(p, r, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: p
+    INTEGER, INTENT(IN) :: r
+    INTEGER, INTENT(OUT) :: newtype
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
   SUBROUTINE MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
     IMPORT
     IMPLICIT NONE
@@ -2544,6 +2602,15 @@ INTERFACE
     INTEGER, INTENT(IN) :: array_of_displacements(*)
     INTEGER, INTENT(IN) :: oldtype
     INTEGER, INTENT(OUT) :: newtype
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state, ierror)
+    IMPORT
+    IMPLICIT NONE
+    EXTERNAL :: type_copy_attr_fn
+    EXTERNAL :: type_delete_attr_fn
+    INTEGER, INTENT(OUT) :: type_keyval
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
     INTEGER, INTENT(OUT) :: ierror
   END SUBROUTINE
   SUBROUTINE MPI_Type_create_resized(oldtype, lb, extent, newtype, ierror)
@@ -2857,6 +2924,22 @@ INTERFACE
     INTEGER, INTENT(OUT) :: win
     INTEGER, INTENT(OUT) :: ierror
   END SUBROUTINE
+  SUBROUTINE MPI_Win_create_errhandler(win_errhandler_fn, errhandler, ierror)
+    IMPORT
+    IMPLICIT NONE
+    EXTERNAL :: win_errhandler_fn
+    INTEGER, INTENT(OUT) :: errhandler
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state, ierror)
+    IMPORT
+    IMPLICIT NONE
+    EXTERNAL :: win_copy_attr_fn
+    EXTERNAL :: win_delete_attr_fn
+    INTEGER, INTENT(OUT) :: win_keyval
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
   SUBROUTINE MPI_Win_delete_attr(win, win_keyval, ierror)
     IMPORT
     IMPLICIT NONE
@@ -3067,3 +3150,6 @@ INTERFACE
     IMPLICIT NONE
   END FUNCTION
 END INTERFACE
+
+! The predefined callbacks (src/fortran/callbacks_predefined.c).
+EXTERNAL :: MPI_COMM_DUP_FN, MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, MPI_DUP_FN, MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, MPI_TYPE_DUP_FN, MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, MPI_WIN_DUP_FN, MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN

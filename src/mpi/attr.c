@@ -25,6 +25,7 @@
 
 #include "dtype/dtype.h"
 #include "mpi/api.h"
+#include "mpi/f2c.h"
 #include "mpi/type_check.h"
 #include "mpi/win_api.h"
 #include "rma/rma.h"
@@ -54,6 +55,9 @@ struct keyval {
     void *extra;
     int refs;      /* 0: slot unused */
     int user_held; /* 1 until the free call */
+    /* A keyval the Fortran bindings made (fab_f_keyval_mark): copy and del
+     * hold Fortran procedures, called only through these; NULL from C. */
+    const struct fm_f_keyval_calls *fortran;
 };
 
 static struct keyval *keys;
@@ -201,12 +205,37 @@ static int free_keyval(const char *call, enum kind kind, int *keyval, const char
 
 /* ---- one object's list ------------------------------------------------------ */
 
+/* The Fortran procedures a marked keyval keeps in the slots of its kind. */
+static fm_f_proc *fortran_delete(const struct keyval *k)
+{
+    return k->kind == COMM   ? (fm_f_proc *)k->del.comm
+           : k->kind == TYPE ? (fm_f_proc *)k->del.type
+                             : (fm_f_proc *)k->del.win;
+}
+
+static fm_f_proc *fortran_copy(const struct keyval *k)
+{
+    return k->kind == COMM   ? (fm_f_proc *)k->copy.comm
+           : k->kind == TYPE ? (fm_f_proc *)k->copy.type
+                             : (fm_f_proc *)k->copy.win;
+}
+
+int fab_f_keyval_mark(int keyval, const struct fm_f_keyval_calls *calls)
+{
+    if (keyval < 1 || keyval > nkeys || keys[keyval - 1].refs == 0)
+        return MPI_ERR_KEYVAL;
+    keys[keyval - 1].fortran = calls;
+    return MPI_SUCCESS;
+}
+
 /* Run the delete callback of a; FM_OK or FM_ERR_OTHER (details kept). */
 static int call_delete(const struct obj *o, struct fm_attr *a)
 {
     struct keyval *k = &keys[a->keyval - 1];
     int rc = MPI_SUCCESS;
-    switch (o->kind) {
+    if (k->fortran)
+        rc = k->fortran->del(fortran_delete(k), o->h, a->keyval, a->val, k->extra);
+    else switch (o->kind) {
     case COMM: rc = k->del.comm ? k->del.comm(o->h, a->keyval, a->val, k->extra) : rc; break;
     case TYPE: rc = k->del.type ? k->del.type(o->h, a->keyval, a->val, k->extra) : rc; break;
     case WIN: rc = k->del.win ? k->del.win(o->h, a->keyval, a->val, k->extra) : rc; break;
@@ -225,7 +254,9 @@ static int call_copy(const struct obj *from, struct fm_attr *a, void **out, int 
     struct keyval *k = &keys[a->keyval - 1];
     int rc = MPI_SUCCESS;
     *flag = 0;
-    switch (from->kind) {
+    if (k->fortran && from->kind != WIN) /* windows are never duplicated */
+        rc = k->fortran->copy(fortran_copy(k), from->h, a->keyval, k->extra, a->val, out, flag);
+    else switch (from->kind) {
     case COMM:
         if (k->copy.comm)
             rc = k->copy.comm(from->h, a->keyval, k->extra, a->val, out, flag);

@@ -14,6 +14,7 @@
 #include "coll/sched.h"
 #include "core/vci.h"
 #include "mpi/api.h"
+#include "mpi/type_check.h"
 #include "pt2pt/pt2pt.h"
 
 #define NWORDS FM_CTX_ID_WORDS
@@ -346,6 +347,7 @@ void fm_comm_finalize(void)
         fm_attr_delete_all(MPI_COMM_WORLD);
         fm_comm_release(MPI_COMM_WORLD);
     }
+    fm_type_f90_finalize(); /* their attributes' delete callbacks need the keyvals */
     fm_attr_finalize();
     fm_sched_finalize();
     fm_ctx_table_finalize(&fm_vci0.ctx);

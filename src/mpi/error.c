@@ -14,6 +14,7 @@
 #include "boot/boot.h"
 #include "mpi/api.h"
 #include "mpi/errclass.h"
+#include "mpi/f2c.h"
 #include "util/log.h"
 
 static char err_text[FM_ERR_SLOTS][MPI_MAX_ERROR_STRING];
@@ -80,7 +81,10 @@ int fm_call_errhandler(MPI_Comm comm, int code)
         return code;
     if (eh->kind == FM_ERRH_USER) {
         MPI_Comm c = fm_comm_valid(comm) ? comm : MPI_COMM_WORLD;
-        eh->fn(&c, &code);
+        if (eh->fortran)
+            eh->fortran((void (*)(void))eh->fn, &c, &code);
+        else
+            eh->fn(&c, &code);
         return code;
     }
     char text[MPI_MAX_ERROR_STRING];
@@ -178,7 +182,16 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
     e->refcount = 1;
     e->kind = FM_ERRH_USER;
     e->fn = fn;
+    e->fortran = NULL;
     *errhandler = e;
+    return MPI_SUCCESS;
+}
+
+int fab_f_errhandler_mark(MPI_Errhandler errhandler, fm_f_errh_call *call)
+{
+    if (!errh_valid(errhandler) || errhandler->kind != FM_ERRH_USER)
+        return MPI_ERR_ARG;
+    errhandler->fortran = call;
     return MPI_SUCCESS;
 }
 

@@ -8,8 +8,9 @@
  * constants are those indices: fm_f_predefined() lists them for the
  * generator), and any other object gets an index at its first c2f, found
  * again through a hash of its address so one object keeps one Fortran
- * value.  The Fortran bindings give an index back when they see its object
- * freed (MPI_Comm_free, a completed request).  An index that names no object
+ * value.  The Fortran bindings give an index back when a call set the
+ * handle to null and the object is really gone (MPI_Comm_free, a completed
+ * request), not when another reference keeps it.  An index that names no object
  * converts to an object of the kind that no check accepts, so the C call
  * reports MPI_ERR_COMM, MPI_ERR_TYPE, ... as for a stale C handle.
  * Not thread-safe yet, like the handle pools (the threads work adds a lock). */
@@ -28,6 +29,7 @@ static union {
 
 struct f_table {
     void **obj;        /* index -> object; NULL for a free index */
+    uint32_t *magic;   /* index -> the object's magic when it got the index */
     int n, cap;        /* indices in use or freed: [0, n) */
     int *free;         /* freed indices, reused first */
     int nfree, free_cap;
@@ -145,6 +147,11 @@ static void hash_remove(struct f_table *t, const void *obj)
         }
 }
 
+/* The first word of every handle object (its magic), which freeing it
+ * changes (handle_pool.h poisons it; requests and messages clear it), in
+ * memory the library keeps. */
+static uint32_t magic_of(const void *obj) { return *(const uint32_t *)obj; }
+
 static int append(struct f_table *t, void *obj)
 {
     if (t->n == t->cap) {
@@ -153,9 +160,14 @@ static int append(struct f_table *t, void *obj)
         if (!o)
             return -1;
         t->obj = o;
+        uint32_t *m = realloc(t->magic, (size_t)cap * sizeof *m);
+        if (!m)
+            return -1;
+        t->magic = m;
         t->cap = cap;
     }
     t->obj[t->n] = obj;
+    t->magic[t->n] = obj ? magic_of(obj) : 0;
     return t->n++;
 }
 
@@ -185,6 +197,7 @@ MPI_Fint fm_f_index(enum fm_f_kind kind, void *obj)
     if (t->nfree) {
         index = t->free[--t->nfree];
         t->obj[index] = obj;
+        t->magic[index] = magic_of(obj);
     } else {
         index = append(t, obj);
     }
@@ -207,6 +220,15 @@ void fm_f_release(enum fm_f_kind kind, MPI_Fint index)
 {
     struct f_table *t = table(kind);
     if (index <= predefined[kind].n || index >= t->n || !t->obj[index])
+        return;
+    /* Still alive: the handle the call set to null was one of several
+     * (MPI_Comm_get_errhandler, MPI_Comm_group and MPI_Type_get_contents
+     * hand out more references to one object, which has one index), or
+     * an operation holds it (a generalized request MPI_Request_free let
+     * go of, which MPI_Grequest_complete still names).  The index stays;
+     * like any stale entry it names the object's address, which only an
+     * object of the same kind can take again. */
+    if (magic_of(t->obj[index]) == t->magic[index])
         return;
     if (t->nfree == t->free_cap) {
         int cap = t->free_cap ? 2 * t->free_cap : 64;
@@ -235,6 +257,7 @@ void fm_f_finalize(void)
     for (int k = 0; k < FM_F_KINDS; k++) {
         struct f_table *t = &tables[k];
         free(t->obj);
+        free(t->magic);
         free(t->free);
         free(t->hkey);
         free(t->hval);

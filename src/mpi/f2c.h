@@ -37,6 +37,28 @@ void fab_f_release(enum fm_f_kind kind, MPI_Fint index);
 /* MPI_Op_create with a Fortran user function (src/mpi/op_api.c). */
 int fab_f_op_create(void (*fn)(void *, void *, MPI_Fint *, MPI_Fint *), int commute,
                     MPI_Op *op);
+/* Callbacks written in Fortran (their trampolines: src/fortran/callbacks.c).
+ * A Fortran binding creates the error handler or keyval through the MPI
+ * call, as C does (so a profiling library sees it), with the Fortran
+ * procedure where C's function goes, then marks the object before anyone
+ * else can know it: from then on the library calls that procedure only
+ * through the mark's trampoline, which converts handles to INTEGERs,
+ * attribute values and extra states to INTEGER(KIND=MPI_ADDRESS_KIND)
+ * (default INTEGER for MPI_Keyval_create's), flags to LOGICAL, and takes
+ * ierror as the result.  Objects from C carry no mark. */
+typedef void fm_f_proc(void);
+/* handle: the MPI_Comm or MPI_Win the error is on; code: in and out. */
+typedef void fm_f_errh_call(fm_f_proc *fn, void *handle, int *code);
+/* obj: the MPI_Comm, MPI_Datatype or MPI_Win; the rest as in C's callbacks. */
+struct fm_f_keyval_calls {
+    int (*copy)(fm_f_proc *fn, void *obj, int keyval, void *extra, void *in, void **out,
+                int *flag);
+    int (*del)(fm_f_proc *fn, void *obj, int keyval, void *val, void *extra);
+};
+/* MPI_SUCCESS, or MPI_ERR_ARG / MPI_ERR_KEYVAL for an object that is
+ * not a user's error handler / a live keyval (nothing is raised). */
+int fab_f_errhandler_mark(MPI_Errhandler errhandler, fm_f_errh_call *call);
+int fab_f_keyval_mark(int keyval, const struct fm_f_keyval_calls *calls);
 /* Free the tables (MPI_Finalize). */
 void fm_f_finalize(void);
 

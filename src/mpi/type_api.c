@@ -2,6 +2,7 @@
  * size/extent queries, names.  Queries work before MPI_Init (predefined
  * types are static), so none of these checks the init state. */
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "mpi/type_check.h"
@@ -51,6 +52,24 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     static const char call[] = "MPI_Type_free";
     FM_CHECK_PTR(call, datatype, "datatype");
     FM_CHECK_DT_ARG(call, *datatype, "datatype");
+    const int *f90;
+    int nf90 = fm_type_f90_ints(*datatype, &f90);
+    if (nf90 > 0) {
+        int c = (*datatype)->combiner;
+        char args[48];
+        if (nf90 == 1)
+            snprintf(args, sizeof args, "r=%d", f90[0]);
+        else
+            snprintf(args, sizeof args, "p=%d, r=%d", f90[0], f90[1]);
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_TYPE,
+                        "datatype=%s comes from MPI_Type_create_f90_%s(%s) and cannot be freed "
+                        "(the standard makes those types predefined)",
+                        (*datatype)->name,
+                        c == MPI_COMBINER_F90_INTEGER ? "integer"
+                        : c == MPI_COMBINER_F90_REAL  ? "real"
+                                                      : "complex",
+                        args);
+    }
     if ((*datatype)->flags & FM_DT_PREDEFINED)
         return fm_raise(MPI_COMM_NULL, call, MPI_ERR_TYPE,
                         "datatype=%s is predefined and cannot be freed", (*datatype)->name);

@@ -29,4 +29,11 @@
                             what, (long long)(v));                                   \
     } while (0)
 
+/* Types from MPI_Type_create_f90_* (type_f90.c): predefined in every way
+ * but their envelope.  The number of integers MPI_Type_get_contents gives
+ * for dt (1 or 2, set in *ints), or -1 when dt is not one of them. */
+int fm_type_f90_ints(MPI_Datatype dt, const int **ints);
+/* Free them, with their attributes (MPI_Finalize, before the keyvals go). */
+void fm_type_f90_finalize(void);
+
 #endif

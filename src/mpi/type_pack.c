@@ -115,7 +115,9 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
     FM_CHECK_PTR(call, num_datatypes, "num_datatypes");
     FM_CHECK_PTR(call, combiner, "combiner");
     const struct fm_dt_contents *c = datatype->contents;
-    *num_integers = c ? c->nints : 0;
+    const int *f90;
+    int nf90 = fm_type_f90_ints(datatype, &f90);
+    *num_integers = c ? c->nints : nf90 > 0 ? nf90 : 0;
     *num_addresses = c ? c->naints : 0;
     *num_datatypes = c ? c->ntypes : 0;
     *combiner = datatype->combiner;
@@ -130,6 +132,18 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
     static const char call[] = "MPI_Type_get_contents";
     FM_CHECK_DT_ARG(call, datatype, "datatype");
     const struct fm_dt_contents *c = datatype->contents;
+    const int *f90;
+    int nf90 = fm_type_f90_ints(datatype, &f90);
+    if (nf90 > 0) {
+        /* (r) or (p, r) of the MPI_Type_create_f90_* call; nothing else. */
+        if (max_integers < nf90)
+            return fm_raise(MPI_COMM_NULL, call, MPI_ERR_ARG,
+                            "max_integers=%d is below the envelope's %d", max_integers, nf90);
+        if (!array_of_integers)
+            return fm_raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "array_of_integers=NULL");
+        memcpy(array_of_integers, f90, sizeof(int) * (size_t)nf90);
+        return MPI_SUCCESS;
+    }
     if (!c)
         return fm_raise(MPI_COMM_NULL, call, MPI_ERR_TYPE,
                         "datatype=%s is predefined (combiner MPI_COMBINER_NAMED)",

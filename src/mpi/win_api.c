@@ -23,7 +23,10 @@ static int win_call_errhandler(MPI_Win win, int code)
         /* stored as a comm handler type (fm_errhandler has one slot) */
         MPI_Win_errhandler_function *fn = (MPI_Win_errhandler_function *)(void (*)(void))eh->fn;
         MPI_Win w = win;
-        fn(&w, &code);
+        if (eh->fortran)
+            eh->fortran((void (*)(void))eh->fn, &w, &code);
+        else
+            fn(&w, &code);
         return code;
     }
     char text[MPI_MAX_ERROR_STRING];
@@ -76,6 +79,7 @@ int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *
     e->refcount = 1;
     e->kind = FM_ERRH_USER;
     e->fn = (MPI_Comm_errhandler_function *)(void (*)(void))fn;
+    e->fortran = NULL;
     *errhandler = e;
     return MPI_SUCCESS;
 }
