@@ -1,7 +1,8 @@
 /* pack_external.c — MPI_Pack_external, MPI_Unpack_external and
  * MPI_Pack_external_size, and their large-count variants (_c): MPI_Pack's
  * calls for the portable "external32" representation, the only datarep
- * they know (src/dtype/external32.c converts).  Checks and error classes follow MPI_Pack (type_pack.c). */
+ * they know (src/dtype/external32.c converts).  Checks and error classes
+ * follow MPI_Pack (type_pack.c). */
 #include <string.h>
 
 #include "dtype/dtype.h"
