@@ -115,13 +115,15 @@ static int pack_size(const char *call, MPI_Count incount, MPI_Datatype datatype,
     if (size == NULL)
         return fm_raise(comm, call, MPI_ERR_ARG, "size=NULL");
     MPI_Count need;
-    if (__builtin_mul_overflow(incount, datatype->size, &need) || need > max)
+    if (__builtin_mul_overflow(incount, datatype->size, &need))
         return fm_raise(comm, call, MPI_ERR_COUNT,
-                        "incount=%lld of %lld-byte elements is %s bytes, over %s",
-                        (long long)incount, (long long)datatype->size,
-                        max == INT_MAX ? "more" : "too many",
-                        max == INT_MAX ? "INT_MAX (MPI_Pack_size_c takes it)"
-                                       : "what an MPI_Count holds");
+                        "incount=%lld of %lld-byte elements is more bytes than an MPI_Count "
+                        "holds", (long long)incount, (long long)datatype->size);
+    if (need > max)
+        return fm_raise(comm, call, MPI_ERR_COUNT,
+                        "incount=%lld of %lld-byte elements is %lld bytes, over INT_MAX "
+                        "(MPI_Pack_size_c takes it)", (long long)incount,
+                        (long long)datatype->size, (long long)need);
     *size = need;
     return MPI_SUCCESS;
 }
