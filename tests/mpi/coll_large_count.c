@@ -120,7 +120,8 @@ static void fixed(int mode)
 {
     const MPI_Count n = 700 + 13 * mode;
     const int root = size - 1;
-    int *a = tu_malloc(sizeof(int) * (size_t)n * size), *b = tu_malloc(sizeof(int) * (size_t)n * size);
+    int *a = tu_malloc(sizeof(int) * (size_t)n * size);
+    int *b = tu_malloc(sizeof(int) * (size_t)n * size);
 
     fill(a, n, -1);
     if (rank == root)
@@ -224,7 +225,11 @@ static void fixed(int mode)
 
 /* ---- v and w forms -------------------------------------------------------------- */
 
-static MPI_Count count_of(int src, int dst) { return 1 + (3 * src + 5 * dst) % 7 + 200 * (dst % 2); }
+/* What src sends dst in the v forms: uneven, some blocks rendezvous-sized. */
+static MPI_Count count_of(int src, int dst)
+{
+    return 1 + (3 * src + 5 * dst) % 7 + 200 * (dst % 2);
+}
 
 static void rooted_v(int mode)
 {
@@ -382,7 +387,8 @@ static void all_v(int mode)
     MPI_Count total = 0;
     for (int j = 0; j < size; j++)
         total += rc[j];
-    int *in = tu_malloc(sizeof(int) * (size_t)total), *out = tu_malloc(sizeof(int) * (size_t)rc[rank]);
+    int *in = tu_malloc(sizeof(int) * (size_t)total);
+    int *out = tu_malloc(sizeof(int) * (size_t)rc[rank]);
     for (MPI_Count k = 0; k < total; k++)
         in[k] = rank + (int)k;
     MPI_Count first = 0;

@@ -191,11 +191,12 @@ static void ring_persistent(MPI_Count n)
         MPI_Request sr, rr;
         int tag = 200 + mode;
         CHECK_MPI(MPI_Recv_init_c(rbuf, n, MPI_BYTE, left, tag, MPI_COMM_WORLD, &rr));
+        MPI_Comm w = MPI_COMM_WORLD;
         switch (mode) {
-        case 0: CHECK_MPI(MPI_Send_init_c(sbuf, n, MPI_BYTE, right, tag, MPI_COMM_WORLD, &sr)); break;
-        case 1: CHECK_MPI(MPI_Ssend_init_c(sbuf, n, MPI_BYTE, right, tag, MPI_COMM_WORLD, &sr)); break;
-        case 2: CHECK_MPI(MPI_Rsend_init_c(sbuf, n, MPI_BYTE, right, tag, MPI_COMM_WORLD, &sr)); break;
-        default: CHECK_MPI(MPI_Bsend_init_c(sbuf, n, MPI_BYTE, right, tag, MPI_COMM_WORLD, &sr)); break;
+        case 0: CHECK_MPI(MPI_Send_init_c(sbuf, n, MPI_BYTE, right, tag, w, &sr)); break;
+        case 1: CHECK_MPI(MPI_Ssend_init_c(sbuf, n, MPI_BYTE, right, tag, w, &sr)); break;
+        case 2: CHECK_MPI(MPI_Rsend_init_c(sbuf, n, MPI_BYTE, right, tag, w, &sr)); break;
+        default: CHECK_MPI(MPI_Bsend_init_c(sbuf, n, MPI_BYTE, right, tag, w, &sr)); break;
         }
         for (int round = 0; round < 2; round++) {
             unsigned seed = (unsigned)(1000 + 10 * mode + round);
