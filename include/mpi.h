@@ -405,6 +405,9 @@ enum { FM_ERROR_CLASSES(FM_DEFINE_ERRCLASS) };
 
 /* ---- callback types ------------------------------------------------------- */
 typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+/* MPI-4.0: the large-count form, for MPI_Op_create_c. */
+typedef void MPI_User_function_c(void *invec, void *inoutvec, MPI_Count *len,
+                                 MPI_Datatype *datatype);
 typedef void MPI_Comm_errhandler_function(MPI_Comm *, int *, ...);
 typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
 typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval, void *extra_state,

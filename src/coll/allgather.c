@@ -14,7 +14,8 @@ void fm_cc_allgather(fm_coll_call *cc, const void *sbuf, MPI_Count scount, MPI_D
                      void *rbuf, MPI_Count rcount, MPI_Datatype rdt)
 {
     if (fm_comm_is_inter(cc->comm)) {
-        fm_cc_inter_allgatherv(cc, sbuf, scount, sdt, rbuf, NULL, NULL, rcount, rdt);
+        fm_cc_inter_allgatherv(cc, sbuf, scount, sdt, rbuf, FM_IARR_NONE, FM_IARR_NONE, rcount,
+                               rdt);
         return;
     }
     const int size = cc->comm->size, rank = cc->comm->rank;
@@ -54,7 +55,7 @@ int fm_coll_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void
 }
 
 void fm_cc_allgatherv(fm_coll_call *cc, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
-                      void *rbuf, const int rcounts[], const int displs[], MPI_Datatype rdt)
+                      void *rbuf, fm_iarr rcounts, fm_iarr displs, MPI_Datatype rdt)
 {
     if (fm_comm_is_inter(cc->comm)) {
         fm_cc_inter_allgatherv(cc, sbuf, scount, sdt, rbuf, rcounts, displs, 0, rdt);
@@ -62,18 +63,20 @@ void fm_cc_allgatherv(fm_coll_call *cc, const void *sbuf, MPI_Count scount, MPI_
     }
     const int size = cc->comm->size, rank = cc->comm->rank;
     if (sbuf != MPI_IN_PLACE)
-        fm_cc_copy(cc, sbuf, scount, sdt, fm_coll_at(rbuf, displs[rank], rdt), rcounts[rank],
-                   rdt);
+        fm_cc_copy(cc, sbuf, scount, sdt, fm_coll_at(rbuf, fm_iarr_at(displs, rank), rdt),
+                   fm_iarr_at(rcounts, rank), rdt);
     const int right = (rank + 1) % size, left = (rank - 1 + size) % size;
     for (int s = 0; s < size - 1; s++) {
         int sb = (rank - s + size) % size, rb = (rank - s - 1 + size) % size;
-        fm_cc_sendrecv(cc, fm_coll_at(rbuf, displs[sb], rdt), rcounts[sb], rdt, right,
-                       fm_coll_at(rbuf, displs[rb], rdt), rcounts[rb], rdt, left);
+        fm_cc_sendrecv(cc, fm_coll_at(rbuf, fm_iarr_at(displs, sb), rdt),
+                       fm_iarr_at(rcounts, sb), rdt, right,
+                       fm_coll_at(rbuf, fm_iarr_at(displs, rb), rdt), fm_iarr_at(rcounts, rb),
+                       rdt, left);
     }
 }
 
 int fm_coll_allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
-                       const int rcounts[], const int displs[], MPI_Datatype rdt, MPI_Comm comm)
+                       fm_iarr rcounts, fm_iarr displs, MPI_Datatype rdt, MPI_Comm comm)
 {
     fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_ALLGATHERV);
     fm_cc_allgatherv(&cc, sbuf, scount, sdt, rbuf, rcounts, displs, rdt);

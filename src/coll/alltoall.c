@@ -21,7 +21,7 @@
  * dt), or for alltoallw (buf + displs[i] bytes, counts[i], dts[i]). */
 struct fm_a2a_side {
     const void *buf;
-    const int *counts, *displs; /* NULL: fixed `count`, displacement i * count */
+    fm_iarr counts, displs;     /* absent: fixed `count`, displacement i * count */
     MPI_Count count;
     MPI_Datatype dt;
     const MPI_Datatype *dts;    /* alltoallw: a type per peer, byte displacements */
@@ -29,7 +29,7 @@ struct fm_a2a_side {
 
 static MPI_Count fm_side_count(const struct fm_a2a_side *s, int i)
 {
-    return s->counts ? s->counts[i] : s->count;
+    return !fm_iarr_null(s->counts) ? fm_iarr_at(s->counts, i) : s->count;
 }
 
 static MPI_Datatype fm_side_dt(const struct fm_a2a_side *s, int i)
@@ -40,8 +40,8 @@ static MPI_Datatype fm_side_dt(const struct fm_a2a_side *s, int i)
 static void *fm_side_addr(const struct fm_a2a_side *s, int i)
 {
     if (s->dts)
-        return (char *)(uintptr_t)s->buf + s->displs[i];
-    MPI_Aint disp = s->counts ? s->displs[i] : (MPI_Aint)i * s->count;
+        return (char *)(uintptr_t)s->buf + fm_iarr_at(s->displs, i);
+    MPI_Aint disp = !fm_iarr_null(s->counts) ? fm_iarr_at(s->displs, i) : (MPI_Aint)i * s->count;
     return fm_coll_at(s->buf, disp, s->dt);
 }
 
@@ -99,11 +99,10 @@ static void fm_a2a_inplace(fm_coll_call *cc, const struct fm_a2a_side *rcv)
     fm_cc_tmp_done(cc, raw);
 }
 
-/* scounts NULL: alltoall (scount, rcount); sdts NULL: alltoallv. */
-void fm_cc_alltoallw(fm_coll_call *cc, const void *sbuf, const int scounts[],
-                     const int sdispls[], MPI_Count scount, MPI_Datatype sdt,
-                     const MPI_Datatype sdts[], void *rbuf, const int rcounts[],
-                     const int rdispls[], MPI_Count rcount, MPI_Datatype rdt,
+/* scounts absent: alltoall (scount, rcount); sdts NULL: alltoallv. */
+void fm_cc_alltoallw(fm_coll_call *cc, const void *sbuf, fm_iarr scounts, fm_iarr sdispls,
+                     MPI_Count scount, MPI_Datatype sdt, const MPI_Datatype sdts[], void *rbuf,
+                     fm_iarr rcounts, fm_iarr rdispls, MPI_Count rcount, MPI_Datatype rdt,
                      const MPI_Datatype rdts[])
 {
     if (fm_comm_is_inter(cc->comm)) {
@@ -126,14 +125,14 @@ int fm_coll_alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void 
                      MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm)
 {
     fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_ALLTOALL);
-    fm_cc_alltoallw(&cc, sbuf, NULL, NULL, scount, sdt, NULL, rbuf, NULL, NULL, rcount, rdt,
-                    NULL);
+    fm_cc_alltoallw(&cc, sbuf, FM_IARR_NONE, FM_IARR_NONE, scount, sdt, NULL, rbuf, FM_IARR_NONE,
+                    FM_IARR_NONE, rcount, rdt, NULL);
     return cc.rc;
 }
 
-int fm_coll_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
-                      MPI_Datatype sdt, void *rbuf, const int rcounts[], const int rdispls[],
-                      MPI_Datatype rdt, MPI_Comm comm)
+int fm_coll_alltoallv(const void *sbuf, fm_iarr scounts, fm_iarr sdispls, MPI_Datatype sdt,
+                      void *rbuf, fm_iarr rcounts, fm_iarr rdispls, MPI_Datatype rdt,
+                      MPI_Comm comm)
 {
     fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_ALLTOALLV);
     fm_cc_alltoallw(&cc, sbuf, scounts, sdispls, 0, sdt, NULL, rbuf, rcounts, rdispls, 0, rdt,
@@ -141,9 +140,9 @@ int fm_coll_alltoallv(const void *sbuf, const int scounts[], const int sdispls[]
     return cc.rc;
 }
 
-int fm_coll_alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
-                      const MPI_Datatype sdts[], void *rbuf, const int rcounts[],
-                      const int rdispls[], const MPI_Datatype rdts[], MPI_Comm comm)
+int fm_coll_alltoallw(const void *sbuf, fm_iarr scounts, fm_iarr sdispls,
+                      const MPI_Datatype sdts[], void *rbuf, fm_iarr rcounts, fm_iarr rdispls,
+                      const MPI_Datatype rdts[], MPI_Comm comm)
 {
     fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_ALLTOALLW);
     fm_cc_alltoallw(&cc, sbuf, scounts, sdispls, 0, NULL, sdts, rbuf, rcounts, rdispls, 0, NULL,

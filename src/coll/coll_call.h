@@ -26,6 +26,7 @@
 #include <stddef.h>
 
 #include "pt2pt/pt2pt.h"
+#include "util/int_array.h"
 
 struct fm_sched;
 
@@ -92,11 +93,11 @@ static inline void fm_cc_set_tag(fm_coll_call *cc, int tag)
 
 /* Whole collectives as steps of a larger call that shares cc (and keeps
  * going after its errors): reduce_scatter is a reduce, then a scatterv.
- * cc->tag must be the step's own tag.  fm_cc_scatterv: scounts NULL means
- * scount to every member at displacement i * scount. */
+ * cc->tag must be the step's own tag.  fm_cc_scatterv: scounts absent
+ * (FM_IARR_NONE) means scount to every member at displacement i * scount. */
 void fm_cc_reduce(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_Count count,
                   MPI_Datatype dt, MPI_Op op, int root);
-void fm_cc_scatterv(fm_coll_call *cc, const void *sbuf, const int scounts[], const int displs[],
+void fm_cc_scatterv(fm_coll_call *cc, const void *sbuf, fm_iarr scounts, fm_iarr displs,
                     MPI_Count scount, MPI_Datatype sdt, void *rbuf, MPI_Count rcount,
                     MPI_Datatype rdt, int root);
 

@@ -14,23 +14,23 @@
 #include "util/status.h"
 
 /* One block per rank at the root: block i is (buf + displ(i) * extent,
- * count(i), dt).  Fixed-size calls pass counts = NULL and use `count` and
+ * count(i), dt).  Fixed-size calls pass no counts and use `count` and
  * displacement i * count. */
 struct fm_blocks {
     void *buf;
-    const int *counts, *displs;
+    fm_iarr counts, displs;
     MPI_Count count;
     MPI_Datatype dt;
 };
 
 static MPI_Count fm_blk_count(const struct fm_blocks *b, int i)
 {
-    return b->counts ? b->counts[i] : b->count;
+    return !fm_iarr_null(b->counts) ? fm_iarr_at(b->counts, i) : b->count;
 }
 
 static void *fm_blk_addr(const struct fm_blocks *b, int i)
 {
-    MPI_Aint disp = b->counts ? b->displs[i] : (MPI_Aint)i * b->count;
+    MPI_Aint disp = !fm_iarr_null(b->counts) ? fm_iarr_at(b->displs, i) : (MPI_Aint)i * b->count;
     return fm_coll_at(b->buf, disp, b->dt);
 }
 
@@ -80,9 +80,9 @@ static void fm_root_linear(fm_coll_call *cc, const struct fm_blocks *b, void *ow
     free(want);
 }
 
-/* gather (rcounts NULL: rcount from every member) and gatherv. */
+/* gather (rcounts absent: rcount from every member) and gatherv. */
 void fm_cc_gatherv(fm_coll_call *cc, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
-                   void *rbuf, const int rcounts[], const int displs[], MPI_Count rcount,
+                   void *rbuf, fm_iarr rcounts, fm_iarr displs, MPI_Count rcount,
                    MPI_Datatype rdt, int root)
 {
     if (fm_comm_is_inter(cc->comm)) {
@@ -103,20 +103,19 @@ int fm_coll_gather(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *r
                    MPI_Count rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
     fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_GATHER);
-    fm_cc_gatherv(&cc, sbuf, scount, sdt, rbuf, NULL, NULL, rcount, rdt, root);
+    fm_cc_gatherv(&cc, sbuf, scount, sdt, rbuf, FM_IARR_NONE, FM_IARR_NONE, rcount, rdt, root);
     return cc.rc;
 }
 
 int fm_coll_gatherv(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
-                    const int rcounts[], const int displs[], MPI_Datatype rdt, int root,
-                    MPI_Comm comm)
+                    fm_iarr rcounts, fm_iarr displs, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
     fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_GATHERV);
     fm_cc_gatherv(&cc, sbuf, scount, sdt, rbuf, rcounts, displs, 0, rdt, root);
     return cc.rc;
 }
 
-void fm_cc_scatterv(fm_coll_call *cc, const void *sbuf, const int scounts[], const int displs[],
+void fm_cc_scatterv(fm_coll_call *cc, const void *sbuf, fm_iarr scounts, fm_iarr displs,
                     MPI_Count scount, MPI_Datatype sdt, void *rbuf, MPI_Count rcount,
                     MPI_Datatype rdt, int root)
 {
@@ -138,13 +137,12 @@ int fm_coll_scatter(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *
                     MPI_Count rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
     fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_SCATTER);
-    fm_cc_scatterv(&cc, sbuf, NULL, NULL, scount, sdt, rbuf, rcount, rdt, root);
+    fm_cc_scatterv(&cc, sbuf, FM_IARR_NONE, FM_IARR_NONE, scount, sdt, rbuf, rcount, rdt, root);
     return cc.rc;
 }
 
-int fm_coll_scatterv(const void *sbuf, const int scounts[], const int displs[],
-                     MPI_Datatype sdt, void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int root,
-                     MPI_Comm comm)
+int fm_coll_scatterv(const void *sbuf, fm_iarr scounts, fm_iarr displs, MPI_Datatype sdt,
+                     void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
     fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_SCATTERV);
     fm_cc_scatterv(&cc, sbuf, scounts, displs, 0, sdt, rbuf, rcount, rdt, root);

@@ -110,13 +110,12 @@ void fm_cc_inter_allreduce(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_C
  * long as this group's counts add up to, which the standard makes equal
  * to the other group's. */
 void fm_cc_inter_reduce_scatter(fm_coll_call *cc, const void *sbuf, void *rbuf,
-                                const int rcounts[], MPI_Count rcount, MPI_Datatype dt,
-                                MPI_Op op)
+                                fm_iarr rcounts, MPI_Count rcount, MPI_Datatype dt, MPI_Op op)
 {
-    const int n = cc->comm->size;
+    const int n = cc->comm->size, v = !fm_iarr_null(rcounts);
     MPI_Count total = rcount * n;
-    int *displs = NULL;
-    if (rcounts) {
+    MPI_Aint *displs = NULL;
+    if (v) {
         displs = malloc(sizeof *displs * (size_t)n);
         if (!displs) {
             fm_cc_fail(cc, FM_ERR_NOMEM);
@@ -124,8 +123,8 @@ void fm_cc_inter_reduce_scatter(fm_coll_call *cc, const void *sbuf, void *rbuf,
         }
         total = 0;
         for (int i = 0; i < n; i++) {
-            displs[i] = (int)total;
-            total += rcounts[i];
+            displs[i] = total;
+            total += fm_iarr_at(rcounts, i);
         }
     }
     void *raw, *mine = reduce_to_leader(cc, sbuf, total, dt, op, &raw);
@@ -137,8 +136,8 @@ void fm_cc_inter_reduce_scatter(fm_coll_call *cc, const void *sbuf, void *rbuf,
     }
     fm_coll_call l = local_of(cc);
     l.rc = cc->rc;
-    fm_cc_scatterv(&l, theirs, rcounts, displs, rcount, dt, rbuf,
-                   rcounts ? rcounts[cc->comm->rank] : rcount, dt, 0);
+    fm_cc_scatterv(&l, theirs, rcounts, v ? fm_iarr_wide(displs) : FM_IARR_NONE, rcount, dt, rbuf,
+                   v ? fm_iarr_at(rcounts, cc->comm->rank) : rcount, dt, 0);
     rejoin(cc, &l);
     fm_cc_tmp_done(cc, raw);
     fm_cc_tmp_done(cc, raw2);
@@ -149,7 +148,7 @@ void fm_cc_inter_reduce_scatter(fm_coll_call *cc, const void *sbuf, void *rbuf,
  * (buf + displ, count, dt) as alltoall.c lays them out. */
 struct side {
     const void *buf;
-    const int *counts, *displs; /* NULL: `count` each at i * count */
+    fm_iarr counts, displs;     /* absent: `count` each at i * count */
     MPI_Count count;
     MPI_Datatype dt;
     const MPI_Datatype *dts;    /* alltoallw: per member, byte displacements */
@@ -157,7 +156,7 @@ struct side {
 
 static MPI_Count side_count(const struct side *s, int i)
 {
-    return s->counts ? s->counts[i] : s->count;
+    return !fm_iarr_null(s->counts) ? fm_iarr_at(s->counts, i) : s->count;
 }
 
 static MPI_Datatype side_dt(const struct side *s, int i) { return s->dts ? s->dts[i] : s->dt; }
@@ -165,8 +164,8 @@ static MPI_Datatype side_dt(const struct side *s, int i) { return s->dts ? s->dt
 static void *side_addr(const struct side *s, int i)
 {
     if (s->dts)
-        return (char *)(uintptr_t)s->buf + s->displs[i];
-    MPI_Aint disp = s->counts ? s->displs[i] : (MPI_Aint)i * s->count;
+        return (char *)(uintptr_t)s->buf + fm_iarr_at(s->displs, i);
+    MPI_Aint disp = !fm_iarr_null(s->counts) ? fm_iarr_at(s->displs, i) : (MPI_Aint)i * s->count;
     return fm_coll_at(s->buf, disp, s->dt);
 }
 
@@ -204,7 +203,7 @@ static void exchange(fm_coll_call *cc, const struct side *snd, int one, const st
 }
 
 void fm_cc_inter_gatherv(fm_coll_call *cc, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
-                         void *rbuf, const int rcounts[], const int displs[], MPI_Count rcount,
+                         void *rbuf, fm_iarr rcounts, fm_iarr displs, MPI_Count rcount,
                          MPI_Datatype rdt, int root)
 {
     if (root == MPI_PROC_NULL)
@@ -218,9 +217,9 @@ void fm_cc_inter_gatherv(fm_coll_call *cc, const void *sbuf, MPI_Count scount, M
     }
 }
 
-void fm_cc_inter_scatterv(fm_coll_call *cc, const void *sbuf, const int scounts[],
-                          const int displs[], MPI_Count scount, MPI_Datatype sdt, void *rbuf,
-                          MPI_Count rcount, MPI_Datatype rdt, int root)
+void fm_cc_inter_scatterv(fm_coll_call *cc, const void *sbuf, fm_iarr scounts, fm_iarr displs,
+                          MPI_Count scount, MPI_Datatype sdt, void *rbuf, MPI_Count rcount,
+                          MPI_Datatype rdt, int root)
 {
     if (root == MPI_PROC_NULL)
         return;
@@ -234,8 +233,8 @@ void fm_cc_inter_scatterv(fm_coll_call *cc, const void *sbuf, const int scounts[
 }
 
 void fm_cc_inter_allgatherv(fm_coll_call *cc, const void *sbuf, MPI_Count scount,
-                            MPI_Datatype sdt, void *rbuf, const int rcounts[],
-                            const int displs[], MPI_Count rcount, MPI_Datatype rdt)
+                            MPI_Datatype sdt, void *rbuf, fm_iarr rcounts, fm_iarr displs,
+                            MPI_Count rcount, MPI_Datatype rdt)
 {
     struct side s = {.buf = sbuf, .count = scount, .dt = sdt};
     struct side r = {.buf = rbuf, .counts = rcounts, .displs = displs, .count = rcount,
@@ -243,11 +242,10 @@ void fm_cc_inter_allgatherv(fm_coll_call *cc, const void *sbuf, MPI_Count scount
     exchange(cc, &s, 1, &r);
 }
 
-void fm_cc_inter_alltoallw(fm_coll_call *cc, const void *sbuf, const int scounts[],
-                           const int sdispls[], MPI_Count scount, MPI_Datatype sdt,
-                           const MPI_Datatype sdts[], void *rbuf, const int rcounts[],
-                           const int rdispls[], MPI_Count rcount, MPI_Datatype rdt,
-                           const MPI_Datatype rdts[])
+void fm_cc_inter_alltoallw(fm_coll_call *cc, const void *sbuf, fm_iarr scounts, fm_iarr sdispls,
+                           MPI_Count scount, MPI_Datatype sdt, const MPI_Datatype sdts[],
+                           void *rbuf, fm_iarr rcounts, fm_iarr rdispls, MPI_Count rcount,
+                           MPI_Datatype rdt, const MPI_Datatype rdts[])
 {
     struct side s = {.buf = sbuf, .counts = scounts, .displs = sdispls, .count = scount,
                      .dt = sdt, .dts = sdts};

@@ -26,22 +26,25 @@
  * fixed blocks of `count` at i * count. */
 struct nside {
     const void *buf;
-    const int *counts;
-    const int *displs;        /* v: in elements of dt */
+    fm_iarr counts;
+    fm_iarr displs;           /* v: in elements of dt */
     const MPI_Aint *bdispls;  /* w: in bytes */
     const MPI_Datatype *dts;  /* w */
     MPI_Count count;
     MPI_Datatype dt;
 };
 
-static MPI_Count ncount(const struct nside *s, int i) { return s->counts ? s->counts[i] : s->count; }
+static MPI_Count ncount(const struct nside *s, int i)
+{
+    return !fm_iarr_null(s->counts) ? fm_iarr_at(s->counts, i) : s->count;
+}
 static MPI_Datatype ndt(const struct nside *s, int i) { return s->dts ? s->dts[i] : s->dt; }
 
 static void *naddr(const struct nside *s, int i)
 {
     if (s->bdispls)
         return (char *)(uintptr_t)s->buf + s->bdispls[i];
-    MPI_Aint disp = s->displs ? s->displs[i] : (MPI_Aint)i * s->count;
+    MPI_Aint disp = !fm_iarr_null(s->displs) ? fm_iarr_at(s->displs, i) : (MPI_Aint)i * s->count;
     return fm_coll_at(s->buf, disp, s->dt);
 }
 
@@ -100,8 +103,8 @@ static void neighbor_exchange(fm_coll_call *cc, const struct nside *snd, int one
 }
 
 void fm_cc_neighbor_allgatherv(fm_coll_call *cc, const void *sbuf, MPI_Count scount,
-                               MPI_Datatype sdt, void *rbuf, const int rcounts[],
-                               const int displs[], MPI_Count rcount, MPI_Datatype rdt)
+                               MPI_Datatype sdt, void *rbuf, fm_iarr rcounts, fm_iarr displs,
+                               MPI_Count rcount, MPI_Datatype rdt)
 {
     struct nside s = {.buf = sbuf, .count = scount, .dt = sdt};
     struct nside r = {.buf = rbuf, .counts = rcounts, .displs = displs, .count = rcount,
@@ -109,10 +112,10 @@ void fm_cc_neighbor_allgatherv(fm_coll_call *cc, const void *sbuf, MPI_Count sco
     neighbor_exchange(cc, &s, 1, &r);
 }
 
-void fm_cc_neighbor_alltoallv(fm_coll_call *cc, const void *sbuf, const int scounts[],
-                              const int sdispls[], MPI_Count scount, MPI_Datatype sdt,
-                              void *rbuf, const int rcounts[], const int rdispls[],
-                              MPI_Count rcount, MPI_Datatype rdt)
+void fm_cc_neighbor_alltoallv(fm_coll_call *cc, const void *sbuf, fm_iarr scounts,
+                              fm_iarr sdispls, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
+                              fm_iarr rcounts, fm_iarr rdispls, MPI_Count rcount,
+                              MPI_Datatype rdt)
 {
     struct nside s = {.buf = sbuf, .counts = scounts, .displs = sdispls, .count = scount,
                       .dt = sdt};
@@ -121,9 +124,9 @@ void fm_cc_neighbor_alltoallv(fm_coll_call *cc, const void *sbuf, const int scou
     neighbor_exchange(cc, &s, 0, &r);
 }
 
-void fm_cc_neighbor_alltoallw(fm_coll_call *cc, const void *sbuf, const int scounts[],
+void fm_cc_neighbor_alltoallw(fm_coll_call *cc, const void *sbuf, fm_iarr scounts,
                               const MPI_Aint sdispls[], const MPI_Datatype sdts[], void *rbuf,
-                              const int rcounts[], const MPI_Aint rdispls[],
+                              fm_iarr rcounts, const MPI_Aint rdispls[],
                               const MPI_Datatype rdts[])
 {
     struct nside s = {.buf = sbuf, .counts = scounts, .bdispls = sdispls, .dts = sdts};

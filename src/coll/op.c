@@ -35,7 +35,7 @@ int fm_op_valid(MPI_Op op)
 /* User-defined ops behind user handles (handle_pool.h). */
 static fm_handle_pool op_pool = FM_HANDLE_POOL(struct fm_op);
 
-int fm_op_create(MPI_User_function *fn, int commute, MPI_Op *out)
+int fm_op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commute, MPI_Op *out)
 {
     struct fm_op *op = fm_handle_get(&op_pool);
     if (!op)
@@ -44,6 +44,7 @@ int fm_op_create(MPI_User_function *fn, int commute, MPI_Op *out)
     op->commute = commute != 0;
     op->refcount = 1;
     op->user_fn = fn;
+    op->user_fn_c = fn_c;
     op->name = "user-defined op";
     *out = op;
     return FM_OK;
@@ -86,11 +87,19 @@ int fm_op_cas_check(MPI_Datatype dt)
                : FM_ERR_TYPE;
 }
 
-/* User functions take an int count, so large counts go in INT_MAX chunks;
- * they see the caller's layout (not packed data), as the standard says. */
+/* User functions take an int count, so large counts go in INT_MAX chunks
+ * (MPI_Op_create_c's take the whole MPI_Count at once); they see the
+ * caller's layout (not packed data), as the standard says. */
 static int fm_op_apply_user(MPI_Op op, const void *in, void *inout, MPI_Count count,
                             MPI_Datatype dt)
 {
+    if (op->user_fn_c) {
+        MPI_Datatype d = dt;
+        MPI_Count len = count;
+        if (len > 0)
+            op->user_fn_c((void *)(uintptr_t)in, inout, &len, &d);
+        return FM_OK;
+    }
     MPI_Count done = 0;
     while (done < count) {
         int len = count - done > INT_MAX ? INT_MAX : (int)(count - done);

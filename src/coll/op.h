@@ -12,6 +12,8 @@ struct fm_op {
     int commute;
     int refcount;
     MPI_User_function *user_fn;
+    /* MPI_Op_create_c's function, which takes an MPI_Count length. */
+    MPI_User_function_c *user_fn_c;
     /* A Fortran user op (fab_f_op_create): the function takes the length
      * and datatype as Fortran INTEGERs, and fortran_type converts the
      * datatype (registered by the Fortran handle tables, src/mpi/f2c.c). */
@@ -38,8 +40,9 @@ int fm_op_cas_check(MPI_Datatype dt);
 /* MPI_REPLACE / MPI_NO_OP: valid only in RMA accumulates, never in collectives. */
 int fm_op_is_rma_only(MPI_Op op);
 
-/* A user op (MPI_Op_create); refcount 1.  FM_ERR_NOMEM on failure. */
-int fm_op_create(MPI_User_function *fn, int commute, MPI_Op *out);
+/* A user op (MPI_Op_create: fn; MPI_Op_create_c: fn_c, the other NULL);
+ * refcount 1.  FM_ERR_NOMEM on failure. */
+int fm_op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commute, MPI_Op *out);
 /* Pending operations hold a reference; predefined ops ignore both calls. */
 void fm_op_retain(MPI_Op op);
 void fm_op_release(MPI_Op op);

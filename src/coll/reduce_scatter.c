@@ -26,8 +26,8 @@ static void fm_rs_reduce(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_Cou
     fm_cc_reduce(cc, mine, *full, total, dt, op, 0);
 }
 
-/* rcounts NULL: reduce_scatter_block with rcount per member. */
-void fm_cc_reduce_scatter(fm_coll_call *cc, const void *sbuf, void *rbuf, const int rcounts[],
+/* rcounts absent: reduce_scatter_block with rcount per member. */
+void fm_cc_reduce_scatter(fm_coll_call *cc, const void *sbuf, void *rbuf, fm_iarr rcounts,
                           MPI_Count rcount, MPI_Datatype dt, MPI_Op op)
 {
     if (fm_comm_is_inter(cc->comm)) {
@@ -35,9 +35,9 @@ void fm_cc_reduce_scatter(fm_coll_call *cc, const void *sbuf, void *rbuf, const 
         return;
     }
     const int size = cc->comm->size;
-    int *displs = NULL;
+    MPI_Aint *displs = NULL;
     MPI_Count total = rcount * size;
-    if (rcounts) {
+    if (!fm_iarr_null(rcounts)) {
         /* Read only while recording: the scatter's steps keep addresses. */
         displs = malloc(sizeof *displs * (size_t)size);
         if (!displs) {
@@ -46,20 +46,21 @@ void fm_cc_reduce_scatter(fm_coll_call *cc, const void *sbuf, void *rbuf, const 
         }
         total = 0;
         for (int i = 0; i < size; i++) {
-            displs[i] = (int)total;
-            total += rcounts[i];
+            displs[i] = total;
+            total += fm_iarr_at(rcounts, i);
         }
     }
     void *full, *raw;
     fm_rs_reduce(cc, sbuf, rbuf, total, dt, op, &full, &raw);
-    fm_cc_set_tag(cc, rcounts ? FM_TAG_SCATTERV : FM_TAG_SCATTER);
-    fm_cc_scatterv(cc, full, rcounts, displs, rcount, dt, rbuf,
-                   rcounts ? rcounts[cc->comm->rank] : rcount, dt, 0);
+    int v = !fm_iarr_null(rcounts);
+    fm_cc_set_tag(cc, v ? FM_TAG_SCATTERV : FM_TAG_SCATTER);
+    fm_cc_scatterv(cc, full, rcounts, v ? fm_iarr_wide(displs) : FM_IARR_NONE, rcount, dt, rbuf,
+                   v ? fm_iarr_at(rcounts, cc->comm->rank) : rcount, dt, 0);
     fm_cc_tmp_done(cc, raw);
     free(displs);
 }
 
-int fm_coll_reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
+int fm_coll_reduce_scatter(const void *sbuf, void *rbuf, fm_iarr rcounts, MPI_Datatype dt,
                            MPI_Op op, MPI_Comm comm)
 {
     fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_REDUCE);
@@ -71,6 +72,6 @@ int fm_coll_reduce_scatter_block(const void *sbuf, void *rbuf, MPI_Count rcount,
                                  MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_REDUCE);
-    fm_cc_reduce_scatter(&cc, sbuf, rbuf, NULL, rcount, dt, op);
+    fm_cc_reduce_scatter(&cc, sbuf, rbuf, FM_IARR_NONE, rcount, dt, op);
     return cc.rc;
 }

@@ -45,6 +45,61 @@ void fm_dt_destroy(MPI_Datatype dt)
     fm_handle_put(&dt_pool, dt); /* a stale handle now fails fm_dt_valid */
 }
 
+/* ---- constructor arguments ------------------------------------------- */
+
+/* The numbers a constructor was given, as one sequence: the int calls'
+ * integers then addresses (MPI_Type_get_contents' arrays), or a
+ * large-count constructor's (MPI_Type_vector_c) large counts, which MPI-4.0
+ * lays out in that same order.  Subarray and darray keep some plain
+ * integers in either form: their readers are below. */
+static inline MPI_Count arg(const struct fm_dt_contents *c, MPI_Count k)
+{
+    if (c->ncounts)
+        return c->counts[k];
+    return k < c->nints ? c->ints[k] : c->aints[k - c->nints];
+}
+
+/* Subarray: ndims, sizes, subsizes, starts, order.  The large form keeps
+ * ndims and order as integers and the 3 * ndims numbers as large counts.
+ * which: 0 sizes, 1 subsizes, 2 starts. */
+static inline MPI_Count sub_arg(const struct fm_dt_contents *c, int which, int i)
+{
+    int nd = c->ints[0];
+    return c->ncounts ? c->counts[which * nd + i] : c->ints[1 + which * nd + i];
+}
+static inline int sub_order(const struct fm_dt_contents *c)
+{
+    return c->ints[c->ncounts ? 1 : 1 + 3 * c->ints[0]];
+}
+
+/* Darray: size, rank, ndims, gsizes, distribs, dargs, psizes, order.  The
+ * large form keeps gsizes as large counts and the rest, in that order, as
+ * integers.  darray_ints: where distribs starts (dargs, psizes and order
+ * follow, ndims apart). */
+static inline MPI_Count darray_gsize(const struct fm_dt_contents *c, int i)
+{
+    return c->ncounts ? c->counts[i] : c->ints[3 + i];
+}
+static inline const int *darray_ints(const struct fm_dt_contents *c)
+{
+    return c->ints + 3 + (c->ncounts ? 0 : c->ints[2]);
+}
+
+/* The array extent a subarray or darray spans: the old extent times every
+ * array size; 1 when that leaves the MPI_Aint range. */
+static int grid_extent(const struct fm_dt_contents *c, int combiner, MPI_Aint old_extent,
+                       MPI_Aint *full)
+{
+    int nd = combiner == MPI_COMBINER_SUBARRAY ? c->ints[0] : c->ints[2];
+    *full = old_extent;
+    for (int i = 0; i < nd; i++) {
+        MPI_Count n = combiner == MPI_COMBINER_SUBARRAY ? sub_arg(c, 0, i) : darray_gsize(c, i);
+        if (__builtin_mul_overflow(*full, (MPI_Aint)n, full))
+            return 1;
+    }
+    return 0;
+}
+
 /* ---- the piece walk --------------------------------------------------- */
 
 /* Subarray rows: each row is subsizes[fastest dim] consecutive elements;
@@ -56,53 +111,54 @@ static int run(fm_dt_piece_fn *fn, void *ctx, MPI_Aint disp, MPI_Count count, MP
     return fn(ctx, &p);
 }
 
-static int subarray_pieces(const int *ints, MPI_Datatype old, fm_dt_piece_fn *fn, void *ctx)
+static int subarray_pieces(const struct fm_dt_contents *c, MPI_Datatype old, fm_dt_piece_fn *fn,
+                           void *ctx)
 {
-    int nd = ints[0];
-    const int *sizes = ints + 1, *subs = ints + 1 + nd, *starts = ints + 1 + 2 * nd;
-    int fortran = ints[1 + 3 * nd] == MPI_ORDER_FORTRAN;
-    MPI_Aint *stride = malloc(sizeof(MPI_Aint) * (size_t)nd);
-    int *idx = calloc((size_t)nd, sizeof(int));
-    int *dim = malloc(sizeof(int) * (size_t)nd);
+    int nd = c->ints[0];
+    int fortran = sub_order(c) == MPI_ORDER_FORTRAN;
+    /* Per k-th fastest dimension: its array size, subsize, start, stride
+     * in bytes and the odometer's digit. */
+    MPI_Aint *v = malloc(sizeof(MPI_Aint) * 5 * (size_t)nd);
     int rc = 0;
-    if (!stride || !idx || !dim) {
-        rc = FM_ERR_NOMEM;
-        goto out_free;
-    }
-    /* dim[k]: the array dimension that is k-th fastest in memory. */
+    if (!v)
+        return FM_ERR_NOMEM;
+    MPI_Aint *size = v, *sub = v + nd, *start = v + 2 * nd, *stride = v + 3 * nd,
+             *idx = v + 4 * nd;
     for (int k = 0; k < nd; k++) {
-        dim[k] = fortran ? k : nd - 1 - k;
-        if (subs[dim[k]] == 0)
+        int d = fortran ? k : nd - 1 - k; /* the array dimension k-th fastest in memory */
+        size[k] = sub_arg(c, 0, d);
+        sub[k] = sub_arg(c, 1, d);
+        start[k] = sub_arg(c, 2, d);
+        idx[k] = 0;
+        if (sub[k] == 0)
             goto out_free; /* empty subarray: no pieces */
         stride[k] = old->extent;
-        if (k > 0 && __builtin_mul_overflow(stride[k - 1], (MPI_Aint)sizes[dim[k - 1]], &stride[k])) {
+        if (k > 0 && __builtin_mul_overflow(stride[k - 1], size[k - 1], &stride[k])) {
             rc = FM_ERR_ARG;
             goto out_free;
         }
     }
     for (;;) {
         MPI_Aint disp, d;
-        rc = __builtin_mul_overflow((MPI_Aint)starts[dim[0]], stride[0], &disp);
+        rc = __builtin_mul_overflow(start[0], stride[0], &disp);
         for (int k = 1; k < nd && !rc; k++)
-            rc = __builtin_mul_overflow((MPI_Aint)starts[dim[k]] + idx[k], stride[k], &d) ||
+            rc = __builtin_mul_overflow(start[k] + idx[k], stride[k], &d) ||
                  __builtin_add_overflow(disp, d, &disp);
         if (rc) {
             rc = FM_ERR_ARG;
             break;
         }
-        rc = run(fn, ctx, disp, subs[dim[0]], old);
+        rc = run(fn, ctx, disp, sub[0], old);
         if (rc)
             break;
         int k = 1;
-        while (k < nd && ++idx[k] == subs[dim[k]])
+        while (k < nd && ++idx[k] == sub[k])
             idx[k++] = 0;
         if (k >= nd)
             break;
     }
 out_free:
-    free(dim);
-    free(idx);
-    free(stride);
+    free(v);
     return rc;
 }
 
@@ -122,17 +178,18 @@ struct darray_dim {
     MPI_Aint b, j;            /* odometer: block, index within it */
 };
 
-static void darray_dim_init(struct darray_dim *d, int gsize, int distrib, int darg, int psize,
-                            int r)
+static void darray_dim_init(struct darray_dim *d, MPI_Aint gsize, int distrib, int darg_arg,
+                            int psize, int r)
 {
+    MPI_Aint darg = darg_arg;
     if (distrib == MPI_DISTRIBUTE_NONE) {
         darg = gsize;
         psize = 1;
         r = 0;
     } else if (darg == MPI_DISTRIBUTE_DFLT_DARG) {
-        darg = distrib == MPI_DISTRIBUTE_BLOCK ? (int)(((MPI_Aint)gsize + psize - 1) / psize) : 1;
+        darg = distrib == MPI_DISTRIBUTE_BLOCK ? (gsize + psize - 1) / psize : 1;
     }
-    MPI_Aint total = ((MPI_Aint)gsize + darg - 1) / darg; /* blocks of the whole dimension */
+    MPI_Aint total = (gsize + darg - 1) / darg; /* blocks of the whole dimension */
     d->darg = darg;
     d->first = (MPI_Aint)r * darg;
     d->step = (MPI_Aint)psize * darg;
@@ -145,12 +202,12 @@ static void darray_dim_init(struct darray_dim *d, int gsize, int distrib, int da
     d->b = d->j = 0;
 }
 
-static int darray_pieces(const int *ints, MPI_Datatype old, fm_dt_piece_fn *fn, void *ctx)
+static int darray_pieces(const struct fm_dt_contents *c, MPI_Datatype old, fm_dt_piece_fn *fn,
+                         void *ctx)
 {
-    int size = ints[0], rank = ints[1], nd = ints[2];
-    const int *gsizes = ints + 3, *distribs = ints + 3 + nd, *dargs = ints + 3 + 2 * nd,
-              *psizes = ints + 3 + 3 * nd;
-    int fortran = ints[3 + 4 * nd] == MPI_ORDER_FORTRAN;
+    int size = c->ints[0], rank = c->ints[1], nd = c->ints[2];
+    const int *distribs = darray_ints(c), *dargs = distribs + nd, *psizes = distribs + 2 * nd;
+    int fortran = distribs[3 * nd] == MPI_ORDER_FORTRAN;
     struct darray_dim *dim = calloc((size_t)nd, sizeof *dim); /* fastest first */
     if (!dim)
         return FM_ERR_NOMEM;
@@ -160,14 +217,14 @@ static int darray_pieces(const int *ints, MPI_Datatype old, fm_dt_piece_fn *fn, 
         t_size /= psizes[i];
         int r = t_rank / t_size, k = fortran ? i : nd - 1 - i;
         t_rank %= t_size;
-        darray_dim_init(&dim[k], gsizes[i], distribs[i], dargs[i], psizes[i], r);
+        darray_dim_init(&dim[k], darray_gsize(c, i), distribs[i], dargs[i], psizes[i], r);
         if (dim[k].nblocks == 0)
             goto out; /* this process holds nothing */
     }
     for (int k = 0; k < nd; k++) {
         int below = fortran ? k - 1 : nd - k; /* array dimension one faster than k */
         dim[k].stride = old->extent;
-        if (k > 0 && __builtin_mul_overflow(dim[k - 1].stride, (MPI_Aint)gsizes[below],
+        if (k > 0 && __builtin_mul_overflow(dim[k - 1].stride, (MPI_Aint)darray_gsize(c, below),
                                             &dim[k].stride)) {
             rc = FM_ERR_ARG;
             goto out;
@@ -228,11 +285,10 @@ int fm_dt_for_each_piece(MPI_Datatype dt, fm_dt_piece_fn *fn, void *ctx)
     const struct fm_dt_contents *c = dt->contents;
     if (!c)
         return 0;
-    const int *in = c->ints;
-    const MPI_Aint *a = c->aints;
     MPI_Datatype t = c->ntypes ? c->types[0] : MPI_DATATYPE_NULL; /* struct may have none */
     MPI_Aint ext = t ? t->extent : 0;
-    int n = c->nints ? in[0] : 0, rc = 0;
+    int rc = 0;
+    MPI_Count n = c->nints || c->ncounts ? arg(c, 0) : 0;
     fm_dt_piece vec = {0, 0, t, n, 0};
     MPI_Aint d;
     switch (dt->combiner) {
@@ -243,34 +299,35 @@ int fm_dt_for_each_piece(MPI_Datatype dt, fm_dt_piece_fn *fn, void *ctx)
     case MPI_COMBINER_HVECTOR:
         if (n == 0)
             return 0;
-        vec.count = in[1];
+        vec.count = arg(c, 1);
         if (dt->combiner == MPI_COMBINER_HVECTOR)
-            vec.rep_stride = a[0];
-        else if (disp_mul(in[2], ext, &vec.rep_stride))
+            vec.rep_stride = arg(c, 2);
+        else if (disp_mul(arg(c, 2), ext, &vec.rep_stride))
             return FM_ERR_ARG;
         return fn(ctx, &vec);
     case MPI_COMBINER_INDEXED:
-        for (int i = 0; i < n && !rc; i++)
-            rc = disp_mul(in[1 + n + i], ext, &d) ? FM_ERR_ARG : run(fn, ctx, d, in[1 + i], t);
+        for (MPI_Count i = 0; i < n && !rc; i++)
+            rc = disp_mul(arg(c, 1 + n + i), ext, &d) ? FM_ERR_ARG
+                                                       : run(fn, ctx, d, arg(c, 1 + i), t);
         return rc;
     case MPI_COMBINER_HINDEXED:
-        for (int i = 0; i < n && !rc; i++)
-            rc = run(fn, ctx, a[i], in[1 + i], t);
+        for (MPI_Count i = 0; i < n && !rc; i++)
+            rc = run(fn, ctx, arg(c, 1 + n + i), arg(c, 1 + i), t);
         return rc;
     case MPI_COMBINER_INDEXED_BLOCK:
-        for (int i = 0; i < n && !rc; i++)
-            rc = disp_mul(in[2 + i], ext, &d) ? FM_ERR_ARG : run(fn, ctx, d, in[1], t);
+        for (MPI_Count i = 0; i < n && !rc; i++)
+            rc = disp_mul(arg(c, 2 + i), ext, &d) ? FM_ERR_ARG : run(fn, ctx, d, arg(c, 1), t);
         return rc;
     case MPI_COMBINER_HINDEXED_BLOCK:
-        for (int i = 0; i < n && !rc; i++)
-            rc = run(fn, ctx, a[i], in[1], t);
+        for (MPI_Count i = 0; i < n && !rc; i++)
+            rc = run(fn, ctx, arg(c, 2 + i), arg(c, 1), t);
         return rc;
     case MPI_COMBINER_STRUCT:
-        for (int i = 0; i < n && !rc; i++)
-            rc = run(fn, ctx, a[i], in[1 + i], c->types[i]);
+        for (MPI_Count i = 0; i < n && !rc; i++)
+            rc = run(fn, ctx, arg(c, 1 + n + i), arg(c, 1 + i), c->types[i]);
         return rc;
-    case MPI_COMBINER_SUBARRAY: return subarray_pieces(in, t, fn, ctx);
-    case MPI_COMBINER_DARRAY: return darray_pieces(in, t, fn, ctx);
+    case MPI_COMBINER_SUBARRAY: return subarray_pieces(c, t, fn, ctx);
+    case MPI_COMBINER_DARRAY: return darray_pieces(c, t, fn, ctx);
     default: return FM_ERR_INTERN;
     }
 }
@@ -362,23 +419,29 @@ static int meta_piece(void *ctx, const fm_dt_piece *pc)
 }
 
 static struct fm_dt_contents *contents_copy(int nints, const int *ints, int naints,
-                                            const MPI_Aint *aints, int ntypes,
+                                            const MPI_Aint *aints, int ncounts,
+                                            const MPI_Count *counts, int ntypes,
                                             const MPI_Datatype *types)
 {
     /* One allocation; the 8-byte arrays first so each stays aligned. */
     size_t sz = sizeof(struct fm_dt_contents) + sizeof(MPI_Aint) * (size_t)naints +
-                sizeof(MPI_Datatype) * (size_t)ntypes + sizeof(int) * (size_t)nints;
+                sizeof(MPI_Count) * (size_t)ncounts + sizeof(MPI_Datatype) * (size_t)ntypes +
+                sizeof(int) * (size_t)nints;
     struct fm_dt_contents *c = malloc(sz);
     if (!c)
         return NULL;
     c->nints = nints;
     c->naints = naints;
+    c->ncounts = ncounts;
     c->ntypes = ntypes;
     c->aints = (MPI_Aint *)(c + 1);
-    c->types = (MPI_Datatype *)(c->aints + naints);
+    c->counts = (MPI_Count *)(c->aints + naints);
+    c->types = (MPI_Datatype *)(c->counts + ncounts);
     c->ints = (int *)(c->types + ntypes);
     if (naints)
         memcpy(c->aints, aints, sizeof(MPI_Aint) * (size_t)naints);
+    if (ncounts)
+        memcpy(c->counts, counts, sizeof(MPI_Count) * (size_t)ncounts);
     if (ntypes)
         memcpy(c->types, types, sizeof(MPI_Datatype) * (size_t)ntypes);
     if (nints)
@@ -386,11 +449,29 @@ static struct fm_dt_contents *contents_copy(int nints, const int *ints, int nain
     return c;
 }
 
+static int create(int combiner, struct fm_dt_contents *c, MPI_Datatype *newtype);
+
 int fm_dt_create(int combiner, int nints, const int *ints, int naints, const MPI_Aint *aints,
                  int ntypes, const MPI_Datatype *types, MPI_Datatype *newtype)
 {
+    return create(combiner, contents_copy(nints, ints, naints, aints, 0, NULL, ntypes, types),
+                  newtype);
+}
+
+int fm_dt_create_c(int combiner, int nints, const int *ints, int ncounts, const MPI_Count *counts,
+                   int ntypes, const MPI_Datatype *types, MPI_Datatype *newtype)
+{
+    return create(combiner, contents_copy(nints, ints, 0, NULL, ncounts, counts, ntypes, types),
+                  newtype);
+}
+
+/* Both forms: c is the constructor's arguments (NULL: out of memory),
+ * owned by the new type or freed here. */
+static int create(int combiner, struct fm_dt_contents *c, MPI_Datatype *newtype)
+{
     struct fm_datatype *dt = fm_handle_get(&dt_pool);
-    struct fm_dt_contents *c = contents_copy(nints, ints, naints, aints, ntypes, types);
+    const int ntypes = c ? c->ntypes : 0;
+    MPI_Datatype *types = c ? c->types : NULL;
     if (!dt || !c) {
         if (dt)
             fm_handle_put(&dt_pool, dt);
@@ -447,21 +528,17 @@ int fm_dt_create(int combiner, int nints, const int *ints, int naints, const MPI
             rc = FM_ERR_ARG;
         break;
     case MPI_COMBINER_RESIZED:
-        dt->lb = aints[0];
-        dt->extent = aints[1];
+        dt->lb = arg(c, 0);
+        dt->extent = arg(c, 1);
         dt->flags |= FM_DT_EXPLICIT_BOUNDS;
         break;
     case MPI_COMBINER_SUBARRAY:
     case MPI_COMBINER_DARRAY: {
         /* Both span the whole array: lb 0, extent the old extent times
-         * every array size (the sizes follow ndims for a subarray, and
-         * for a darray size, rank and ndims). */
-        int nd = combiner == MPI_COMBINER_SUBARRAY ? ints[0] : ints[2];
-        const int *sizes = combiner == MPI_COMBINER_SUBARRAY ? ints + 1 : ints + 3;
-        MPI_Aint full = types[0]->extent;
-        for (int i = 0; i < nd && !rc; i++)
-            if (__builtin_mul_overflow(full, (MPI_Aint)sizes[i], &full))
-                rc = FM_ERR_ARG;
+         * every array size (grid_extent). */
+        MPI_Aint full;
+        if (grid_extent(c, combiner, types[0]->extent, &full))
+            rc = FM_ERR_ARG;
         dt->lb = 0;
         dt->extent = full;
         dt->flags |= FM_DT_EXPLICIT_BOUNDS;

@@ -91,11 +91,14 @@ struct fm_datatype {
     struct fm_attr *attrs;    /* cached attributes, owned by src/mpi/attr.c */
 };
 
-/* Constructor arguments exactly as MPI_Type_get_contents returns them. */
+/* Constructor arguments exactly as MPI_Type_get_contents returns them
+ * (MPI_Type_get_contents_c for a type made by a large-count constructor,
+ * MPI_Type_vector_c & co.: ncounts > 0 exactly for those, and naints 0). */
 struct fm_dt_contents {
-    int nints, naints, ntypes;
+    int nints, naints, ncounts, ntypes;
     int *ints;
     MPI_Aint *aints;
+    MPI_Count *counts;
     MPI_Datatype *types; /* each retained */
 };
 
@@ -156,6 +159,12 @@ void fm_dt_release(MPI_Datatype dt);
  * Returns FM_OK, FM_ERR_NOMEM, or FM_ERR_ARG for a layout that overflows. */
 int fm_dt_create(int combiner, int nints, const int *ints, int naints, const MPI_Aint *aints,
                  int ntypes, const MPI_Datatype *types, MPI_Datatype *newtype);
+/* The same for a large-count constructor (MPI_Type_vector_c): what the int
+ * form splits into integers and addresses are large counts here, in the
+ * same order; subarray and darray keep their plain integers (ndims, order,
+ * distributions, ...) as integers (MPI-4.0 5.1.13). */
+int fm_dt_create_c(int combiner, int nints, const int *ints, int ncounts, const MPI_Count *counts,
+                   int ntypes, const MPI_Datatype *types, MPI_Datatype *newtype);
 /* Flatten dt into its block list and mark it committed (idempotent).
  * Returns FM_OK, FM_ERR_NOMEM, or FM_ERR_ARG when it has over INT_MAX blocks. */
 int fm_dt_commit(MPI_Datatype dt);

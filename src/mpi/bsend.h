@@ -6,7 +6,7 @@
 
 /* Copy the message into the attached buffer and start sending it from
  * there.  Returns MPI_SUCCESS or raises (MPI_ERR_BUFFER when it does not fit). */
-int fm_bsend(const char *call, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
-             MPI_Comm comm);
+int fm_bsend(const char *call, const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
+             int tag, MPI_Comm comm);
 
 #endif

@@ -6,6 +6,8 @@
  * MPI_BSEND_OVERHEAD bytes, the figure the standard tells users to budget.
  * Space is reclaimed lazily: completed sends are released on the next Bsend
  * or at detach, which waits for every buffered message to leave. */
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,8 +57,8 @@ static int find_space(size_t need, size_t *off)
     return -1;
 }
 
-int fm_bsend(const char *call, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
-             MPI_Comm comm)
+int fm_bsend(const char *call, const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
+             int tag, MPI_Comm comm)
 {
     if (dest == MPI_PROC_NULL)
         return MPI_SUCCESS;
@@ -92,15 +94,15 @@ int fm_bsend(const char *call, const void *buf, int count, MPI_Datatype dt, int 
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
-int PMPI_Buffer_attach(void *buffer, int size)
+/* Attach and detach, for both sizes (the _c calls take an MPI_Count). */
+static int buffer_attach(const char *call, void *buffer, MPI_Count size)
 {
-    FM_CHECK_INIT("MPI_Buffer_attach");
+    FM_CHECK_INIT(call);
     if (size < 0)
-        return fm_raise(MPI_COMM_WORLD, "MPI_Buffer_attach", MPI_ERR_ARG,
-                        "size=%d must be >= 0", size);
+        return fm_raise(MPI_COMM_WORLD, call, MPI_ERR_ARG, "size=%lld must be >= 0",
+                        (long long)size);
     if (attached)
-        return fm_raise(MPI_COMM_WORLD, "MPI_Buffer_attach", MPI_ERR_BUFFER,
+        return fm_raise(MPI_COMM_WORLD, call, MPI_ERR_BUFFER,
                         "a buffer of %zu bytes is already attached; detach it first",
                         attached_size);
     attached = buffer;
@@ -108,19 +110,53 @@ int PMPI_Buffer_attach(void *buffer, int size)
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
-int PMPI_Buffer_detach(void *buffer_addr, int *size)
+#pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
+int PMPI_Buffer_attach(void *buffer, int size)
 {
-    FM_CHECK_INIT("MPI_Buffer_detach");
+    return buffer_attach("MPI_Buffer_attach", buffer, size);
+}
+
+#pragma weak MPI_Buffer_attach_c = PMPI_Buffer_attach_c
+int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
+{
+    return buffer_attach("MPI_Buffer_attach_c", buffer, size);
+}
+
+/* max: the largest size the caller's type holds.  A buffer too large for
+ * it stays attached (nothing is lost), and the error names the call that
+ * can detach it. */
+static int buffer_detach(const char *call, void *buffer_addr, MPI_Count *size, MPI_Count max)
+{
+    FM_CHECK_INIT(call);
+    if ((MPI_Count)attached_size > max)
+        return fm_raise(MPI_COMM_WORLD, call, MPI_ERR_COUNT,
+                        "the attached buffer's size %zu does not fit an int; it stays "
+                        "attached (MPI_Buffer_detach_c detaches it)", attached_size);
     fm_wait_until((reclaim(), nslots == 0));
     *(void **)buffer_addr = attached;
-    *size = (int)attached_size;
+    *size = (MPI_Count)attached_size;
     attached = NULL;
     attached_size = 0;
     free(slots);
     slots = NULL;
     cap_slots = 0;
     return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+    MPI_Count n;
+    int rc = buffer_detach("MPI_Buffer_detach", buffer_addr, &n, INT_MAX);
+    if (rc == MPI_SUCCESS)
+        *size = (int)n;
+    return rc;
+}
+
+#pragma weak MPI_Buffer_detach_c = PMPI_Buffer_detach_c
+int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+    return buffer_detach("MPI_Buffer_detach_c", buffer_addr, size, INT64_MAX);
 }
 
 #define CHECK_BSEND_ARGS(call, buf, count, dt, dest, tag, comm) \
@@ -134,27 +170,51 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
         FM_CHECK_TAG(call, comm, tag, 0);                    \
     } while (0)
 
+static int bsend(const char *call, const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
+                 int tag, MPI_Comm comm)
+{
+    CHECK_BSEND_ARGS(call, buf, count, dt, dest, tag, comm);
+    return fm_bsend(call, buf, count, dt, dest, tag, comm);
+}
+
 #pragma weak MPI_Bsend = PMPI_Bsend
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
-    CHECK_BSEND_ARGS("MPI_Bsend", buf, count, dt, dest, tag, comm);
-    return fm_bsend("MPI_Bsend", buf, count, dt, dest, tag, comm);
+    return bsend("MPI_Bsend", buf, count, dt, dest, tag, comm);
+}
+
+#pragma weak MPI_Bsend_c = PMPI_Bsend_c
+int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                 MPI_Comm comm)
+{
+    return bsend("MPI_Bsend_c", buf, count, dt, dest, tag, comm);
+}
+
+static int ibsend(const char *call, const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
+                  int tag, MPI_Comm comm, MPI_Request *request)
+{
+    int rc = bsend(call, buf, count, dt, dest, tag, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    /* The message is in the attached buffer: the user's buffer is free. */
+    struct fm_request *r = fm_req_alloc(FM_REQ_SEND);
+    if (!r)
+        return fm_raise(comm, call, MPI_ERR_NO_MEM, "out of memory");
+    r->done = 1;
+    *request = r;
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Ibsend = PMPI_Ibsend
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
-    CHECK_BSEND_ARGS("MPI_Ibsend", buf, count, dt, dest, tag, comm);
-    int rc = fm_bsend("MPI_Ibsend", buf, count, dt, dest, tag, comm);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    /* The message is in the attached buffer: the user's buffer is free. */
-    struct fm_request *r = fm_req_alloc(FM_REQ_SEND);
-    if (!r)
-        return fm_raise(comm, "MPI_Ibsend", MPI_ERR_NO_MEM, "out of memory");
-    r->done = 1;
-    *request = r;
-    return MPI_SUCCESS;
+    return ibsend("MPI_Ibsend", buf, count, dt, dest, tag, comm, request);
 }
 
+#pragma weak MPI_Ibsend_c = PMPI_Ibsend_c
+int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    return ibsend("MPI_Ibsend_c", buf, count, dt, dest, tag, comm, request);
+}

@@ -78,31 +78,33 @@
                             "%s=MPI_IN_PLACE is not allowed here", what);                   \
     } while (0)
 
-/* Per-rank arrays: present, and counts >= 0. */
+/* Per-rank arrays: present, and counts >= 0.  Counts and displacements
+ * are fm_iarr (int, or the _c calls' MPI_Count and MPI_Aint). */
 #define CHECK_ARRAY(call, comm, arr, what)                                                  \
     do {                                                                                    \
         if (!(arr))                                                                         \
             return fm_raise(comm, call, MPI_ERR_ARG, "%s array is NULL", what);             \
     } while (0)
+#define CHECK_IARR(call, comm, arr, what) CHECK_ARRAY(call, comm, (arr).p, what)
 #define CHECK_COUNTS(call, comm, counts, what) CHECK_COUNTS_N(call, comm, counts, what, (comm)->remote_size)
 #define CHECK_COUNTS_N(call, comm, counts, what, n)                                         \
     do {                                                                                    \
-        CHECK_ARRAY(call, comm, counts, what);                                              \
+        CHECK_IARR(call, comm, counts, what);                                               \
         for (int i_ = 0; i_ < (n); i_++)                                                    \
-            if ((counts)[i_] < 0)                                                           \
-                return fm_raise(comm, call, MPI_ERR_COUNT, "%s[%d]=%d must be >= 0", what,  \
-                                i_, (counts)[i_]);                                          \
+            if (fm_iarr_at(counts, i_) < 0)                                                 \
+                return fm_raise(comm, call, MPI_ERR_COUNT, "%s[%d]=%lld must be >= 0", what, \
+                                i_, fm_iarr_at(counts, i_));                                \
     } while (0)
 
 /* A buffer that holds data must not be NULL (FM_CHECK_BUF); `count` is
  * the whole buffer's, e.g. size * rcount at a gather's root. */
 #define CHECK_DATA(call, comm, buf, count, dt, what) FM_CHECK_BUF(call, comm, buf, count, dt, what)
 
-static MPI_Count total_of(const int counts[], int n)
+static MPI_Count total_of(fm_iarr counts, int n)
 {
     MPI_Count t = 0;
     for (int i = 0; i < n; i++)
-        t += counts[i];
+        t += fm_iarr_at(counts, i);
     return t;
 }
 
@@ -112,7 +114,8 @@ int fm_check_barrier(const char *call, MPI_Comm comm)
     return MPI_SUCCESS;
 }
 
-int fm_check_bcast(const char *call, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+int fm_check_bcast(const char *call, void *buf, MPI_Count count, MPI_Datatype dt, int root,
+                   MPI_Comm comm)
 {
     CHECK_COMM(call, comm);
     CHECK_BUF_ARGS(call, comm, count, dt);
@@ -121,8 +124,8 @@ int fm_check_bcast(const char *call, void *buf, int count, MPI_Datatype dt, int 
     return MPI_SUCCESS;
 }
 
-int fm_check_reduce(const char *call, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                    MPI_Op op, int root, MPI_Comm comm)
+int fm_check_reduce(const char *call, const void *sbuf, void *rbuf, MPI_Count count,
+                    MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm)
 {
     CHECK_COMM(call, comm);
     CHECK_BUF_ARGS(call, comm, count, dt);
@@ -140,8 +143,8 @@ int fm_check_reduce(const char *call, const void *sbuf, void *rbuf, int count, M
     return MPI_SUCCESS;
 }
 
-int fm_check_allreduce(const char *call, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                       MPI_Op op, MPI_Comm comm)
+int fm_check_allreduce(const char *call, const void *sbuf, void *rbuf, MPI_Count count,
+                       MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     CHECK_COMM(call, comm);
     CHECK_INTER_NOT_IN_PLACE(call, comm, sbuf, "sendbuf");
@@ -158,7 +161,7 @@ int fm_check_allreduce(const char *call, const void *sbuf, void *rbuf, int count
 /* A rooted collective's own buffer at a member (gather's sendbuf,
  * scatter's recvbuf): ignored under MPI_IN_PLACE and at an
  * intercommunicator's root, which has none. */
-static int check_member_buf(const char *call, MPI_Comm comm, const void *buf, int count,
+static int check_member_buf(const char *call, MPI_Comm comm, const void *buf, MPI_Count count,
                             MPI_Datatype dt, int root, const char *what)
 {
     if (buf != MPI_IN_PLACE && !(INTER(comm) && root == MPI_ROOT)) {
@@ -168,8 +171,8 @@ static int check_member_buf(const char *call, MPI_Comm comm, const void *buf, in
     return MPI_SUCCESS;
 }
 
-int fm_check_gather(const char *call, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                    int rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
+int fm_check_gather(const char *call, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
+                    void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
     CHECK_COMM(call, comm);
     CHECK_ROOT(call, comm, root);
@@ -183,8 +186,8 @@ int fm_check_gather(const char *call, const void *sbuf, int scount, MPI_Datatype
     return check_member_buf(call, comm, sbuf, scount, sdt, root, "sendbuf");
 }
 
-int fm_check_gatherv(const char *call, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                     const int rcounts[], const int displs[], MPI_Datatype rdt, int root,
+int fm_check_gatherv(const char *call, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
+                     void *rbuf, fm_iarr rcounts, fm_iarr displs, MPI_Datatype rdt, int root,
                      MPI_Comm comm)
 {
     CHECK_COMM(call, comm);
@@ -192,7 +195,7 @@ int fm_check_gatherv(const char *call, const void *sbuf, int scount, MPI_Datatyp
     if (IS_ROOT(comm, root)) {
         FM_CHECK_TYPE(call, comm, rdt);
         CHECK_COUNTS(call, comm, rcounts, "recvcounts");
-        CHECK_ARRAY(call, comm, displs, "displs");
+        CHECK_IARR(call, comm, displs, "displs");
         CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
         CHECK_DATA(call, comm, rbuf, total_of(rcounts, comm->remote_size), rdt, "recvbuf");
     } else {
@@ -201,8 +204,8 @@ int fm_check_gatherv(const char *call, const void *sbuf, int scount, MPI_Datatyp
     return check_member_buf(call, comm, sbuf, scount, sdt, root, "sendbuf");
 }
 
-int fm_check_scatter(const char *call, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                     int rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
+int fm_check_scatter(const char *call, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
+                     void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
     CHECK_COMM(call, comm);
     CHECK_ROOT(call, comm, root);
@@ -216,8 +219,8 @@ int fm_check_scatter(const char *call, const void *sbuf, int scount, MPI_Datatyp
     return check_member_buf(call, comm, rbuf, rcount, rdt, root, "recvbuf");
 }
 
-int fm_check_scatterv(const char *call, const void *sbuf, const int scounts[], const int displs[],
-                      MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt, int root,
+int fm_check_scatterv(const char *call, const void *sbuf, fm_iarr scounts, fm_iarr displs,
+                      MPI_Datatype sdt, void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int root,
                       MPI_Comm comm)
 {
     CHECK_COMM(call, comm);
@@ -225,7 +228,7 @@ int fm_check_scatterv(const char *call, const void *sbuf, const int scounts[], c
     if (IS_ROOT(comm, root)) {
         FM_CHECK_TYPE(call, comm, sdt);
         CHECK_COUNTS(call, comm, scounts, "sendcounts");
-        CHECK_ARRAY(call, comm, displs, "displs");
+        CHECK_IARR(call, comm, displs, "displs");
         CHECK_NOT_IN_PLACE(call, comm, sbuf, "sendbuf");
         CHECK_DATA(call, comm, sbuf, total_of(scounts, comm->remote_size), sdt, "sendbuf");
     } else {
@@ -234,8 +237,8 @@ int fm_check_scatterv(const char *call, const void *sbuf, const int scounts[], c
     return check_member_buf(call, comm, rbuf, rcount, rdt, root, "recvbuf");
 }
 
-int fm_check_allgather(const char *call, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                       int rcount, MPI_Datatype rdt, MPI_Comm comm)
+int fm_check_allgather(const char *call, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
+                       void *rbuf, MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm)
 {
     CHECK_COMM(call, comm);
     CHECK_INTER_NOT_IN_PLACE(call, comm, sbuf, "sendbuf");
@@ -249,15 +252,15 @@ int fm_check_allgather(const char *call, const void *sbuf, int scount, MPI_Datat
     return MPI_SUCCESS;
 }
 
-int fm_check_allgatherv(const char *call, const void *sbuf, int scount, MPI_Datatype sdt,
-                        void *rbuf, const int rcounts[], const int displs[], MPI_Datatype rdt,
+int fm_check_allgatherv(const char *call, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
+                        void *rbuf, fm_iarr rcounts, fm_iarr displs, MPI_Datatype rdt,
                         MPI_Comm comm)
 {
     CHECK_COMM(call, comm);
     CHECK_INTER_NOT_IN_PLACE(call, comm, sbuf, "sendbuf");
     FM_CHECK_TYPE(call, comm, rdt);
     CHECK_COUNTS(call, comm, rcounts, "recvcounts");
-    CHECK_ARRAY(call, comm, displs, "displs");
+    CHECK_IARR(call, comm, displs, "displs");
     CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
     CHECK_DATA(call, comm, rbuf, total_of(rcounts, comm->remote_size), rdt, "recvbuf");
     if (sbuf != MPI_IN_PLACE) {
@@ -267,8 +270,8 @@ int fm_check_allgatherv(const char *call, const void *sbuf, int scount, MPI_Data
     return MPI_SUCCESS;
 }
 
-int fm_check_alltoall(const char *call, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                      int rcount, MPI_Datatype rdt, MPI_Comm comm)
+int fm_check_alltoall(const char *call, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
+                      void *rbuf, MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm)
 {
     CHECK_COMM(call, comm);
     CHECK_INTER_NOT_IN_PLACE(call, comm, sbuf, "sendbuf");
@@ -282,27 +285,27 @@ int fm_check_alltoall(const char *call, const void *sbuf, int scount, MPI_Dataty
     return MPI_SUCCESS;
 }
 
-int fm_check_alltoallv(const char *call, const void *sbuf, const int scounts[], const int sdispls[],
-                       MPI_Datatype sdt, void *rbuf, const int rcounts[], const int rdispls[],
+int fm_check_alltoallv(const char *call, const void *sbuf, fm_iarr scounts, fm_iarr sdispls,
+                       MPI_Datatype sdt, void *rbuf, fm_iarr rcounts, fm_iarr rdispls,
                        MPI_Datatype rdt, MPI_Comm comm)
 {
     CHECK_COMM(call, comm);
     CHECK_INTER_NOT_IN_PLACE(call, comm, sbuf, "sendbuf");
     FM_CHECK_TYPE(call, comm, rdt);
     CHECK_COUNTS(call, comm, rcounts, "recvcounts");
-    CHECK_ARRAY(call, comm, rdispls, "rdispls");
+    CHECK_IARR(call, comm, rdispls, "rdispls");
     CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
     if (sbuf != MPI_IN_PLACE) {
         FM_CHECK_TYPE(call, comm, sdt);
         CHECK_COUNTS(call, comm, scounts, "sendcounts");
-        CHECK_ARRAY(call, comm, sdispls, "sdispls");
+        CHECK_IARR(call, comm, sdispls, "sdispls");
         CHECK_DATA(call, comm, sbuf, total_of(scounts, comm->remote_size), sdt, "sendbuf");
     }
     CHECK_DATA(call, comm, rbuf, total_of(rcounts, comm->remote_size), rdt, "recvbuf");
     return MPI_SUCCESS;
 }
 
-int fm_check_reduce_scatter(const char *call, const void *sbuf, void *rbuf, const int rcounts[],
+int fm_check_reduce_scatter(const char *call, const void *sbuf, void *rbuf, fm_iarr rcounts,
                             MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     CHECK_COMM(call, comm);
@@ -310,17 +313,18 @@ int fm_check_reduce_scatter(const char *call, const void *sbuf, void *rbuf, cons
     FM_CHECK_TYPE(call, comm, dt);
     CHECK_COUNTS_N(call, comm, rcounts, "recvcounts", comm->size);
     CHECK_OP_FOR(call, comm, op, dt);
-    CHECK_NO_ALIAS(call, comm, sbuf, rbuf, rcounts[comm->rank]);
+    CHECK_NO_ALIAS(call, comm, sbuf, rbuf, fm_iarr_at(rcounts, comm->rank));
     CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
     if (sbuf != MPI_IN_PLACE)
         CHECK_DATA(call, comm, sbuf, total_of(rcounts, comm->size), dt, "sendbuf");
     CHECK_DATA(call, comm, rbuf,
-               sbuf == MPI_IN_PLACE ? total_of(rcounts, comm->size) : rcounts[comm->rank], dt,
-               "recvbuf");
+               sbuf == MPI_IN_PLACE ? total_of(rcounts, comm->size)
+                                    : fm_iarr_at(rcounts, comm->rank),
+               dt, "recvbuf");
     return MPI_SUCCESS;
 }
 
-int fm_check_reduce_scatter_block(const char *call, const void *sbuf, void *rbuf, int rcount,
+int fm_check_reduce_scatter_block(const char *call, const void *sbuf, void *rbuf, MPI_Count rcount,
                                   MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     CHECK_COMM(call, comm);
@@ -335,7 +339,7 @@ int fm_check_reduce_scatter_block(const char *call, const void *sbuf, void *rbuf
     return MPI_SUCCESS;
 }
 
-int fm_check_scan(const char *call, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+int fm_check_scan(const char *call, const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
                   MPI_Op op, MPI_Comm comm, int exclusive)
 {
     CHECK_COMM(call, comm);
@@ -352,25 +356,25 @@ int fm_check_scan(const char *call, const void *sbuf, void *rbuf, int count, MPI
 }
 
 /* Alltoallw: a datatype per peer on each side, displacements in bytes. */
-static int check_w_side(const char *call, MPI_Comm comm, const void *buf, const int counts[],
-                        const int displs[], const MPI_Datatype dts[], const char *cname,
+static int check_w_side(const char *call, MPI_Comm comm, const void *buf, fm_iarr counts,
+                        fm_iarr displs, const MPI_Datatype dts[], const char *cname,
                         const char *dname, const char *tname, const char *bname)
 {
     CHECK_COUNTS(call, comm, counts, cname);
-    CHECK_ARRAY(call, comm, displs, dname);
+    CHECK_IARR(call, comm, displs, dname);
     CHECK_ARRAY(call, comm, dts, tname);
     for (int i = 0; i < comm->remote_size; i++) {
-        if (counts[i] == 0)
+        if (fm_iarr_at(counts, i) == 0)
             continue;
         FM_CHECK_TYPE(call, comm, dts[i]);
-        CHECK_DATA(call, comm, buf, counts[i], dts[i], bname);
+        CHECK_DATA(call, comm, buf, fm_iarr_at(counts, i), dts[i], bname);
     }
     return MPI_SUCCESS;
 }
 
-int fm_check_alltoallw(const char *call, const void *sbuf, const int scounts[],
-                       const int sdispls[], const MPI_Datatype sdts[], void *rbuf,
-                       const int rcounts[], const int rdispls[], const MPI_Datatype rdts[],
+int fm_check_alltoallw(const char *call, const void *sbuf, fm_iarr scounts,
+                       fm_iarr sdispls, const MPI_Datatype sdts[], void *rbuf,
+                       fm_iarr rcounts, fm_iarr rdispls, const MPI_Datatype rdts[],
                        MPI_Comm comm)
 {
     CHECK_COMM(call, comm);

@@ -1,49 +1,53 @@
 /* coll_check.h — argument checks of the collectives (coll_check.c), one
  * per collective, shared by its blocking, nonblocking and persistent entry
- * points.  Each returns MPI_SUCCESS, or the error fm_raise returned after
- * naming the call, the argument and its value. */
+ * points, and by the large-count variants of each (MPI_Bcast_c: MPI_Count
+ * counts, count arrays and MPI_Aint displacements, passed as fm_iarr).
+ * Each returns MPI_SUCCESS, or the error fm_raise returned after naming the
+ * call, the argument and its value. */
 #ifndef FM_MPI_COLL_CHECK_H
 #define FM_MPI_COLL_CHECK_H
 
 #include <mpi.h>
 
 #include "coll/coll_call.h"
+#include "util/int_array.h"
 
 int fm_check_barrier(const char *call, MPI_Comm comm);
-int fm_check_bcast(const char *call, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
-int fm_check_reduce(const char *call, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                    MPI_Op op, int root, MPI_Comm comm);
-int fm_check_allreduce(const char *call, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                       MPI_Op op, MPI_Comm comm);
-int fm_check_gather(const char *call, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                    int rcount, MPI_Datatype rdt, int root, MPI_Comm comm);
-int fm_check_gatherv(const char *call, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                     const int rcounts[], const int displs[], MPI_Datatype rdt, int root,
+int fm_check_bcast(const char *call, void *buf, MPI_Count count, MPI_Datatype dt, int root,
+                   MPI_Comm comm);
+int fm_check_reduce(const char *call, const void *sbuf, void *rbuf, MPI_Count count,
+                    MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm);
+int fm_check_allreduce(const char *call, const void *sbuf, void *rbuf, MPI_Count count,
+                       MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+int fm_check_gather(const char *call, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
+                    void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int root, MPI_Comm comm);
+int fm_check_gatherv(const char *call, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
+                     void *rbuf, fm_iarr rcounts, fm_iarr displs, MPI_Datatype rdt, int root,
                      MPI_Comm comm);
-int fm_check_scatter(const char *call, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                     int rcount, MPI_Datatype rdt, int root, MPI_Comm comm);
-int fm_check_scatterv(const char *call, const void *sbuf, const int scounts[], const int displs[],
-                      MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt, int root,
+int fm_check_scatter(const char *call, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
+                     void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int root, MPI_Comm comm);
+int fm_check_scatterv(const char *call, const void *sbuf, fm_iarr scounts, fm_iarr displs,
+                      MPI_Datatype sdt, void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int root,
                       MPI_Comm comm);
-int fm_check_allgather(const char *call, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                       int rcount, MPI_Datatype rdt, MPI_Comm comm);
-int fm_check_allgatherv(const char *call, const void *sbuf, int scount, MPI_Datatype sdt,
-                        void *rbuf, const int rcounts[], const int displs[], MPI_Datatype rdt,
+int fm_check_allgather(const char *call, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
+                       void *rbuf, MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm);
+int fm_check_allgatherv(const char *call, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
+                        void *rbuf, fm_iarr rcounts, fm_iarr displs, MPI_Datatype rdt,
                         MPI_Comm comm);
-int fm_check_alltoall(const char *call, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                      int rcount, MPI_Datatype rdt, MPI_Comm comm);
-int fm_check_alltoallv(const char *call, const void *sbuf, const int scounts[], const int sdispls[],
-                       MPI_Datatype sdt, void *rbuf, const int rcounts[], const int rdispls[],
+int fm_check_alltoall(const char *call, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
+                      void *rbuf, MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm);
+int fm_check_alltoallv(const char *call, const void *sbuf, fm_iarr scounts, fm_iarr sdispls,
+                       MPI_Datatype sdt, void *rbuf, fm_iarr rcounts, fm_iarr rdispls,
                        MPI_Datatype rdt, MPI_Comm comm);
-int fm_check_reduce_scatter(const char *call, const void *sbuf, void *rbuf, const int rcounts[],
+int fm_check_reduce_scatter(const char *call, const void *sbuf, void *rbuf, fm_iarr rcounts,
                             MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
-int fm_check_reduce_scatter_block(const char *call, const void *sbuf, void *rbuf, int rcount,
+int fm_check_reduce_scatter_block(const char *call, const void *sbuf, void *rbuf, MPI_Count rcount,
                                   MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
-int fm_check_scan(const char *call, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+int fm_check_scan(const char *call, const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
                   MPI_Op op, MPI_Comm comm, int exclusive);
-int fm_check_alltoallw(const char *call, const void *sbuf, const int scounts[],
-                       const int sdispls[], const MPI_Datatype sdts[], void *rbuf,
-                       const int rcounts[], const int rdispls[], const MPI_Datatype rdts[],
+int fm_check_alltoallw(const char *call, const void *sbuf, fm_iarr scounts,
+                       fm_iarr sdispls, const MPI_Datatype sdts[], void *rbuf,
+                       fm_iarr rcounts, fm_iarr rdispls, const MPI_Datatype rdts[],
                        MPI_Comm comm);
 
 /* The nonblocking and persistent forms (icoll_api.c): begin checks the

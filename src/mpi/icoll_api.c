@@ -1,13 +1,15 @@
-/* icoll_api.c — nonblocking collectives (MPI_I*) and persistent ones
- * (MPI-4.0 *_init): the same argument checks as the blocking calls
- * (coll_check.c), then the same algorithm recorded into a schedule
- * (coll/sched.h) that the progress engine runs — at once for MPI_I*, at
- * each MPI_Start for *_init. */
+/* icoll_api.c — nonblocking collectives (MPI_I*) and the bodies they share
+ * with the persistent ones (MPI-4.0 *_init, coll_init_api.c): the same
+ * argument checks as the blocking calls (coll_check.c), then the same
+ * algorithm recorded into a schedule (coll/sched.h) that the progress
+ * engine runs — at once for MPI_I*, at each MPI_Start for *_init.  Every
+ * MPI_I* here is followed by its large-count variant (MPI_Ibcast_c). */
 #include "coll/coll.h"
 #include "coll/rma/coll_rma.h"
 #include "coll/sched.h"
 #include "mpi/api.h"
 #include "mpi/coll_check.h"
+#include "mpi/icoll.h"
 #include "mpi/win_api.h"
 
 int fm_icoll_begin(const char *call, MPI_Comm comm, MPI_Info info, MPI_Request *request,
@@ -42,147 +44,154 @@ int fm_icoll_end(const char *call, MPI_Comm comm, fm_coll_call *cc, int persiste
         return fm_icoll_end(call, comm, &cc_, persistent, request);           \
     } while (0)
 
-/* Each collective once, for both forms: `p` is 1 for the persistent one. */
+/* Each collective once, for every form: icoll.h. */
 
-static int barrier(const char *call, int p, MPI_Comm comm, MPI_Info info, MPI_Request *req)
+int fm_icoll_barrier(const char *call, int persistent, MPI_Comm comm, MPI_Info info,
+                     MPI_Request *req)
 {
-    NB_COLL(call, p, info, comm, req, fm_check_barrier(call, comm), fm_coll_sel_ibarrier(&cc_));
+    NB_COLL(call, persistent, info, comm, req, fm_check_barrier(call, comm),
+            fm_coll_sel_ibarrier(&cc_));
 }
 
-static int bcast(const char *call, int p, void *buf, int count, MPI_Datatype dt, int root,
-                 MPI_Comm comm, MPI_Info info, MPI_Request *req)
+int fm_icoll_bcast(const char *call, int persistent, void *buf, MPI_Count count, MPI_Datatype dt,
+                   int root, MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
-    NB_COLL(call, p, info, comm, req, fm_check_bcast(call, buf, count, dt, root, comm),
+    NB_COLL(call, persistent, info, comm, req,
+            fm_check_bcast(call, buf, count, dt, root, comm),
             fm_cc_bcast(&cc_, buf, count, dt, root));
 }
 
-static int reduce(const char *call, int p, const void *sbuf, void *rbuf, int count,
-                  MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm, MPI_Info info,
-                  MPI_Request *req)
+int fm_icoll_reduce(const char *call, int persistent, const void *sbuf, void *rbuf, MPI_Count count,
+                    MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm, MPI_Info info,
+                    MPI_Request *req)
 {
-    NB_COLL(call, p, info, comm, req,
+    NB_COLL(call, persistent, info, comm, req,
             fm_check_reduce(call, sbuf, rbuf, count, dt, op, root, comm),
             fm_cc_reduce(&cc_, sbuf, rbuf, count, dt, op, root));
 }
 
-static int allreduce(const char *call, int p, const void *sbuf, void *rbuf, int count,
-                     MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *req)
+int fm_icoll_allreduce(const char *call, int persistent, const void *sbuf, void *rbuf,
+                       MPI_Count count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *req)
 {
-    NB_COLL(call, p, info, comm, req, fm_check_allreduce(call, sbuf, rbuf, count, dt, op, comm),
+    NB_COLL(call, persistent, info, comm, req,
+            fm_check_allreduce(call, sbuf, rbuf, count, dt, op, comm),
             fm_coll_sel_iallreduce(&cc_, sbuf, rbuf, count, dt, op));
 }
 
-static int gather(const char *call, int p, const void *sbuf, int scount, MPI_Datatype sdt,
-                  void *rbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm,
-                  MPI_Info info, MPI_Request *req)
+int fm_icoll_gather(const char *call, int persistent, const void *sbuf, MPI_Count scount,
+                    MPI_Datatype sdt, void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int root,
+                    MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
-    NB_COLL(call, p, info, comm, req,
+    NB_COLL(call, persistent, info, comm, req,
             fm_check_gather(call, sbuf, scount, sdt, rbuf, rcount, rdt, root, comm),
-            fm_cc_gatherv(&cc_, sbuf, scount, sdt, rbuf, NULL, NULL, rcount, rdt, root));
+            fm_cc_gatherv(&cc_, sbuf, scount, sdt, rbuf, FM_IARR_NONE, FM_IARR_NONE, rcount, rdt,
+                          root));
 }
 
-static int gatherv(const char *call, int p, const void *sbuf, int scount, MPI_Datatype sdt,
-                   void *rbuf, const int rcounts[], const int displs[], MPI_Datatype rdt,
-                   int root, MPI_Comm comm, MPI_Info info, MPI_Request *req)
+int fm_icoll_gatherv(const char *call, int persistent, const void *sbuf, MPI_Count scount,
+                     MPI_Datatype sdt, void *rbuf, fm_iarr rcounts, fm_iarr displs,
+                     MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
-    NB_COLL(call, p, info, comm, req,
+    NB_COLL(call, persistent, info, comm, req,
             fm_check_gatherv(call, sbuf, scount, sdt, rbuf, rcounts, displs, rdt, root, comm),
             fm_cc_gatherv(&cc_, sbuf, scount, sdt, rbuf, rcounts, displs, 0, rdt, root));
 }
 
-static int scatter(const char *call, int p, const void *sbuf, int scount, MPI_Datatype sdt,
-                   void *rbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm,
-                   MPI_Info info, MPI_Request *req)
+int fm_icoll_scatter(const char *call, int persistent, const void *sbuf, MPI_Count scount,
+                     MPI_Datatype sdt, void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int root,
+                     MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
-    NB_COLL(call, p, info, comm, req,
+    NB_COLL(call, persistent, info, comm, req,
             fm_check_scatter(call, sbuf, scount, sdt, rbuf, rcount, rdt, root, comm),
-            fm_cc_scatterv(&cc_, sbuf, NULL, NULL, scount, sdt, rbuf, rcount, rdt, root));
+            fm_cc_scatterv(&cc_, sbuf, FM_IARR_NONE, FM_IARR_NONE, scount, sdt, rbuf, rcount, rdt,
+                           root));
 }
 
-static int scatterv(const char *call, int p, const void *sbuf, const int scounts[],
-                    const int displs[], MPI_Datatype sdt, void *rbuf, int rcount,
-                    MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Info info, MPI_Request *req)
+int fm_icoll_scatterv(const char *call, int persistent, const void *sbuf, fm_iarr scounts,
+                      fm_iarr displs, MPI_Datatype sdt, void *rbuf, MPI_Count rcount,
+                      MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
-    NB_COLL(call, p, info, comm, req,
+    NB_COLL(call, persistent, info, comm, req,
             fm_check_scatterv(call, sbuf, scounts, displs, sdt, rbuf, rcount, rdt, root, comm),
             fm_cc_scatterv(&cc_, sbuf, scounts, displs, 0, sdt, rbuf, rcount, rdt, root));
 }
 
-static int allgather(const char *call, int p, const void *sbuf, int scount, MPI_Datatype sdt,
-                     void *rbuf, int rcount, MPI_Datatype rdt, MPI_Comm comm, MPI_Info info,
-                     MPI_Request *req)
+int fm_icoll_allgather(const char *call, int persistent, const void *sbuf, MPI_Count scount,
+                       MPI_Datatype sdt, void *rbuf, MPI_Count rcount, MPI_Datatype rdt,
+                       MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
-    NB_COLL(call, p, info, comm, req,
+    NB_COLL(call, persistent, info, comm, req,
             fm_check_allgather(call, sbuf, scount, sdt, rbuf, rcount, rdt, comm),
             fm_cc_allgather(&cc_, sbuf, scount, sdt, rbuf, rcount, rdt));
 }
 
-static int allgatherv(const char *call, int p, const void *sbuf, int scount, MPI_Datatype sdt,
-                      void *rbuf, const int rcounts[], const int displs[], MPI_Datatype rdt,
-                      MPI_Comm comm, MPI_Info info, MPI_Request *req)
+int fm_icoll_allgatherv(const char *call, int persistent, const void *sbuf, MPI_Count scount,
+                        MPI_Datatype sdt, void *rbuf, fm_iarr rcounts, fm_iarr displs,
+                        MPI_Datatype rdt, MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
-    NB_COLL(call, p, info, comm, req,
+    NB_COLL(call, persistent, info, comm, req,
             fm_check_allgatherv(call, sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm),
             fm_cc_allgatherv(&cc_, sbuf, scount, sdt, rbuf, rcounts, displs, rdt));
 }
 
-static int alltoall(const char *call, int p, const void *sbuf, int scount, MPI_Datatype sdt,
-                    void *rbuf, int rcount, MPI_Datatype rdt, MPI_Comm comm, MPI_Info info,
-                    MPI_Request *req)
+int fm_icoll_alltoall(const char *call, int persistent, const void *sbuf, MPI_Count scount,
+                      MPI_Datatype sdt, void *rbuf, MPI_Count rcount, MPI_Datatype rdt,
+                      MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
-    NB_COLL(call, p, info, comm, req,
+    NB_COLL(call, persistent, info, comm, req,
             fm_check_alltoall(call, sbuf, scount, sdt, rbuf, rcount, rdt, comm),
-            fm_cc_alltoallw(&cc_, sbuf, NULL, NULL, scount, sdt, NULL, rbuf, NULL, NULL, rcount,
+            fm_cc_alltoallw(&cc_, sbuf, FM_IARR_NONE, FM_IARR_NONE, scount, sdt, NULL, rbuf,
+                            FM_IARR_NONE, FM_IARR_NONE, rcount, rdt, NULL));
+}
+
+int fm_icoll_alltoallv(const char *call, int persistent, const void *sbuf, fm_iarr scounts,
+                       fm_iarr sdispls, MPI_Datatype sdt, void *rbuf, fm_iarr rcounts,
+                       fm_iarr rdispls, MPI_Datatype rdt, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *req)
+{
+    NB_COLL(call, persistent, info, comm, req,
+            fm_check_alltoallv(call, sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt,
+                               comm),
+            fm_cc_alltoallw(&cc_, sbuf, scounts, sdispls, 0, sdt, NULL, rbuf, rcounts, rdispls, 0,
                             rdt, NULL));
 }
 
-static int alltoallv(const char *call, int p, const void *sbuf, const int scounts[],
-                     const int sdispls[], MPI_Datatype sdt, void *rbuf, const int rcounts[],
-                     const int rdispls[], MPI_Datatype rdt, MPI_Comm comm, MPI_Info info,
-                     MPI_Request *req)
+int fm_icoll_alltoallw(const char *call, int persistent, const void *sbuf, fm_iarr scounts,
+                       fm_iarr sdispls, const MPI_Datatype sdts[], void *rbuf, fm_iarr rcounts,
+                       fm_iarr rdispls, const MPI_Datatype rdts[], MPI_Comm comm, MPI_Info info,
+                       MPI_Request *req)
 {
-    NB_COLL(call, p, info, comm, req,
-            fm_check_alltoallv(call, sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt,
-                               comm),
-            fm_cc_alltoallw(&cc_, sbuf, scounts, sdispls, 0, sdt, NULL, rbuf, rcounts, rdispls,
-                            0, rdt, NULL));
-}
-
-static int alltoallw(const char *call, int p, const void *sbuf, const int scounts[],
-                     const int sdispls[], const MPI_Datatype sdts[], void *rbuf,
-                     const int rcounts[], const int rdispls[], const MPI_Datatype rdts[],
-                     MPI_Comm comm, MPI_Info info, MPI_Request *req)
-{
-    NB_COLL(call, p, info, comm, req,
+    NB_COLL(call, persistent, info, comm, req,
             fm_check_alltoallw(call, sbuf, scounts, sdispls, sdts, rbuf, rcounts, rdispls, rdts,
                                comm),
-            fm_cc_alltoallw(&cc_, sbuf, scounts, sdispls, 0, NULL, sdts, rbuf, rcounts, rdispls,
-                            0, NULL, rdts));
+            fm_cc_alltoallw(&cc_, sbuf, scounts, sdispls, 0, NULL, sdts, rbuf, rcounts, rdispls, 0,
+                            NULL, rdts));
 }
 
-static int reduce_scatter(const char *call, int p, const void *sbuf, void *rbuf,
-                          const int rcounts[], MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
-                          MPI_Info info, MPI_Request *req)
+int fm_icoll_reduce_scatter(const char *call, int persistent, const void *sbuf, void *rbuf,
+                            fm_iarr rcounts, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                            MPI_Info info, MPI_Request *req)
 {
-    NB_COLL(call, p, info, comm, req,
+    NB_COLL(call, persistent, info, comm, req,
             fm_check_reduce_scatter(call, sbuf, rbuf, rcounts, dt, op, comm),
             fm_cc_reduce_scatter(&cc_, sbuf, rbuf, rcounts, 0, dt, op));
 }
 
-static int reduce_scatter_block(const char *call, int p, const void *sbuf, void *rbuf,
-                                int rcount, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
-                                MPI_Info info, MPI_Request *req)
+int fm_icoll_reduce_scatter_block(const char *call, int persistent, const void *sbuf, void *rbuf,
+                                  MPI_Count rcount, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                                  MPI_Info info, MPI_Request *req)
 {
-    NB_COLL(call, p, info, comm, req,
+    NB_COLL(call, persistent, info, comm, req,
             fm_check_reduce_scatter_block(call, sbuf, rbuf, rcount, dt, op, comm),
-            fm_cc_reduce_scatter(&cc_, sbuf, rbuf, NULL, rcount, dt, op));
+            fm_cc_reduce_scatter(&cc_, sbuf, rbuf, FM_IARR_NONE, rcount, dt, op));
 }
 
-static int scan(const char *call, int p, const void *sbuf, void *rbuf, int count,
-                MPI_Datatype dt, MPI_Op op, MPI_Comm comm, int exclusive, MPI_Info info,
-                MPI_Request *req)
+int fm_icoll_scan(const char *call, int persistent, const void *sbuf, void *rbuf, MPI_Count count,
+                  MPI_Datatype dt, MPI_Op op, MPI_Comm comm, int exclusive, MPI_Info info,
+                  MPI_Request *req)
 {
-    NB_COLL(call, p, info, comm, req,
+    NB_COLL(call, persistent, info, comm, req,
             fm_check_scan(call, sbuf, rbuf, count, dt, op, comm, exclusive),
             fm_cc_scan(&cc_, sbuf, rbuf, count, dt, op, exclusive));
 }
@@ -192,284 +201,294 @@ static int scan(const char *call, int p, const void *sbuf, void *rbuf, int count
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
-    return barrier("MPI_Ibarrier", 0, comm, MPI_INFO_NULL, request);
-}
-
-#pragma weak MPI_Barrier_init = PMPI_Barrier_init
-int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    return barrier("MPI_Barrier_init", 1, comm, info, request);
+    return fm_icoll_barrier("MPI_Ibarrier", 0, comm, MPI_INFO_NULL, request);
 }
 
 #pragma weak MPI_Ibcast = PMPI_Ibcast
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-               MPI_Request *request)
+                MPI_Request *request)
 {
-    return bcast("MPI_Ibcast", 0, buffer, count, datatype, root, comm, MPI_INFO_NULL, request);
+    return fm_icoll_bcast("MPI_Ibcast", 0, buffer, count, datatype, root, comm, MPI_INFO_NULL,
+                          request);
 }
 
-#pragma weak MPI_Bcast_init = PMPI_Bcast_init
-int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                   MPI_Info info, MPI_Request *request)
+#pragma weak MPI_Ibcast_c = PMPI_Ibcast_c
+int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                  MPI_Request *request)
 {
-    return bcast("MPI_Bcast_init", 1, buffer, count, datatype, root, comm, info, request);
+    return fm_icoll_bcast("MPI_Ibcast_c", 0, buffer, count, datatype, root, comm, MPI_INFO_NULL,
+                          request);
 }
 
 #pragma weak MPI_Ireduce = PMPI_Ireduce
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                int root, MPI_Comm comm, MPI_Request *request)
+                 int root, MPI_Comm comm, MPI_Request *request)
 {
-    return reduce("MPI_Ireduce", 0, sendbuf, recvbuf, count, datatype, op, root, comm,
-                  MPI_INFO_NULL, request);
+    return fm_icoll_reduce("MPI_Ireduce", 0, sendbuf, recvbuf, count, datatype, op, root, comm,
+                           MPI_INFO_NULL, request);
 }
 
-#pragma weak MPI_Reduce_init = PMPI_Reduce_init
-int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                    int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+#pragma weak MPI_Ireduce_c = PMPI_Ireduce_c
+int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                   MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return reduce("MPI_Reduce_init", 1, sendbuf, recvbuf, count, datatype, op, root, comm, info,
-                  request);
+    return fm_icoll_reduce("MPI_Ireduce_c", 0, sendbuf, recvbuf, count, datatype, op, root, comm,
+                           MPI_INFO_NULL, request);
 }
 
 #pragma weak MPI_Iallreduce = PMPI_Iallreduce
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                   MPI_Comm comm, MPI_Request *request)
+                    MPI_Comm comm, MPI_Request *request)
 {
-    return allreduce("MPI_Iallreduce", 0, sendbuf, recvbuf, count, datatype, op, comm,
-                     MPI_INFO_NULL, request);
+    return fm_icoll_allreduce("MPI_Iallreduce", 0, sendbuf, recvbuf, count, datatype, op, comm,
+                              MPI_INFO_NULL, request);
 }
 
-#pragma weak MPI_Allreduce_init = PMPI_Allreduce_init
-int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                       MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+#pragma weak MPI_Iallreduce_c = PMPI_Iallreduce_c
+int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                      MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return allreduce("MPI_Allreduce_init", 1, sendbuf, recvbuf, count, datatype, op, comm, info,
-                     request);
+    return fm_icoll_allreduce("MPI_Iallreduce_c", 0, sendbuf, recvbuf, count, datatype, op, comm,
+                              MPI_INFO_NULL, request);
 }
 
 #pragma weak MPI_Igather = PMPI_Igather
 int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request *request)
 {
-    return gather("MPI_Igather", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                  root, comm, MPI_INFO_NULL, request);
+    return fm_icoll_gather("MPI_Igather", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                           recvtype, root, comm, MPI_INFO_NULL, request);
 }
 
-#pragma weak MPI_Gather_init = PMPI_Gather_init
-int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
-                    MPI_Request *request)
+#pragma weak MPI_Igather_c = PMPI_Igather_c
+int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                   MPI_Request *request)
 {
-    return gather("MPI_Gather_init", 1, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                  root, comm, info, request);
+    return fm_icoll_gather("MPI_Igather_c", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                           recvtype, root, comm, MPI_INFO_NULL, request);
 }
 
 #pragma weak MPI_Igatherv = PMPI_Igatherv
 int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                 MPI_Comm comm, MPI_Request *request)
+                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                  MPI_Comm comm, MPI_Request *request)
 {
-    return gatherv("MPI_Igatherv", 0, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                   recvtype, root, comm, MPI_INFO_NULL, request);
+    return fm_icoll_gatherv("MPI_Igatherv", 0, sendbuf, sendcount, sendtype, recvbuf,
+                            fm_iarr_int(recvcounts), fm_iarr_int(displs), recvtype, root, comm,
+                            MPI_INFO_NULL, request);
 }
 
-#pragma weak MPI_Gatherv_init = PMPI_Gatherv_init
-int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                     MPI_Comm comm, MPI_Info info, MPI_Request *request)
+#pragma weak MPI_Igatherv_c = PMPI_Igatherv_c
+int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                    int root, MPI_Comm comm, MPI_Request *request)
 {
-    return gatherv("MPI_Gatherv_init", 1, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                   recvtype, root, comm, info, request);
+    return fm_icoll_gatherv("MPI_Igatherv_c", 0, sendbuf, sendcount, sendtype, recvbuf,
+                            fm_iarr_wide(recvcounts), fm_iarr_wide(displs), recvtype, root, comm,
+                            MPI_INFO_NULL, request);
 }
 
 #pragma weak MPI_Iscatter = PMPI_Iscatter
 int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                 MPI_Request *request)
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request *request)
 {
-    return scatter("MPI_Iscatter", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                   root, comm, MPI_INFO_NULL, request);
+    return fm_icoll_scatter("MPI_Iscatter", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                            recvtype, root, comm, MPI_INFO_NULL, request);
 }
 
-#pragma weak MPI_Scatter_init = PMPI_Scatter_init
-int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
-                     MPI_Request *request)
+#pragma weak MPI_Iscatter_c = PMPI_Iscatter_c
+int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                    MPI_Request *request)
 {
-    return scatter("MPI_Scatter_init", 1, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                   recvtype, root, comm, info, request);
+    return fm_icoll_scatter("MPI_Iscatter_c", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                            recvtype, root, comm, MPI_INFO_NULL, request);
 }
 
 #pragma weak MPI_Iscatterv = PMPI_Iscatterv
 int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                  int root, MPI_Comm comm, MPI_Request *request)
+                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                   int root, MPI_Comm comm, MPI_Request *request)
 {
-    return scatterv("MPI_Iscatterv", 0, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
-                    recvtype, root, comm, MPI_INFO_NULL, request);
+    return fm_icoll_scatterv("MPI_Iscatterv", 0, sendbuf, fm_iarr_int(sendcounts),
+                             fm_iarr_int(displs), sendtype, recvbuf, recvcount, recvtype, root,
+                             comm, MPI_INFO_NULL, request);
 }
 
-#pragma weak MPI_Scatterv_init = PMPI_Scatterv_init
-int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[],
-                      MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                      int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+#pragma weak MPI_Iscatterv_c = PMPI_Iscatterv_c
+int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return scatterv("MPI_Scatterv_init", 1, sendbuf, sendcounts, displs, sendtype, recvbuf,
-                    recvcount, recvtype, root, comm, info, request);
+    return fm_icoll_scatterv("MPI_Iscatterv_c", 0, sendbuf, fm_iarr_wide(sendcounts),
+                             fm_iarr_wide(displs), sendtype, recvbuf, recvcount, recvtype, root,
+                             comm, MPI_INFO_NULL, request);
 }
 
 #pragma weak MPI_Iallgather = PMPI_Iallgather
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return allgather("MPI_Iallgather", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, comm, MPI_INFO_NULL, request);
+    return fm_icoll_allgather("MPI_Iallgather", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                              recvtype, comm, MPI_INFO_NULL, request);
 }
 
-#pragma weak MPI_Allgather_init = PMPI_Allgather_init
-int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                       MPI_Request *request)
+#pragma weak MPI_Iallgather_c = PMPI_Iallgather_c
+int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                      MPI_Request *request)
 {
-    return allgather("MPI_Allgather_init", 1, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, comm, info, request);
+    return fm_icoll_allgather("MPI_Iallgather_c", 0, sendbuf, sendcount, sendtype, recvbuf,
+                              recvcount, recvtype, comm, MPI_INFO_NULL, request);
 }
 
 #pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
 int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                    MPI_Comm comm, MPI_Request *request)
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                     MPI_Comm comm, MPI_Request *request)
 {
-    return allgatherv("MPI_Iallgatherv", 0, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                      displs, recvtype, comm, MPI_INFO_NULL, request);
+    return fm_icoll_allgatherv("MPI_Iallgatherv", 0, sendbuf, sendcount, sendtype, recvbuf,
+                               fm_iarr_int(recvcounts), fm_iarr_int(displs), recvtype, comm,
+                               MPI_INFO_NULL, request);
 }
 
-#pragma weak MPI_Allgatherv_init = PMPI_Allgatherv_init
-int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                        const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                        MPI_Comm comm, MPI_Info info, MPI_Request *request)
+#pragma weak MPI_Iallgatherv_c = PMPI_Iallgatherv_c
+int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return allgatherv("MPI_Allgatherv_init", 1, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                      displs, recvtype, comm, info, request);
+    return fm_icoll_allgatherv("MPI_Iallgatherv_c", 0, sendbuf, sendcount, sendtype, recvbuf,
+                               fm_iarr_wide(recvcounts), fm_iarr_wide(displs), recvtype, comm,
+                               MPI_INFO_NULL, request);
 }
 
 #pragma weak MPI_Ialltoall = PMPI_Ialltoall
 int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return alltoall("MPI_Ialltoall", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                    comm, MPI_INFO_NULL, request);
+    return fm_icoll_alltoall("MPI_Ialltoall", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                             recvtype, comm, MPI_INFO_NULL, request);
 }
 
-#pragma weak MPI_Alltoall_init = PMPI_Alltoall_init
-int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                      MPI_Request *request)
+#pragma weak MPI_Ialltoall_c = PMPI_Ialltoall_c
+int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                     MPI_Request *request)
 {
-    return alltoall("MPI_Alltoall_init", 1, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                    recvtype, comm, info, request);
+    return fm_icoll_alltoall("MPI_Ialltoall_c", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                             recvtype, comm, MPI_INFO_NULL, request);
 }
 
 #pragma weak MPI_Ialltoallv = PMPI_Ialltoallv
 int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return alltoallv("MPI_Ialltoallv", 0, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                     recvcounts, rdispls, recvtype, comm, MPI_INFO_NULL, request);
+    return fm_icoll_alltoallv("MPI_Ialltoallv", 0, sendbuf, fm_iarr_int(sendcounts),
+                              fm_iarr_int(sdispls), sendtype, recvbuf, fm_iarr_int(recvcounts),
+                              fm_iarr_int(rdispls), recvtype, comm, MPI_INFO_NULL, request);
 }
 
-#pragma weak MPI_Alltoallv_init = PMPI_Alltoallv_init
-int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                       MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                       const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                       MPI_Request *request)
+#pragma weak MPI_Ialltoallv_c = PMPI_Ialltoallv_c
+int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                      MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                      const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                      MPI_Request *request)
 {
-    return alltoallv("MPI_Alltoallv_init", 1, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                     recvcounts, rdispls, recvtype, comm, info, request);
+    return fm_icoll_alltoallv("MPI_Ialltoallv_c", 0, sendbuf, fm_iarr_wide(sendcounts),
+                              fm_iarr_wide(sdispls), sendtype, recvbuf, fm_iarr_wide(recvcounts),
+                              fm_iarr_wide(rdispls), recvtype, comm, MPI_INFO_NULL, request);
 }
 
 #pragma weak MPI_Ialltoallw = PMPI_Ialltoallw
 int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-                   MPI_Request *request)
+                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                    MPI_Request *request)
 {
-    return alltoallw("MPI_Ialltoallw", 0, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                     recvcounts, rdispls, recvtypes, comm, MPI_INFO_NULL, request);
+    return fm_icoll_alltoallw("MPI_Ialltoallw", 0, sendbuf, fm_iarr_int(sendcounts),
+                              fm_iarr_int(sdispls), sendtypes, recvbuf, fm_iarr_int(recvcounts),
+                              fm_iarr_int(rdispls), recvtypes, comm, MPI_INFO_NULL, request);
 }
 
-#pragma weak MPI_Alltoallw_init = PMPI_Alltoallw_init
-int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                       const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                       const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-                       MPI_Info info, MPI_Request *request)
+#pragma weak MPI_Ialltoallw_c = PMPI_Ialltoallw_c
+int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                      const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                      MPI_Request *request)
 {
-    return alltoallw("MPI_Alltoallw_init", 1, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                     recvcounts, rdispls, recvtypes, comm, info, request);
+    return fm_icoll_alltoallw("MPI_Ialltoallw_c", 0, sendbuf, fm_iarr_wide(sendcounts),
+                              fm_iarr_wide(sdispls), sendtypes, recvbuf, fm_iarr_wide(recvcounts),
+                              fm_iarr_wide(rdispls), recvtypes, comm, MPI_INFO_NULL, request);
 }
 
 #pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return reduce_scatter("MPI_Ireduce_scatter", 0, sendbuf, recvbuf, recvcounts, datatype, op,
-                          comm, MPI_INFO_NULL, request);
+    return fm_icoll_reduce_scatter("MPI_Ireduce_scatter", 0, sendbuf, recvbuf,
+                                   fm_iarr_int(recvcounts), datatype, op, comm, MPI_INFO_NULL,
+                                   request);
 }
 
-#pragma weak MPI_Reduce_scatter_init = PMPI_Reduce_scatter_init
-int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                            MPI_Request *request)
+#pragma weak MPI_Ireduce_scatter_c = PMPI_Ireduce_scatter_c
+int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return reduce_scatter("MPI_Reduce_scatter_init", 1, sendbuf, recvbuf, recvcounts, datatype, op,
-                          comm, info, request);
+    return fm_icoll_reduce_scatter("MPI_Ireduce_scatter_c", 0, sendbuf, recvbuf,
+                                   fm_iarr_wide(recvcounts), datatype, op, comm, MPI_INFO_NULL,
+                                   request);
 }
 
 #pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block
 int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                               MPI_Request *request)
 {
-    return reduce_scatter_block("MPI_Ireduce_scatter_block", 0, sendbuf, recvbuf, recvcount,
-                                datatype, op, comm, MPI_INFO_NULL, request);
+    return fm_icoll_reduce_scatter_block("MPI_Ireduce_scatter_block", 0, sendbuf, recvbuf,
+                                         recvcount, datatype, op, comm, MPI_INFO_NULL, request);
 }
 
-#pragma weak MPI_Reduce_scatter_block_init = PMPI_Reduce_scatter_block_init
-int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
-                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                                  MPI_Request *request)
+#pragma weak MPI_Ireduce_scatter_block_c = PMPI_Ireduce_scatter_block_c
+int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                 MPI_Request *request)
 {
-    return reduce_scatter_block("MPI_Reduce_scatter_block_init", 1, sendbuf, recvbuf, recvcount,
-                                datatype, op, comm, info, request);
+    return fm_icoll_reduce_scatter_block("MPI_Ireduce_scatter_block_c", 0, sendbuf, recvbuf,
+                                         recvcount, datatype, op, comm, MPI_INFO_NULL, request);
 }
 
 #pragma weak MPI_Iscan = PMPI_Iscan
 int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-              MPI_Comm comm, MPI_Request *request)
+               MPI_Comm comm, MPI_Request *request)
 {
-    return scan("MPI_Iscan", 0, sendbuf, recvbuf, count, datatype, op, comm, 0, MPI_INFO_NULL,
-                request);
+    return fm_icoll_scan("MPI_Iscan", 0, sendbuf, recvbuf, count, datatype, op, comm, 0,
+                         MPI_INFO_NULL, request);
 }
 
-#pragma weak MPI_Scan_init = PMPI_Scan_init
-int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                  MPI_Comm comm, MPI_Info info, MPI_Request *request)
+#pragma weak MPI_Iscan_c = PMPI_Iscan_c
+int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                 MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return scan("MPI_Scan_init", 1, sendbuf, recvbuf, count, datatype, op, comm, 0, info, request);
+    return fm_icoll_scan("MPI_Iscan_c", 0, sendbuf, recvbuf, count, datatype, op, comm, 0,
+                         MPI_INFO_NULL, request);
 }
 
 #pragma weak MPI_Iexscan = PMPI_Iexscan
 int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                MPI_Comm comm, MPI_Request *request)
+                 MPI_Comm comm, MPI_Request *request)
 {
-    return scan("MPI_Iexscan", 0, sendbuf, recvbuf, count, datatype, op, comm, 1, MPI_INFO_NULL,
-                request);
+    return fm_icoll_scan("MPI_Iexscan", 0, sendbuf, recvbuf, count, datatype, op, comm, 1,
+                         MPI_INFO_NULL, request);
 }
 
-#pragma weak MPI_Exscan_init = PMPI_Exscan_init
-int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                    MPI_Comm comm, MPI_Info info, MPI_Request *request)
+#pragma weak MPI_Iexscan_c = PMPI_Iexscan_c
+int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                   MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return scan("MPI_Exscan_init", 1, sendbuf, recvbuf, count, datatype, op, comm, 1, info,
-                request);
+    return fm_icoll_scan("MPI_Iexscan_c", 0, sendbuf, recvbuf, count, datatype, op, comm, 1,
+                         MPI_INFO_NULL, request);
 }

@@ -1,14 +1,17 @@
 /* neighbor_api.c — neighborhood collectives: MPI_Neighbor_allgather(v),
- * MPI_Neighbor_alltoall(v,w), their MPI_Ineighbor_* and *_init forms.
- * Arguments are checked here; the exchange is coll/neighbor.c, run at
- * once, or recorded into a schedule (coll/sched.h) like the other
- * nonblocking and persistent collectives. */
+ * MPI_Neighbor_alltoall(v,w), their MPI_Ineighbor_* and *_init forms, and
+ * the MPI-4.0 large-count variant of each (MPI_Neighbor_allgather_c:
+ * MPI_Count counts and count arrays, MPI_Aint displacements).  Arguments
+ * are checked here, one body per collective for every form and width; the
+ * exchange is coll/neighbor.c, run at once, or recorded into a schedule
+ * (coll/sched.h) like the other nonblocking and persistent collectives. */
 #include "coll/coll.h"
 #include "coll/coll_util.h"
 #include "core/topo.h"
 #include "dtype/dtype.h"
 #include "mpi/api.h"
 #include "mpi/coll_check.h"
+#include "util/int_array.h"
 
 /* The communicator is an intracommunicator with a topology; its
  * neighbour counts in *nin / *nout. */
@@ -27,14 +30,14 @@ static int check_comm(const char *call, MPI_Comm comm, int *nin, int *nout)
 
 /* One side: fixed (counts NULL: `count` of dt per neighbour), v (counts
  * and element displacements) or w (counts, byte displacements, types). */
-static int check_side(const char *call, MPI_Comm comm, const void *buf, int n, int count,
-                      MPI_Datatype dt, const int counts[], const void *displs,
+static int check_side(const char *call, MPI_Comm comm, const void *buf, int n, MPI_Count count,
+                      MPI_Datatype dt, fm_iarr counts, const void *displs,
                       const MPI_Datatype dts[], const char *what)
 {
     if (buf == MPI_IN_PLACE)
         return fm_raise(comm, call, MPI_ERR_BUFFER,
                         "%s=MPI_IN_PLACE is not allowed in a neighborhood collective", what);
-    if (!counts) {
+    if (fm_iarr_null(counts)) {
         FM_CHECK_COUNT(call, comm, count);
         FM_CHECK_TYPE(call, comm, dt);
         FM_CHECK_BUF(call, comm, buf, (MPI_Count)count * n, dt, what);
@@ -46,14 +49,15 @@ static int check_side(const char *call, MPI_Comm comm, const void *buf, int n, i
     if (!dts)
         FM_CHECK_TYPE(call, comm, dt);
     for (int i = 0; i < n; i++) {
-        if (counts[i] < 0)
-            return fm_raise(comm, call, MPI_ERR_COUNT, "%s counts[%d]=%d must be >= 0", what, i,
-                            counts[i]);
+        MPI_Count c = fm_iarr_at(counts, i);
+        if (c < 0)
+            return fm_raise(comm, call, MPI_ERR_COUNT, "%s counts[%d]=%lld must be >= 0", what, i,
+                            c);
         MPI_Datatype t = dts ? dts[i] : dt;
-        if (counts[i] == 0)
+        if (c == 0)
             continue;
         FM_CHECK_TYPE(call, comm, t);
-        FM_CHECK_BUF(call, comm, buf, counts[i], t, what);
+        FM_CHECK_BUF(call, comm, buf, c, t, what);
     }
     return MPI_SUCCESS;
 }
@@ -82,69 +86,72 @@ static int check_side(const char *call, MPI_Comm comm, const void *buf, int n, i
             return e_;                   \
     } while (0)
 
-static int allgather(const char *call, int mode, const void *sbuf, int scount, MPI_Datatype sdt,
-                     void *rbuf, int rcount, MPI_Datatype rdt, MPI_Comm comm, MPI_Info info,
-                     MPI_Request *req)
+static int allgather(const char *call, int mode, const void *sbuf, MPI_Count scount,
+                     MPI_Datatype sdt, void *rbuf, MPI_Count rcount, MPI_Datatype rdt,
+                     MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
     int nin, nout;
     TRY(check_comm(call, comm, &nin, &nout));
-    TRY(check_side(call, comm, sbuf, 1, scount, sdt, NULL, NULL, NULL, "sendbuf"));
-    TRY(check_side(call, comm, rbuf, nin, rcount, rdt, NULL, NULL, NULL, "recvbuf"));
+    TRY(check_side(call, comm, sbuf, 1, scount, sdt, FM_IARR_NONE, NULL, NULL, "sendbuf"));
+    TRY(check_side(call, comm, rbuf, nin, rcount, rdt, FM_IARR_NONE, NULL, NULL, "recvbuf"));
     NEIGHBOR(call, mode, comm, info, req,
-             fm_cc_neighbor_allgatherv(&cc_, sbuf, scount, sdt, rbuf, NULL, NULL, rcount, rdt));
+             fm_cc_neighbor_allgatherv(&cc_, sbuf, scount, sdt, rbuf, FM_IARR_NONE, FM_IARR_NONE,
+                                       rcount, rdt));
 }
 
-static int allgatherv(const char *call, int mode, const void *sbuf, int scount,
-                      MPI_Datatype sdt, void *rbuf, const int rcounts[], const int displs[],
+static int allgatherv(const char *call, int mode, const void *sbuf, MPI_Count scount,
+                      MPI_Datatype sdt, void *rbuf, fm_iarr rcounts, fm_iarr displs,
                       MPI_Datatype rdt, MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
     int nin, nout;
     TRY(check_comm(call, comm, &nin, &nout));
-    TRY(check_side(call, comm, sbuf, 1, scount, sdt, NULL, NULL, NULL, "sendbuf"));
-    if (nin > 0 && !rcounts)
+    TRY(check_side(call, comm, sbuf, 1, scount, sdt, FM_IARR_NONE, NULL, NULL, "sendbuf"));
+    if (nin > 0 && fm_iarr_null(rcounts))
         return fm_raise(comm, call, MPI_ERR_ARG, "recvcounts array is NULL");
-    TRY(check_side(call, comm, rbuf, nin, 0, rdt, rcounts, displs, NULL, "recvbuf"));
+    TRY(check_side(call, comm, rbuf, nin, 0, rdt, rcounts, displs.p, NULL, "recvbuf"));
     NEIGHBOR(call, mode, comm, info, req,
              fm_cc_neighbor_allgatherv(&cc_, sbuf, scount, sdt, rbuf, rcounts, displs, 0, rdt));
 }
 
-static int alltoall(const char *call, int mode, const void *sbuf, int scount, MPI_Datatype sdt,
-                    void *rbuf, int rcount, MPI_Datatype rdt, MPI_Comm comm, MPI_Info info,
-                    MPI_Request *req)
+static int alltoall(const char *call, int mode, const void *sbuf, MPI_Count scount,
+                    MPI_Datatype sdt, void *rbuf, MPI_Count rcount, MPI_Datatype rdt,
+                    MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
     int nin, nout;
     TRY(check_comm(call, comm, &nin, &nout));
-    TRY(check_side(call, comm, sbuf, nout, scount, sdt, NULL, NULL, NULL, "sendbuf"));
-    TRY(check_side(call, comm, rbuf, nin, rcount, rdt, NULL, NULL, NULL, "recvbuf"));
+    TRY(check_side(call, comm, sbuf, nout, scount, sdt, FM_IARR_NONE, NULL, NULL, "sendbuf"));
+    TRY(check_side(call, comm, rbuf, nin, rcount, rdt, FM_IARR_NONE, NULL, NULL, "recvbuf"));
     NEIGHBOR(call, mode, comm, info, req,
-             fm_cc_neighbor_alltoallv(&cc_, sbuf, NULL, NULL, scount, sdt, rbuf, NULL, NULL,
-                                      rcount, rdt));
+             fm_cc_neighbor_alltoallv(&cc_, sbuf, FM_IARR_NONE, FM_IARR_NONE, scount, sdt, rbuf,
+                                      FM_IARR_NONE, FM_IARR_NONE, rcount, rdt));
 }
 
-static int alltoallv(const char *call, int mode, const void *sbuf, const int scounts[],
-                     const int sdispls[], MPI_Datatype sdt, void *rbuf, const int rcounts[],
-                     const int rdispls[], MPI_Datatype rdt, MPI_Comm comm, MPI_Info info,
+static int alltoallv(const char *call, int mode, const void *sbuf, fm_iarr scounts,
+                     fm_iarr sdispls, MPI_Datatype sdt, void *rbuf, fm_iarr rcounts,
+                     fm_iarr rdispls, MPI_Datatype rdt, MPI_Comm comm, MPI_Info info,
                      MPI_Request *req)
 {
     int nin, nout;
     TRY(check_comm(call, comm, &nin, &nout));
-    if ((nout > 0 && !scounts) || (nin > 0 && !rcounts))
+    if ((nout > 0 && fm_iarr_null(scounts)) || (nin > 0 && fm_iarr_null(rcounts)))
         return fm_raise(comm, call, MPI_ERR_ARG, "a counts array is NULL");
-    TRY(check_side(call, comm, sbuf, nout, 0, sdt, scounts, sdispls, NULL, "sendbuf"));
-    TRY(check_side(call, comm, rbuf, nin, 0, rdt, rcounts, rdispls, NULL, "recvbuf"));
+    TRY(check_side(call, comm, sbuf, nout, 0, sdt, scounts, sdispls.p, NULL, "sendbuf"));
+    TRY(check_side(call, comm, rbuf, nin, 0, rdt, rcounts, rdispls.p, NULL, "recvbuf"));
     NEIGHBOR(call, mode, comm, info, req,
              fm_cc_neighbor_alltoallv(&cc_, sbuf, scounts, sdispls, 0, sdt, rbuf, rcounts,
                                       rdispls, 0, rdt));
 }
 
-static int alltoallw(const char *call, int mode, const void *sbuf, const int scounts[],
+/* The w form's displacements are MPI_Aint bytes in both widths. */
+static int alltoallw(const char *call, int mode, const void *sbuf, fm_iarr scounts,
                      const MPI_Aint sdispls[], const MPI_Datatype sdts[], void *rbuf,
-                     const int rcounts[], const MPI_Aint rdispls[], const MPI_Datatype rdts[],
+                     fm_iarr rcounts, const MPI_Aint rdispls[], const MPI_Datatype rdts[],
                      MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
     int nin, nout;
     TRY(check_comm(call, comm, &nin, &nout));
-    if ((nout > 0 && (!scounts || !sdts)) || (nin > 0 && (!rcounts || !rdts)))
+    if ((nout > 0 && (fm_iarr_null(scounts) || !sdts)) ||
+        (nin > 0 && (fm_iarr_null(rcounts) || !rdts)))
         return fm_raise(comm, call, MPI_ERR_ARG, "a counts or types array is NULL");
     TRY(check_side(call, comm, sbuf, nout, 0, NULL, scounts, sdispls, sdts, "sendbuf"));
     TRY(check_side(call, comm, rbuf, nin, 0, NULL, rcounts, rdispls, rdts, "recvbuf"));
@@ -156,140 +163,303 @@ static int alltoallw(const char *call, int mode, const void *sbuf, const int sco
 /* ---- the entry points ------------------------------------------------------ */
 
 #pragma weak MPI_Neighbor_allgather = PMPI_Neighbor_allgather
-int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     return allgather("MPI_Neighbor_allgather", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                      recvtype, comm, MPI_INFO_NULL, NULL);
 }
 
+#pragma weak MPI_Neighbor_allgather_c = PMPI_Neighbor_allgather_c
+int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                              MPI_Comm comm)
+{
+    return allgather("MPI_Neighbor_allgather_c", 0, sendbuf, sendcount, sendtype, recvbuf,
+                     recvcount, recvtype, comm, MPI_INFO_NULL, NULL);
+}
+
 #pragma weak MPI_Ineighbor_allgather = PMPI_Ineighbor_allgather
 int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                            MPI_Request *request)
+                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                             MPI_Request *request)
 {
     return allgather("MPI_Ineighbor_allgather", 1, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                      recvtype, comm, MPI_INFO_NULL, request);
 }
 
+#pragma weak MPI_Ineighbor_allgather_c = PMPI_Ineighbor_allgather_c
+int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                               MPI_Comm comm, MPI_Request *request)
+{
+    return allgather("MPI_Ineighbor_allgather_c", 1, sendbuf, sendcount, sendtype, recvbuf,
+                     recvcount, recvtype, comm, MPI_INFO_NULL, request);
+}
+
 #pragma weak MPI_Neighbor_allgather_init = PMPI_Neighbor_allgather_init
 int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                                MPI_Info info, MPI_Request *request)
+                                 void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                 MPI_Info info, MPI_Request *request)
 {
     return allgather("MPI_Neighbor_allgather_init", 2, sendbuf, sendcount, sendtype, recvbuf,
                      recvcount, recvtype, comm, info, request);
 }
 
+#pragma weak MPI_Neighbor_allgather_init_c = PMPI_Neighbor_allgather_init_c
+int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                   void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    return allgather("MPI_Neighbor_allgather_init_c", 2, sendbuf, sendcount, sendtype, recvbuf,
+                     recvcount, recvtype, comm, info, request);
+}
+
 #pragma weak MPI_Neighbor_allgatherv = PMPI_Neighbor_allgatherv
 int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                            void *recvbuf, const int recvcounts[], const int displs[],
-                            MPI_Datatype recvtype, MPI_Comm comm)
+                             void *recvbuf, const int recvcounts[], const int displs[],
+                             MPI_Datatype recvtype, MPI_Comm comm)
 {
     return allgatherv("MPI_Neighbor_allgatherv", 0, sendbuf, sendcount, sendtype, recvbuf,
-                      recvcounts, displs, recvtype, comm, MPI_INFO_NULL, NULL);
+                      fm_iarr_int(recvcounts), fm_iarr_int(displs), recvtype, comm, MPI_INFO_NULL,
+                      NULL);
+}
+
+#pragma weak MPI_Neighbor_allgatherv_c = PMPI_Neighbor_allgatherv_c
+int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                               MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return allgatherv("MPI_Neighbor_allgatherv_c", 0, sendbuf, sendcount, sendtype, recvbuf,
+                      fm_iarr_wide(recvcounts), fm_iarr_wide(displs), recvtype, comm, MPI_INFO_NULL,
+                      NULL);
 }
 
 #pragma weak MPI_Ineighbor_allgatherv = PMPI_Ineighbor_allgatherv
 int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                             void *recvbuf, const int recvcounts[], const int displs[],
-                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+                              void *recvbuf, const int recvcounts[], const int displs[],
+                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     return allgatherv("MPI_Ineighbor_allgatherv", 1, sendbuf, sendcount, sendtype, recvbuf,
-                      recvcounts, displs, recvtype, comm, MPI_INFO_NULL, request);
+                      fm_iarr_int(recvcounts), fm_iarr_int(displs), recvtype, comm, MPI_INFO_NULL,
+                      request);
+}
+
+#pragma weak MPI_Ineighbor_allgatherv_c = PMPI_Ineighbor_allgatherv_c
+int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, const MPI_Count recvcounts[],
+                                const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                MPI_Request *request)
+{
+    return allgatherv("MPI_Ineighbor_allgatherv_c", 1, sendbuf, sendcount, sendtype, recvbuf,
+                      fm_iarr_wide(recvcounts), fm_iarr_wide(displs), recvtype, comm, MPI_INFO_NULL,
+                      request);
 }
 
 #pragma weak MPI_Neighbor_allgatherv_init = PMPI_Neighbor_allgatherv_init
 int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                 void *recvbuf, const int recvcounts[], const int displs[],
-                                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                                 MPI_Request *request)
+                                  void *recvbuf, const int recvcounts[], const int displs[],
+                                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request)
 {
     return allgatherv("MPI_Neighbor_allgatherv_init", 2, sendbuf, sendcount, sendtype, recvbuf,
-                      recvcounts, displs, recvtype, comm, info, request);
+                      fm_iarr_int(recvcounts), fm_iarr_int(displs), recvtype, comm, info, request);
+}
+
+#pragma weak MPI_Neighbor_allgatherv_init_c = PMPI_Neighbor_allgatherv_init_c
+int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                    void *recvbuf, const MPI_Count recvcounts[],
+                                    const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                    MPI_Info info, MPI_Request *request)
+{
+    return allgatherv("MPI_Neighbor_allgatherv_init_c", 2, sendbuf, sendcount, sendtype, recvbuf,
+                      fm_iarr_wide(recvcounts), fm_iarr_wide(displs), recvtype, comm, info,
+                      request);
 }
 
 #pragma weak MPI_Neighbor_alltoall = PMPI_Neighbor_alltoall
 int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     return alltoall("MPI_Neighbor_alltoall", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                     recvtype, comm, MPI_INFO_NULL, NULL);
 }
 
+#pragma weak MPI_Neighbor_alltoall_c = PMPI_Neighbor_alltoall_c
+int PMPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                             MPI_Comm comm)
+{
+    return alltoall("MPI_Neighbor_alltoall_c", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                    recvtype, comm, MPI_INFO_NULL, NULL);
+}
+
 #pragma weak MPI_Ineighbor_alltoall = PMPI_Ineighbor_alltoall
-int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                           MPI_Request *request)
+int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request *request)
 {
     return alltoall("MPI_Ineighbor_alltoall", 1, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                     recvtype, comm, MPI_INFO_NULL, request);
 }
 
+#pragma weak MPI_Ineighbor_alltoall_c = PMPI_Ineighbor_alltoall_c
+int PMPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                              MPI_Comm comm, MPI_Request *request)
+{
+    return alltoall("MPI_Ineighbor_alltoall_c", 1, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                    recvtype, comm, MPI_INFO_NULL, request);
+}
+
 #pragma weak MPI_Neighbor_alltoall_init = PMPI_Neighbor_alltoall_init
 int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                               void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                               MPI_Info info, MPI_Request *request)
+                                void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                MPI_Info info, MPI_Request *request)
 {
     return alltoall("MPI_Neighbor_alltoall_init", 2, sendbuf, sendcount, sendtype, recvbuf,
                     recvcount, recvtype, comm, info, request);
 }
 
+#pragma weak MPI_Neighbor_alltoall_init_c = PMPI_Neighbor_alltoall_init_c
+int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                  MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    return alltoall("MPI_Neighbor_alltoall_init_c", 2, sendbuf, sendcount, sendtype, recvbuf,
+                    recvcount, recvtype, comm, info, request);
+}
+
 #pragma weak MPI_Neighbor_alltoallv = PMPI_Neighbor_alltoallv
 int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                           MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                           const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return alltoallv("MPI_Neighbor_alltoallv", 0, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                     recvcounts, rdispls, recvtype, comm, MPI_INFO_NULL, NULL);
+    return alltoallv("MPI_Neighbor_alltoallv", 0, sendbuf, fm_iarr_int(sendcounts),
+                     fm_iarr_int(sdispls), sendtype, recvbuf, fm_iarr_int(recvcounts),
+                     fm_iarr_int(rdispls), recvtype, comm, MPI_INFO_NULL, NULL);
+}
+
+#pragma weak MPI_Neighbor_alltoallv_c = PMPI_Neighbor_alltoallv_c
+int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                              const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                              const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                              MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return alltoallv("MPI_Neighbor_alltoallv_c", 0, sendbuf, fm_iarr_wide(sendcounts),
+                     fm_iarr_wide(sdispls), sendtype, recvbuf, fm_iarr_wide(recvcounts),
+                     fm_iarr_wide(rdispls), recvtype, comm, MPI_INFO_NULL, NULL);
 }
 
 #pragma weak MPI_Ineighbor_alltoallv = PMPI_Ineighbor_alltoallv
 int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                            MPI_Request *request)
+                             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                             MPI_Request *request)
 {
-    return alltoallv("MPI_Ineighbor_alltoallv", 1, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                     recvcounts, rdispls, recvtype, comm, MPI_INFO_NULL, request);
+    return alltoallv("MPI_Ineighbor_alltoallv", 1, sendbuf, fm_iarr_int(sendcounts),
+                     fm_iarr_int(sdispls), sendtype, recvbuf, fm_iarr_int(recvcounts),
+                     fm_iarr_int(rdispls), recvtype, comm, MPI_INFO_NULL, request);
+}
+
+#pragma weak MPI_Ineighbor_alltoallv_c = PMPI_Ineighbor_alltoallv_c
+int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                               const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                               const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    return alltoallv("MPI_Ineighbor_alltoallv_c", 1, sendbuf, fm_iarr_wide(sendcounts),
+                     fm_iarr_wide(sdispls), sendtype, recvbuf, fm_iarr_wide(recvcounts),
+                     fm_iarr_wide(rdispls), recvtype, comm, MPI_INFO_NULL, request);
 }
 
 #pragma weak MPI_Neighbor_alltoallv_init = PMPI_Neighbor_alltoallv_init
 int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                                MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                                const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                                MPI_Info info, MPI_Request *request)
+                                 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                 const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                 MPI_Info info, MPI_Request *request)
 {
-    return alltoallv("MPI_Neighbor_alltoallv_init", 2, sendbuf, sendcounts, sdispls, sendtype,
-                     recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+    return alltoallv("MPI_Neighbor_alltoallv_init", 2, sendbuf, fm_iarr_int(sendcounts),
+                     fm_iarr_int(sdispls), sendtype, recvbuf, fm_iarr_int(recvcounts),
+                     fm_iarr_int(rdispls), recvtype, comm, info, request);
+}
+
+#pragma weak MPI_Neighbor_alltoallv_init_c = PMPI_Neighbor_alltoallv_init_c
+int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                   const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                   const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request)
+{
+    return alltoallv("MPI_Neighbor_alltoallv_init_c", 2, sendbuf, fm_iarr_wide(sendcounts),
+                     fm_iarr_wide(sdispls), sendtype, recvbuf, fm_iarr_wide(recvcounts),
+                     fm_iarr_wide(rdispls), recvtype, comm, info, request);
 }
 
 #pragma weak MPI_Neighbor_alltoallw = PMPI_Neighbor_alltoallw
 int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    return alltoallw("MPI_Neighbor_alltoallw", 0, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                     recvcounts, rdispls, recvtypes, comm, MPI_INFO_NULL, NULL);
+    return alltoallw("MPI_Neighbor_alltoallw", 0, sendbuf, fm_iarr_int(sendcounts), sdispls,
+                     sendtypes, recvbuf, fm_iarr_int(recvcounts), rdispls, recvtypes, comm,
+                     MPI_INFO_NULL, NULL);
+}
+
+#pragma weak MPI_Neighbor_alltoallw_c = PMPI_Neighbor_alltoallw_c
+int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
+                              const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                              void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                              const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    return alltoallw("MPI_Neighbor_alltoallw_c", 0, sendbuf, fm_iarr_wide(sendcounts), sdispls,
+                     sendtypes, recvbuf, fm_iarr_wide(recvcounts), rdispls, recvtypes, comm,
+                     MPI_INFO_NULL, NULL);
 }
 
 #pragma weak MPI_Ineighbor_alltoallw = PMPI_Ineighbor_alltoallw
 int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-                            MPI_Request *request)
+                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                             MPI_Comm comm, MPI_Request *request)
 {
-    return alltoallw("MPI_Ineighbor_alltoallw", 1, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                     recvcounts, rdispls, recvtypes, comm, MPI_INFO_NULL, request);
+    return alltoallw("MPI_Ineighbor_alltoallw", 1, sendbuf, fm_iarr_int(sendcounts), sdispls,
+                     sendtypes, recvbuf, fm_iarr_int(recvcounts), rdispls, recvtypes, comm,
+                     MPI_INFO_NULL, request);
+}
+
+#pragma weak MPI_Ineighbor_alltoallw_c = PMPI_Ineighbor_alltoallw_c
+int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
+                               const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                               void *recvbuf, const MPI_Count recvcounts[],
+                               const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                               MPI_Comm comm, MPI_Request *request)
+{
+    return alltoallw("MPI_Ineighbor_alltoallw_c", 1, sendbuf, fm_iarr_wide(sendcounts), sdispls,
+                     sendtypes, recvbuf, fm_iarr_wide(recvcounts), rdispls, recvtypes, comm,
+                     MPI_INFO_NULL, request);
 }
 
 #pragma weak MPI_Neighbor_alltoallw_init = PMPI_Neighbor_alltoallw_init
 int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
-                                const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                                void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
-                                const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
-                                MPI_Request *request)
+                                 const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                 void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                                 const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request)
 {
-    return alltoallw("MPI_Neighbor_alltoallw_init", 2, sendbuf, sendcounts, sdispls, sendtypes,
-                     recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+    return alltoallw("MPI_Neighbor_alltoallw_init", 2, sendbuf, fm_iarr_int(sendcounts), sdispls,
+                     sendtypes, recvbuf, fm_iarr_int(recvcounts), rdispls, recvtypes, comm, info,
+                     request);
+}
+
+#pragma weak MPI_Neighbor_alltoallw_init_c = PMPI_Neighbor_alltoallw_init_c
+int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                   const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                   void *recvbuf, const MPI_Count recvcounts[],
+                                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    return alltoallw("MPI_Neighbor_alltoallw_init_c", 2, sendbuf, fm_iarr_wide(sendcounts), sdispls,
+                     sendtypes, recvbuf, fm_iarr_wide(recvcounts), rdispls, recvtypes, comm, info,
+                     request);
 }

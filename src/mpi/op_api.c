@@ -1,18 +1,32 @@
-/* op_api.c — MPI entry points for reduction operations. */
+/* op_api.c — MPI entry points for reduction operations, with the MPI-4.0
+ * large-count MPI_Op_create_c (a function taking an MPI_Count length) and
+ * MPI_Reduce_local_c. */
 #include "coll/op.h"
 #include "dtype/dtype.h"
 #include "mpi/api.h"
 #include "mpi/f2c.h"
 
+/* Either function (the other NULL): MPI_Op_create's or MPI_Op_create_c's. */
+static int op_create(const char *call, MPI_User_function *fn, MPI_User_function_c *fn_c,
+                     int commute, MPI_Op *op)
+{
+    FM_CHECK_INIT(call);
+    if ((!fn && !fn_c) || !op)
+        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "%s=NULL", !op ? "op" : "user_fn");
+    int rc = fm_op_create(fn, fn_c, commute, op);
+    return rc == FM_OK ? MPI_SUCCESS : fm_raise_status(MPI_COMM_NULL, call, rc);
+}
+
 #pragma weak MPI_Op_create = PMPI_Op_create
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
-    static const char call[] = "MPI_Op_create";
-    FM_CHECK_INIT(call);
-    if (!user_fn || !op)
-        return fm_raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "%s=NULL", !op ? "op" : "user_fn");
-    int rc = fm_op_create(user_fn, commute, op);
-    return rc == FM_OK ? MPI_SUCCESS : fm_raise_status(MPI_COMM_NULL, call, rc);
+    return op_create("MPI_Op_create", user_fn, NULL, commute, op);
+}
+
+#pragma weak MPI_Op_create_c = PMPI_Op_create_c
+int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
+{
+    return op_create("MPI_Op_create_c", NULL, user_fn, commute, op);
 }
 
 static MPI_Fint fortran_type(MPI_Datatype dt)
@@ -28,7 +42,7 @@ int fab_f_op_create(void (*fn)(void *, void *, MPI_Fint *, MPI_Fint *), int comm
     FM_CHECK_INIT(call);
     if (!fn || !op)
         return fm_raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "%s=NULL", !op ? "op" : "user_fn");
-    int rc = fm_op_create(NULL, commute, op);
+    int rc = fm_op_create(NULL, NULL, commute, op);
     if (rc != FM_OK)
         return fm_raise_status(MPI_COMM_NULL, call, rc);
     (*op)->fortran_fn = fn;
@@ -64,10 +78,9 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Reduce_local = PMPI_Reduce_local
-int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype dt, MPI_Op op)
+static int reduce_local(const char *call, const void *inbuf, void *inoutbuf, MPI_Count count,
+                        MPI_Datatype dt, MPI_Op op)
 {
-    static const char call[] = "MPI_Reduce_local";
     FM_CHECK_INIT(call);
     FM_CHECK_COUNT(call, MPI_COMM_NULL, count);
     FM_CHECK_TYPE(call, MPI_COMM_NULL, dt);
@@ -79,4 +92,17 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
         return fm_raise(MPI_COMM_NULL, call, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed here");
     int rc = fm_op_apply(op, inbuf, inoutbuf, count, dt);
     return rc == FM_OK ? MPI_SUCCESS : fm_raise_status(MPI_COMM_NULL, call, rc);
+}
+
+#pragma weak MPI_Reduce_local = PMPI_Reduce_local
+int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype dt, MPI_Op op)
+{
+    return reduce_local("MPI_Reduce_local", inbuf, inoutbuf, count, dt, op);
+}
+
+#pragma weak MPI_Reduce_local_c = PMPI_Reduce_local_c
+int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype dt,
+                        MPI_Op op)
+{
+    return reduce_local("MPI_Reduce_local_c", inbuf, inoutbuf, count, dt, op);
 }

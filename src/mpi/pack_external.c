@@ -1,7 +1,8 @@
 /* pack_external.c — MPI_Pack_external, MPI_Unpack_external and
- * MPI_Pack_external_size: MPI_Pack's calls for the portable "external32"
- * representation, the only datarep they know (src/dtype/external32.c
- * converts).  Checks and error classes follow MPI_Pack (type_pack.c). */
+ * MPI_Pack_external_size, and their large-count variants (_c): MPI_Pack's
+ * calls for the portable "external32" representation, the only datarep
+ * they know (src/dtype/external32.c converts).  Checks and error classes
+ * follow MPI_Pack (type_pack.c). */
 #include <string.h>
 
 #include "dtype/dtype.h"
@@ -22,14 +23,15 @@ static int check_datarep(const char *call, const char *datarep)
 /* count elements of dt in external32 bytes. */
 static int external_bytes(const char *call, MPI_Count count, MPI_Datatype dt, MPI_Count *bytes)
 {
-    MPI_Count one;
+    MPI_Count one, n;
     int rc = fm_dt_external32_size(dt, &one);
     if (rc != FM_OK)
         return fm_raise_status(MPI_COMM_NULL, call, rc);
-    if (__builtin_mul_overflow(count, one, bytes) || *bytes > (MPI_Count)INTPTR_MAX)
+    if (__builtin_mul_overflow(count, one, &n) || n > (MPI_Count)INTPTR_MAX)
         return fm_raise(MPI_COMM_NULL, call, MPI_ERR_COUNT,
                         "count=%lld of %lld external32 bytes each does not fit an MPI_Aint",
                         count, one);
+    *bytes = n;
     return MPI_SUCCESS;
 }
 
@@ -38,11 +40,12 @@ static const char *type_label(MPI_Datatype dt)
     return dt->name[0] ? dt->name : "<derived>";
 }
 
-#pragma weak MPI_Pack_external = PMPI_Pack_external
-int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype,
-                       void *outbuf, MPI_Aint outsize, MPI_Aint *position)
+/* Each call and its large-count variant: one body over MPI_Count
+ * positions and sizes (MPI_Aint in the int calls, the same 8 bytes). */
+static int pack_external(const char *call, const char *datarep, const void *inbuf,
+                         MPI_Count incount, MPI_Datatype datatype, void *outbuf,
+                         MPI_Count outsize, MPI_Count *position)
 {
-    static const char call[] = "MPI_Pack_external";
     MPI_Count need = 0;
     int rc = check_datarep(call, datarep);
     if (rc)
@@ -59,24 +62,44 @@ int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_
         return rc;
     if (need > outsize - *position)
         return fm_raise(MPI_COMM_NULL, call, MPI_ERR_TRUNCATE,
-                        "incount=%d of %s needs %lld bytes, outsize=%lld leaves %lld at position",
-                        incount, type_label(datatype), need, (long long)outsize,
-                        (long long)(outsize - *position));
+                        "incount=%lld of %s needs %lld bytes, outsize=%lld leaves %lld at "
+                        "position", (long long)incount, type_label(datatype), need,
+                        (long long)outsize, (long long)(outsize - *position));
     if (need > 0 && outbuf == NULL)
         return fm_raise(MPI_COMM_NULL, call, MPI_ERR_BUFFER,
                         "outbuf=NULL with %lld bytes to pack", need);
     rc = fm_dt_pack_external32(inbuf, incount, datatype, (char *)outbuf + *position);
     if (rc != FM_OK)
         return fm_raise_status(MPI_COMM_NULL, call, rc);
-    *position += (MPI_Aint)need;
+    *position += need;
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Unpack_external = PMPI_Unpack_external
-int PMPI_Unpack_external(const char *datarep, const void *inbuf, MPI_Aint insize,
-                         MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
+#pragma weak MPI_Pack_external = PMPI_Pack_external
+int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype,
+                       void *outbuf, MPI_Aint outsize, MPI_Aint *position)
 {
-    static const char call[] = "MPI_Unpack_external";
+    MPI_Count pos = position ? *position : 0;
+    int rc = pack_external("MPI_Pack_external", datarep, inbuf, incount, datatype, outbuf,
+                           outsize, position ? &pos : NULL);
+    if (rc == MPI_SUCCESS)
+        *position = (MPI_Aint)pos;
+    return rc;
+}
+
+#pragma weak MPI_Pack_external_c = PMPI_Pack_external_c
+int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount,
+                         MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
+                         MPI_Count *position)
+{
+    return pack_external("MPI_Pack_external_c", datarep, inbuf, incount, datatype, outbuf,
+                         outsize, position);
+}
+
+static int unpack_external(const char *call, const char *datarep, const void *inbuf,
+                           MPI_Count insize, MPI_Count *position, void *outbuf,
+                           MPI_Count outcount, MPI_Datatype datatype)
+{
     MPI_Count need = 0;
     int rc = check_datarep(call, datarep);
     if (rc)
@@ -93,8 +116,8 @@ int PMPI_Unpack_external(const char *datarep, const void *inbuf, MPI_Aint insize
         return rc;
     if (need > insize - *position)
         return fm_raise(MPI_COMM_NULL, call, MPI_ERR_TRUNCATE,
-                        "outcount=%d of %s needs %lld bytes, insize=%lld has %lld at position",
-                        outcount, type_label(datatype), need, (long long)insize,
+                        "outcount=%lld of %s needs %lld bytes, insize=%lld has %lld at position",
+                        (long long)outcount, type_label(datatype), need, (long long)insize,
                         (long long)(insize - *position));
     if (need > 0 && inbuf == NULL)
         return fm_raise(MPI_COMM_NULL, call, MPI_ERR_BUFFER,
@@ -102,24 +125,58 @@ int PMPI_Unpack_external(const char *datarep, const void *inbuf, MPI_Aint insize
     rc = fm_dt_unpack_external32((const char *)inbuf + *position, outbuf, outcount, datatype);
     if (rc != FM_OK)
         return fm_raise_status(MPI_COMM_NULL, call, rc);
-    *position += (MPI_Aint)need;
+    *position += need;
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
-int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype,
-                            MPI_Aint *size)
+#pragma weak MPI_Unpack_external = PMPI_Unpack_external
+int PMPI_Unpack_external(const char *datarep, const void *inbuf, MPI_Aint insize,
+                         MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
 {
-    static const char call[] = "MPI_Pack_external_size";
-    MPI_Count need = 0;
+    MPI_Count pos = position ? *position : 0;
+    int rc = unpack_external("MPI_Unpack_external", datarep, inbuf, insize,
+                             position ? &pos : NULL, outbuf, outcount, datatype);
+    if (rc == MPI_SUCCESS)
+        *position = (MPI_Aint)pos;
+    return rc;
+}
+
+#pragma weak MPI_Unpack_external_c = PMPI_Unpack_external_c
+int PMPI_Unpack_external_c(const char *datarep, const void *inbuf, MPI_Count insize,
+                           MPI_Count *position, void *outbuf, MPI_Count outcount,
+                           MPI_Datatype datatype)
+{
+    return unpack_external("MPI_Unpack_external_c", datarep, inbuf, insize, position, outbuf,
+                           outcount, datatype);
+}
+
+static int pack_external_size(const char *call, const char *datarep, MPI_Count incount,
+                              MPI_Datatype datatype, MPI_Count *size)
+{
     int rc = check_datarep(call, datarep);
     if (rc)
         return rc;
     FM_CHECK_COUNT(call, MPI_COMM_NULL, incount);
     FM_CHECK_TYPE(call, MPI_COMM_NULL, datatype);
     FM_CHECK_PTR(call, size, "size");
-    if ((rc = external_bytes(call, incount, datatype, &need)))
-        return rc;
-    *size = (MPI_Aint)need;
-    return MPI_SUCCESS;
+    return external_bytes(call, incount, datatype, size);
+}
+
+#pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
+int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype,
+                            MPI_Aint *size)
+{
+    MPI_Count n = 0;
+    int rc = pack_external_size("MPI_Pack_external_size", datarep, incount, datatype,
+                                size ? &n : NULL);
+    if (rc == MPI_SUCCESS)
+        *size = (MPI_Aint)n;
+    return rc;
+}
+
+#pragma weak MPI_Pack_external_size_c = PMPI_Pack_external_size_c
+int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Datatype datatype,
+                              MPI_Count *size)
+{
+    return pack_external_size("MPI_Pack_external_size_c", datarep, incount, datatype, size);
 }

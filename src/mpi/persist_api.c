@@ -12,8 +12,9 @@
 
 enum { FM_SEND_BUFFERED = 100 }; /* persistent-only mode: Bsend_init */
 
-static int init_request(const char *call, int kind, const void *buf, int count, MPI_Datatype dt,
-                        int peer, int tag, MPI_Comm comm, int mode, MPI_Request *request)
+static int init_request(const char *call, int kind, const void *buf, MPI_Count count,
+                        MPI_Datatype dt, int peer, int tag, MPI_Comm comm, int mode,
+                        MPI_Request *request)
 {
     struct fm_request *r = fm_req_alloc(kind);
     if (!r)
@@ -35,60 +36,98 @@ static int init_request(const char *call, int kind, const void *buf, int count, 
     return MPI_SUCCESS;
 }
 
-#define CHECK_P2P(call, buf, count, dt, peer, tag, comm, is_recv) \
-    do {                                                       \
-        FM_CHECK_INIT(call);                                   \
-        FM_CHECK_COMM(call, comm);                             \
-        FM_CHECK_COUNT(call, comm, count);                     \
-        FM_CHECK_TYPE(call, comm, dt);                         \
-        FM_CHECK_BUF(call, comm, buf, count, dt, "buf");       \
-        FM_CHECK_RANK(call, comm, peer, is_recv ? "source" : "dest", is_recv); \
-        FM_CHECK_TAG(call, comm, tag, is_recv);                \
-    } while (0)
+/* Each *_init and its large-count variant (*_init_c): one body. */
+static int p2p_init(const char *call, int kind, const void *buf, MPI_Count count,
+                    MPI_Datatype dt, int peer, int tag, MPI_Comm comm, int mode,
+                    MPI_Request *request)
+{
+    int is_recv = kind == FM_REQ_RECV;
+    FM_CHECK_INIT(call);
+    FM_CHECK_COMM(call, comm);
+    FM_CHECK_COUNT(call, comm, count);
+    FM_CHECK_TYPE(call, comm, dt);
+    FM_CHECK_BUF(call, comm, buf, count, dt, "buf");
+    FM_CHECK_RANK(call, comm, peer, is_recv ? "source" : "dest", is_recv);
+    FM_CHECK_TAG(call, comm, tag, is_recv);
+    return init_request(call, kind, buf, count, dt, peer, tag, comm, mode, request);
+}
 
 #pragma weak MPI_Send_init = PMPI_Send_init
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                  MPI_Request *request)
+                   MPI_Request *request)
 {
-    CHECK_P2P("MPI_Send_init", buf, count, dt, dest, tag, comm, 0);
-    return init_request("MPI_Send_init", FM_REQ_SEND, buf, count, dt, dest, tag, comm,
-                        FM_SEND_STD, request);
+    return p2p_init("MPI_Send_init", FM_REQ_SEND, buf, count, dt, dest, tag, comm, FM_SEND_STD,
+                    request);
+}
+
+#pragma weak MPI_Send_init_c = PMPI_Send_init_c
+int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    return p2p_init("MPI_Send_init_c", FM_REQ_SEND, buf, count, dt, dest, tag, comm, FM_SEND_STD,
+                    request);
 }
 
 #pragma weak MPI_Ssend_init = PMPI_Ssend_init
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                   MPI_Request *request)
+                    MPI_Request *request)
 {
-    CHECK_P2P("MPI_Ssend_init", buf, count, dt, dest, tag, comm, 0);
-    return init_request("MPI_Ssend_init", FM_REQ_SEND, buf, count, dt, dest, tag, comm,
-                        FM_SEND_SYNC, request);
+    return p2p_init("MPI_Ssend_init", FM_REQ_SEND, buf, count, dt, dest, tag, comm, FM_SEND_SYNC,
+                    request);
+}
+
+#pragma weak MPI_Ssend_init_c = PMPI_Ssend_init_c
+int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                      MPI_Comm comm, MPI_Request *request)
+{
+    return p2p_init("MPI_Ssend_init_c", FM_REQ_SEND, buf, count, dt, dest, tag, comm, FM_SEND_SYNC,
+                    request);
 }
 
 #pragma weak MPI_Rsend_init = PMPI_Rsend_init
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                   MPI_Request *request)
+                    MPI_Request *request)
 {
-    CHECK_P2P("MPI_Rsend_init", buf, count, dt, dest, tag, comm, 0);
-    return init_request("MPI_Rsend_init", FM_REQ_SEND, buf, count, dt, dest, tag, comm,
-                        FM_SEND_READY, request);
+    return p2p_init("MPI_Rsend_init", FM_REQ_SEND, buf, count, dt, dest, tag, comm, FM_SEND_READY,
+                    request);
+}
+
+#pragma weak MPI_Rsend_init_c = PMPI_Rsend_init_c
+int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                      MPI_Comm comm, MPI_Request *request)
+{
+    return p2p_init("MPI_Rsend_init_c", FM_REQ_SEND, buf, count, dt, dest, tag, comm, FM_SEND_READY,
+                    request);
 }
 
 #pragma weak MPI_Bsend_init = PMPI_Bsend_init
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                   MPI_Request *request)
+                    MPI_Request *request)
 {
-    CHECK_P2P("MPI_Bsend_init", buf, count, dt, dest, tag, comm, 0);
-    return init_request("MPI_Bsend_init", FM_REQ_SEND, buf, count, dt, dest, tag, comm,
-                        FM_SEND_BUFFERED, request);
+    return p2p_init("MPI_Bsend_init", FM_REQ_SEND, buf, count, dt, dest, tag, comm,
+                    FM_SEND_BUFFERED, request);
+}
+
+#pragma weak MPI_Bsend_init_c = PMPI_Bsend_init_c
+int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                      MPI_Comm comm, MPI_Request *request)
+{
+    return p2p_init("MPI_Bsend_init_c", FM_REQ_SEND, buf, count, dt, dest, tag, comm,
+                    FM_SEND_BUFFERED, request);
 }
 
 #pragma weak MPI_Recv_init = PMPI_Recv_init
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
-                  MPI_Request *request)
+                   MPI_Request *request)
 {
-    CHECK_P2P("MPI_Recv_init", buf, count, dt, source, tag, comm, 1);
-    return init_request("MPI_Recv_init", FM_REQ_RECV, buf, count, dt, source, tag, comm, 0,
-                        request);
+    return p2p_init("MPI_Recv_init", FM_REQ_RECV, buf, count, dt, source, tag, comm, 0, request);
+}
+
+#pragma weak MPI_Recv_init_c = PMPI_Recv_init_c
+int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    return p2p_init("MPI_Recv_init_c", FM_REQ_RECV, buf, count, dt, source, tag, comm, 0, request);
 }
 
 static int start_one(const char *call, struct fm_request *p)
@@ -106,7 +145,7 @@ static int start_one(const char *call, struct fm_request *p)
     if (p->kind == FM_REQ_RECV) {
         rc = fm_irecv((void *)p->user_buf, p->count, p->dt, p->peer, p->tag, p->comm, 0, &inner);
     } else if (p->mode == FM_SEND_BUFFERED) {
-        int err = fm_bsend(call, p->user_buf, (int)p->count, p->dt, p->peer, p->tag, p->comm);
+        int err = fm_bsend(call, p->user_buf, p->count, p->dt, p->peer, p->tag, p->comm);
         if (err != MPI_SUCCESS)
             return err;
         inner = fm_req_alloc(FM_REQ_SEND);

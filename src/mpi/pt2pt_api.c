@@ -1,5 +1,15 @@
 /* pt2pt_api.c — MPI point-to-point entry points: argument checks, then the
- * internal engine (src/pt2pt). */
+ * internal engine (src/pt2pt).
+ *
+ * Each call's MPI-4.0 large-count variant (MPI_Send_c: MPI_Count counts)
+ * follows it: the same checks (the macros take either width) and the same
+ * bodies, which take MPI_Count as the engine does.  The int calls compile
+ * to exactly what they were before the variants came (compared
+ * instruction by instruction): where an int call's helper is out of line,
+ * it keeps its int parameter and wraps the shared body (start_send_req,
+ * blocking_send), since passing the count widened made MPI_Isend hold it
+ * in one more register. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,8 +39,8 @@
     FM_CHECK_RANK(call, comm, src, "source", 1);              \
     FM_CHECK_TAG(call, comm, tag, 1)
 
-static int blocking_send(const char *call, const void *buf, int count, MPI_Datatype dt, int dest,
-                         int tag, MPI_Comm comm, int mode)
+static inline int send_wait(const char *call, const void *buf, MPI_Count count, MPI_Datatype dt,
+                            int dest, int tag, MPI_Comm comm, int mode)
 {
     FM_HANG_SCOPE(call, dest, tag, comm->name, count);
     struct fm_request *r;
@@ -39,6 +49,16 @@ static int blocking_send(const char *call, const void *buf, int count, MPI_Datat
         return fm_raise_status(comm, call, rc);
     fm_request_progress_until_done(r);
     return fm_request_finish(call, &r, MPI_STATUS_IGNORE);
+}
+
+/* The int calls' (their count stays an int until the engine: see
+ * start_send_req), out of line as it always was; the _c ones call
+ * send_wait. */
+__attribute__((noinline)) static int blocking_send(const char *call, const void *buf, int count,
+                                                  MPI_Datatype dt, int dest, int tag,
+                                                  MPI_Comm comm, int mode)
+{
+    return send_wait(call, buf, count, dt, dest, tag, comm, mode);
 }
 
 #pragma weak MPI_Send = PMPI_Send
@@ -50,11 +70,29 @@ int PMPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
     return blocking_send("MPI_Send", buf, count, dt, dest, tag, comm, FM_SEND_STD);
 }
 
+#pragma weak MPI_Send_c = PMPI_Send_c
+int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                MPI_Comm comm)
+{
+    CHECK_SEND_ARGS("MPI_Send_c", buf, count, dt, dest, tag, comm);
+    if (fm_send_eager_now(buf, count, dt, dest, tag, comm) == FM_OK)
+        return MPI_SUCCESS;
+    return send_wait("MPI_Send_c", buf, count, dt, dest, tag, comm, FM_SEND_STD);
+}
+
 #pragma weak MPI_Ssend = PMPI_Ssend
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
     CHECK_SEND_ARGS("MPI_Ssend", buf, count, dt, dest, tag, comm);
     return blocking_send("MPI_Ssend", buf, count, dt, dest, tag, comm, FM_SEND_SYNC);
+}
+
+#pragma weak MPI_Ssend_c = PMPI_Ssend_c
+int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                MPI_Comm comm)
+{
+    CHECK_SEND_ARGS("MPI_Ssend_c", buf, count, dt, dest, tag, comm);
+    return send_wait("MPI_Ssend_c", buf, count, dt, dest, tag, comm, FM_SEND_SYNC);
 }
 
 #pragma weak MPI_Rsend = PMPI_Rsend
@@ -64,11 +102,18 @@ int PMPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
     return blocking_send("MPI_Rsend", buf, count, dt, dest, tag, comm, FM_SEND_READY);
 }
 
-/* A send with a request of its own (start_send's general path; kept out of
- * line so start_send stays small enough to inline into its callers). */
-__attribute__((noinline)) static int start_send_req(const char *call, const void *buf,
-                                                   int count, MPI_Datatype dt, int dest, int tag,
-                                                   MPI_Comm comm, int mode, MPI_Request *request)
+#pragma weak MPI_Rsend_c = PMPI_Rsend_c
+int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                MPI_Comm comm)
+{
+    CHECK_SEND_ARGS("MPI_Rsend_c", buf, count, dt, dest, tag, comm);
+    return send_wait("MPI_Rsend_c", buf, count, dt, dest, tag, comm, FM_SEND_READY);
+}
+
+/* A send with a request of its own: start_send's general path, and the
+ * whole of a large-count one (no eager record holds INT_MAX elements). */
+static inline int send_req(const char *call, const void *buf, MPI_Count count, MPI_Datatype dt,
+                           int dest, int tag, MPI_Comm comm, int mode, MPI_Request *request)
 {
     struct fm_request *r;
     int rc = fm_isend(buf, count, dt, dest, tag, comm, 0, mode, &r);
@@ -76,6 +121,16 @@ __attribute__((noinline)) static int start_send_req(const char *call, const void
         return fm_raise_status(comm, call, rc);
     *request = r;
     return MPI_SUCCESS;
+}
+
+/* Kept out of line so start_send stays small enough to inline into its
+ * callers; it takes the int, as start_send does: holding the count
+ * widened across the eager attempt costs MPI_Isend a register. */
+__attribute__((noinline)) static int start_send_req(const char *call, const void *buf,
+                                                   int count, MPI_Datatype dt, int dest, int tag,
+                                                   MPI_Comm comm, int mode, MPI_Request *request)
+{
+    return send_req(call, buf, count, dt, dest, tag, comm, mode, request);
 }
 
 static int start_send(const char *call, const void *buf, int count, MPI_Datatype dt, int dest,
@@ -91,12 +146,30 @@ static int start_send(const char *call, const void *buf, int count, MPI_Datatype
     return start_send_req(call, buf, count, dt, dest, tag, comm, mode, request);
 }
 
+/* The large-count nonblocking sends: a count that fits an int takes the
+ * int calls' path, a larger one goes straight to a request. */
+static int start_send_c(const char *call, const void *buf, MPI_Count count, MPI_Datatype dt,
+                        int dest, int tag, MPI_Comm comm, int mode, MPI_Request *request)
+{
+    if (count <= INT_MAX)
+        return start_send(call, buf, (int)count, dt, dest, tag, comm, mode, request);
+    return send_req(call, buf, count, dt, dest, tag, comm, mode, request);
+}
+
 #pragma weak MPI_Isend = PMPI_Isend
 int PMPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
               MPI_Request *request)
 {
     CHECK_SEND_ARGS("MPI_Isend", buf, count, dt, dest, tag, comm);
     return start_send("MPI_Isend", buf, count, dt, dest, tag, comm, FM_SEND_STD, request);
+}
+
+#pragma weak MPI_Isend_c = PMPI_Isend_c
+int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                MPI_Comm comm, MPI_Request *request)
+{
+    CHECK_SEND_ARGS("MPI_Isend_c", buf, count, dt, dest, tag, comm);
+    return start_send_c("MPI_Isend_c", buf, count, dt, dest, tag, comm, FM_SEND_STD, request);
 }
 
 #pragma weak MPI_Issend = PMPI_Issend
@@ -107,6 +180,14 @@ int PMPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, 
     return start_send("MPI_Issend", buf, count, dt, dest, tag, comm, FM_SEND_SYNC, request);
 }
 
+#pragma weak MPI_Issend_c = PMPI_Issend_c
+int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                MPI_Comm comm, MPI_Request *request)
+{
+    CHECK_SEND_ARGS("MPI_Issend_c", buf, count, dt, dest, tag, comm);
+    return start_send_c("MPI_Issend_c", buf, count, dt, dest, tag, comm, FM_SEND_SYNC, request);
+}
+
 #pragma weak MPI_Irsend = PMPI_Irsend
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
@@ -115,18 +196,53 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, 
     return start_send("MPI_Irsend", buf, count, dt, dest, tag, comm, FM_SEND_READY, request);
 }
 
+#pragma weak MPI_Irsend_c = PMPI_Irsend_c
+int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                MPI_Comm comm, MPI_Request *request)
+{
+    CHECK_SEND_ARGS("MPI_Irsend_c", buf, count, dt, dest, tag, comm);
+    return start_send_c("MPI_Irsend_c", buf, count, dt, dest, tag, comm, FM_SEND_READY, request);
+}
+
+/* A receive after its checks, for MPI_Recv and MPI_Recv_c. */
+static inline int recv_wait(const char *call, void *buf, MPI_Count count, MPI_Datatype dt,
+                            int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    FM_HANG_SCOPE(call, source, tag, comm->name, count);
+    struct fm_request *r;
+    int rc = fm_irecv(buf, count, dt, source, tag, comm, 0, &r);
+    if (rc != FM_OK)
+        return fm_raise_status(comm, call, rc);
+    fm_request_progress_until_done(r);
+    return fm_request_finish(call, &r, status);
+}
+
 #pragma weak MPI_Recv = PMPI_Recv
 int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
              MPI_Status *status)
 {
     CHECK_RECV_ARGS("MPI_Recv", buf, count, dt, source, tag, comm);
-    FM_HANG_SCOPE("MPI_Recv", source, tag, comm->name, count);
+    return recv_wait("MPI_Recv", buf, count, dt, source, tag, comm, status);
+}
+
+#pragma weak MPI_Recv_c = PMPI_Recv_c
+int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                MPI_Status *status)
+{
+    CHECK_RECV_ARGS("MPI_Recv_c", buf, count, dt, source, tag, comm);
+    return recv_wait("MPI_Recv_c", buf, count, dt, source, tag, comm, status);
+}
+
+/* A nonblocking receive after its checks, for MPI_Irecv and MPI_Irecv_c. */
+static inline int recv_start(const char *call, void *buf, MPI_Count count, MPI_Datatype dt,
+                             int source, int tag, MPI_Comm comm, MPI_Request *request)
+{
     struct fm_request *r;
     int rc = fm_irecv(buf, count, dt, source, tag, comm, 0, &r);
     if (rc != FM_OK)
-        return fm_raise_status(comm, "MPI_Recv", rc);
-    fm_request_progress_until_done(r);
-    return fm_request_finish("MPI_Recv", &r, status);
+        return fm_raise_status(comm, call, rc);
+    *request = r;
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Irecv = PMPI_Irecv
@@ -134,12 +250,36 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_C
               MPI_Request *request)
 {
     CHECK_RECV_ARGS("MPI_Irecv", buf, count, dt, source, tag, comm);
-    struct fm_request *r;
-    int rc = fm_irecv(buf, count, dt, source, tag, comm, 0, &r);
+    return recv_start("MPI_Irecv", buf, count, dt, source, tag, comm, request);
+}
+
+#pragma weak MPI_Irecv_c = PMPI_Irecv_c
+int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag,
+                 MPI_Comm comm, MPI_Request *request)
+{
+    CHECK_RECV_ARGS("MPI_Irecv_c", buf, count, dt, source, tag, comm);
+    return recv_start("MPI_Irecv_c", buf, count, dt, source, tag, comm, request);
+}
+
+static int sendrecv(const char *call, const void *sendbuf, MPI_Count sendcount,
+                    MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                    MPI_Comm comm, MPI_Status *status)
+{
+    CHECK_SEND_ARGS(call, sendbuf, sendcount, sendtype, dest, sendtag, comm);
+    CHECK_RECV_ARGS(call, recvbuf, recvcount, recvtype, source, recvtag, comm);
+    FM_HANG_SCOPE(call, source, recvtag, comm->name, recvcount);
+    struct fm_request *rr, *sr;
+    int rc = fm_irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, 0, &rr);
     if (rc != FM_OK)
-        return fm_raise_status(comm, "MPI_Irecv", rc);
-    *request = r;
-    return MPI_SUCCESS;
+        return fm_raise_status(comm, call, rc);
+    rc = fm_isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, 0, FM_SEND_STD, &sr);
+    if (rc != FM_OK)
+        return fm_raise_status(comm, call, rc);
+    fm_request_progress_until_done(sr);
+    fm_request_finish(call, &sr, MPI_STATUS_IGNORE);
+    fm_request_progress_until_done(rr);
+    return fm_request_finish(call, &rr, status);
 }
 
 #pragma weak MPI_Sendrecv = PMPI_Sendrecv
@@ -147,35 +287,31 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                  MPI_Comm comm, MPI_Status *status)
 {
-    CHECK_SEND_ARGS("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, comm);
-    CHECK_RECV_ARGS("MPI_Sendrecv", recvbuf, recvcount, recvtype, source, recvtag, comm);
-    FM_HANG_SCOPE("MPI_Sendrecv", source, recvtag, comm->name, recvcount);
-    struct fm_request *rr, *sr;
-    int rc = fm_irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, 0, &rr);
-    if (rc != FM_OK)
-        return fm_raise_status(comm, "MPI_Sendrecv", rc);
-    rc = fm_isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, 0, FM_SEND_STD, &sr);
-    if (rc != FM_OK)
-        return fm_raise_status(comm, "MPI_Sendrecv", rc);
-    fm_request_progress_until_done(sr);
-    fm_request_finish("MPI_Sendrecv", &sr, MPI_STATUS_IGNORE);
-    fm_request_progress_until_done(rr);
-    return fm_request_finish("MPI_Sendrecv", &rr, status);
+    return sendrecv("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                    recvcount, recvtype, source, recvtag, comm, status);
 }
 
-#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
-int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag, int source,
-                         int recvtag, MPI_Comm comm, MPI_Status *status)
+#pragma weak MPI_Sendrecv_c = PMPI_Sendrecv_c
+int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                    int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                    int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    CHECK_SEND_ARGS("MPI_Sendrecv_replace", buf, count, dt, dest, sendtag, comm);
-    CHECK_RECV_ARGS("MPI_Sendrecv_replace", buf, count, dt, source, recvtag, comm);
-    FM_HANG_SCOPE("MPI_Sendrecv_replace", source, recvtag, comm->name, count);
+    return sendrecv("MPI_Sendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                    recvcount, recvtype, source, recvtag, comm, status);
+}
+
+static int sendrecv_replace(const char *call, void *buf, MPI_Count count, MPI_Datatype dt,
+                            int dest, int sendtag, int source, int recvtag, MPI_Comm comm,
+                            MPI_Status *status)
+{
+    CHECK_SEND_ARGS(call, buf, count, dt, dest, sendtag, comm);
+    CHECK_RECV_ARGS(call, buf, count, dt, source, recvtag, comm);
+    FM_HANG_SCOPE(call, source, recvtag, comm->name, count);
     /* The outgoing data is packed aside so the receive may land in buf. */
     size_t bytes = (size_t)count * (size_t)dt->size;
     void *packed = malloc(bytes ? bytes : 1);
     if (!packed)
-        return fm_raise(comm, "MPI_Sendrecv_replace", MPI_ERR_NO_MEM,
-                        "cannot stage %zu bytes", bytes);
+        return fm_raise(comm, call, MPI_ERR_NO_MEM, "cannot stage %zu bytes", bytes);
     fm_dt_pack(buf, count, dt, 0, packed, bytes);
     struct fm_request *rr, *sr;
     int rc = fm_irecv(buf, count, dt, source, recvtag, comm, 0, &rr);
@@ -183,45 +319,81 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int s
         rc = fm_isend(packed, (MPI_Count)bytes, MPI_BYTE, dest, sendtag, comm, 0, FM_SEND_STD, &sr);
     if (rc != FM_OK) {
         free(packed);
-        return fm_raise_status(comm, "MPI_Sendrecv_replace", rc);
+        return fm_raise_status(comm, call, rc);
     }
     fm_request_progress_until_done(sr);
-    fm_request_finish("MPI_Sendrecv_replace", &sr, MPI_STATUS_IGNORE);
+    fm_request_finish(call, &sr, MPI_STATUS_IGNORE);
     free(packed);
     fm_request_progress_until_done(rr);
-    return fm_request_finish("MPI_Sendrecv_replace", &rr, status);
+    return fm_request_finish(call, &rr, status);
+}
+
+#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag, int source,
+                         int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return sendrecv_replace("MPI_Sendrecv_replace", buf, count, dt, dest, sendtag, source, recvtag,
+                            comm, status);
+}
+
+#pragma weak MPI_Sendrecv_replace_c = PMPI_Sendrecv_replace_c
+int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype dt, int dest, int sendtag,
+                            int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return sendrecv_replace("MPI_Sendrecv_replace_c", buf, count, dt, dest, sendtag, source,
+                            recvtag, comm, status);
 }
 
 /* MPI-4.0: both halves as one request, run by the progress engine
- * (coll/sched.h); its status is the receive's. */
-#pragma weak MPI_Isendrecv = PMPI_Isendrecv
-int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                  MPI_Comm comm, MPI_Request *request)
+ * (coll/sched.h); its status is the receive's.  replace: one buffer for
+ * both (Isendrecv_replace). */
+static int isendrecv(const char *call, const void *sendbuf, MPI_Count sendcount,
+                     MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                     MPI_Comm comm, int replace, MPI_Request *request)
 {
-    static const char call[] = "MPI_Isendrecv";
     CHECK_SEND_ARGS(call, sendbuf, sendcount, sendtype, dest, sendtag, comm);
     CHECK_RECV_ARGS(call, recvbuf, recvcount, recvtype, source, recvtag, comm);
     if (!request)
         return fm_raise(comm, call, MPI_ERR_ARG, "request=NULL");
     return fm_raise_status(comm, call,
                            fm_sched_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
-                                             recvcount, recvtype, source, recvtag, comm, 0,
+                                             recvcount, recvtype, source, recvtag, comm, replace,
                                              request));
+}
+
+#pragma weak MPI_Isendrecv = PMPI_Isendrecv
+int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    return isendrecv("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                     recvcount, recvtype, source, recvtag, comm, 0, request);
+}
+
+#pragma weak MPI_Isendrecv_c = PMPI_Isendrecv_c
+int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                     int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                     int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    return isendrecv("MPI_Isendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                     recvcount, recvtype, source, recvtag, comm, 0, request);
 }
 
 #pragma weak MPI_Isendrecv_replace = PMPI_Isendrecv_replace
 int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag,
                           int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    static const char call[] = "MPI_Isendrecv_replace";
-    CHECK_SEND_ARGS(call, buf, count, dt, dest, sendtag, comm);
-    CHECK_RECV_ARGS(call, buf, count, dt, source, recvtag, comm);
-    if (!request)
-        return fm_raise(comm, call, MPI_ERR_ARG, "request=NULL");
-    return fm_raise_status(comm, call,
-                           fm_sched_sendrecv(buf, count, dt, dest, sendtag, buf, count, dt, source,
-                                             recvtag, comm, 1, request));
+    return isendrecv("MPI_Isendrecv_replace", buf, count, dt, dest, sendtag, buf, count, dt,
+                     source, recvtag, comm, 1, request);
+}
+
+#pragma weak MPI_Isendrecv_replace_c = PMPI_Isendrecv_replace_c
+int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype dt, int dest, int sendtag,
+                             int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    return isendrecv("MPI_Isendrecv_replace_c", buf, count, dt, dest, sendtag, buf, count, dt,
+                     source, recvtag, comm, 1, request);
 }
 
 /* ---- probe ------------------------------------------------------------- */
@@ -306,33 +478,59 @@ static int check_message(const char *call, MPI_Message *message)
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Imrecv = PMPI_Imrecv
-int PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Request *request)
+static int imrecv(const char *call, void *buf, MPI_Count count, MPI_Datatype dt,
+                  MPI_Message *message, MPI_Request *request)
 {
-    FM_CHECK_INIT("MPI_Imrecv");
-    int rc = check_message("MPI_Imrecv", message);
+    FM_CHECK_INIT(call);
+    int rc = check_message(call, message);
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_Comm comm = *message == MPI_MESSAGE_NO_PROC ? MPI_COMM_WORLD : (*message)->comm;
-    FM_CHECK_COUNT("MPI_Imrecv", comm, count);
-    FM_CHECK_TYPE("MPI_Imrecv", comm, dt);
+    FM_CHECK_COUNT(call, comm, count);
+    FM_CHECK_TYPE(call, comm, dt);
     struct fm_request *r;
     rc = fm_imrecv(buf, count, dt, *message, &r);
     if (rc != FM_OK)
-        return fm_raise_status(comm, "MPI_Imrecv", rc);
+        return fm_raise_status(comm, call, rc);
     *message = MPI_MESSAGE_NULL;
     *request = r;
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Mrecv = PMPI_Mrecv
-int PMPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Status *status)
+#pragma weak MPI_Imrecv = PMPI_Imrecv
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Request *request)
 {
-    FM_HANG_SCOPE("MPI_Mrecv", FM_HANG_NONE, FM_HANG_NONE, "", count);
+    return imrecv("MPI_Imrecv", buf, count, dt, message, request);
+}
+
+#pragma weak MPI_Imrecv_c = PMPI_Imrecv_c
+int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *message,
+                  MPI_Request *request)
+{
+    return imrecv("MPI_Imrecv_c", buf, count, dt, message, request);
+}
+
+static int mrecv(const char *call, void *buf, MPI_Count count, MPI_Datatype dt,
+                 MPI_Message *message, MPI_Status *status)
+{
+    FM_HANG_SCOPE(call, FM_HANG_NONE, FM_HANG_NONE, "", count);
     MPI_Request r;
-    int rc = PMPI_Imrecv(buf, count, dt, message, &r);
+    int rc = imrecv(call, buf, count, dt, message, &r);
     if (rc != MPI_SUCCESS)
         return rc;
     fm_request_progress_until_done(r);
-    return fm_request_finish("MPI_Mrecv", &r, status);
+    return fm_request_finish(call, &r, status);
+}
+
+#pragma weak MPI_Mrecv = PMPI_Mrecv
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Status *status)
+{
+    return mrecv("MPI_Mrecv", buf, count, dt, message, status);
+}
+
+#pragma weak MPI_Mrecv_c = PMPI_Mrecv_c
+int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *message,
+                 MPI_Status *status)
+{
+    return mrecv("MPI_Mrecv_c", buf, count, dt, message, status);
 }

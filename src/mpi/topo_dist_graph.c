@@ -202,7 +202,8 @@ static int exchange(MPI_Comm comm, int n, const int *sources, const int *degrees
     if (rc != FM_OK) /* still take part; receive nothing */
         for (int r = 0; r < size; r++)
             rcnt[r] = rdispl[r] = 0;
-    int arc = fm_coll_alltoallv(sent, cnt, sdispl, MPI_INT, recs, rcnt, rdispl, MPI_INT, comm);
+    int arc = fm_coll_alltoallv(sent, fm_iarr_int(cnt), fm_iarr_int(sdispl), MPI_INT, recs,
+                                fm_iarr_int(rcnt), fm_iarr_int(rdispl), MPI_INT, comm);
     free(sent);
     free(cnt);
     if (rc == FM_OK)

@@ -1,6 +1,8 @@
 /* type_api.c — MPI datatype entry points: contiguous, commit, free, dup,
- * size/extent queries, names.  Queries work before MPI_Init (predefined
- * types are static), so none of these checks the init state. */
+ * size/extent queries, names, with the large-count variants of contiguous
+ * and the queries (MPI_Type_contiguous_c, MPI_Type_size_c, ...).  Queries
+ * work before MPI_Init (predefined types are static), so none of these
+ * checks the init state. */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,16 +11,34 @@
 #include "dtype/dtype.h"
 #include "mpi/api.h"
 #include "mpi/comm.h"
+#include "mpi/type_args.h"
+#include "util/int_array.h"
+
+static int contiguous(const char *call, MPI_Count count, MPI_Datatype oldtype,
+                      MPI_Datatype *newtype, int large)
+{
+    FM_CHECK_NONNEG(call, count, "count", MPI_ERR_COUNT);
+    FM_CHECK_DT_ARG(call, oldtype, "oldtype");
+    FM_CHECK_PTR(call, newtype, "newtype");
+    struct fm_type_args a;
+    int rc = fm_type_args_init(&a, large, 1);
+    if (rc == FM_OK) {
+        fm_type_arg_int(&a, count);
+        rc = fm_type_args_create(&a, MPI_COMBINER_CONTIGUOUS, 1, &oldtype, newtype);
+    }
+    return rc ? fm_raise_status(MPI_COMM_NULL, call, rc) : MPI_SUCCESS;
+}
 
 #pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    static const char call[] = "MPI_Type_contiguous";
-    FM_CHECK_NONNEG(call, count, "count", MPI_ERR_COUNT);
-    FM_CHECK_DT_ARG(call, oldtype, "oldtype");
-    FM_CHECK_PTR(call, newtype, "newtype");
-    int rc = fm_dt_create(MPI_COMBINER_CONTIGUOUS, 1, &count, 0, NULL, 1, &oldtype, newtype);
-    return rc ? fm_raise_status(MPI_COMM_NULL, call, rc) : MPI_SUCCESS;
+    return contiguous("MPI_Type_contiguous", count, oldtype, newtype, 0);
+}
+
+#pragma weak MPI_Type_contiguous_c = PMPI_Type_contiguous_c
+int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return contiguous("MPI_Type_contiguous_c", count, oldtype, newtype, 1);
 }
 
 #pragma weak MPI_Type_commit = PMPI_Type_commit
@@ -100,11 +120,13 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Type_size_x = PMPI_Type_size_x
-int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+/* The size and bounds queries, in every width: the int size says
+ * MPI_UNDEFINED when it does not fit (MPI-3.1 4.1.5); the _x and _c ones
+ * give the whole value (and are the same call). */
+static int type_size(const char *call, MPI_Datatype datatype, MPI_Count *size)
 {
-    FM_CHECK_DT_ARG("MPI_Type_size_x", datatype, "datatype");
-    FM_CHECK_PTR("MPI_Type_size_x", size, "size");
+    FM_CHECK_DT_ARG(call, datatype, "datatype");
+    FM_CHECK_PTR(call, size, "size");
     *size = datatype->size;
     return MPI_SUCCESS;
 }
@@ -112,54 +134,78 @@ int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 #pragma weak MPI_Type_size = PMPI_Type_size
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
-    FM_CHECK_DT_ARG("MPI_Type_size", datatype, "datatype");
-    FM_CHECK_PTR("MPI_Type_size", size, "size");
-    *size = datatype->size > INT_MAX ? MPI_UNDEFINED : (int)datatype->size;
+    MPI_Count n = 0;
+    int rc = type_size("MPI_Type_size", datatype, size ? &n : NULL);
+    if (rc == MPI_SUCCESS)
+        *size = n > INT_MAX ? MPI_UNDEFINED : (int)n;
+    return rc;
+}
+
+#pragma weak MPI_Type_size_x = PMPI_Type_size_x
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+{
+    return type_size("MPI_Type_size_x", datatype, size);
+}
+
+#pragma weak MPI_Type_size_c = PMPI_Type_size_c
+int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
+{
+    return type_size("MPI_Type_size_c", datatype, size);
+}
+
+/* true_bounds: the true lower bound and extent instead of the MPI ones. */
+static int type_bounds(const char *call, MPI_Datatype datatype, int true_bounds, void *lb,
+                       void *extent, const char *lb_name, const char *extent_name)
+{
+    FM_CHECK_DT_ARG(call, datatype, "datatype");
+    FM_CHECK_PTR(call, lb, lb_name);
+    FM_CHECK_PTR(call, extent, extent_name);
+    /* MPI_Aint or MPI_Count, both 8 bytes (util/int_array.h asserts it);
+     * memcpy, as the two are distinct types to the aliasing rules. */
+    MPI_Count l = true_bounds ? datatype->true_lb : datatype->lb;
+    MPI_Count e = true_bounds ? datatype->true_extent : datatype->extent;
+    memcpy(lb, &l, sizeof l);
+    memcpy(extent, &e, sizeof e);
     return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
-    FM_CHECK_DT_ARG("MPI_Type_get_extent", datatype, "datatype");
-    FM_CHECK_PTR("MPI_Type_get_extent", lb, "lb");
-    FM_CHECK_PTR("MPI_Type_get_extent", extent, "extent");
-    *lb = datatype->lb;
-    *extent = datatype->extent;
-    return MPI_SUCCESS;
+    return type_bounds("MPI_Type_get_extent", datatype, 0, lb, extent, "lb", "extent");
 }
 
 #pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
-    FM_CHECK_DT_ARG("MPI_Type_get_extent_x", datatype, "datatype");
-    FM_CHECK_PTR("MPI_Type_get_extent_x", lb, "lb");
-    FM_CHECK_PTR("MPI_Type_get_extent_x", extent, "extent");
-    *lb = datatype->lb;
-    *extent = datatype->extent;
-    return MPI_SUCCESS;
+    return type_bounds("MPI_Type_get_extent_x", datatype, 0, lb, extent, "lb", "extent");
+}
+
+#pragma weak MPI_Type_get_extent_c = PMPI_Type_get_extent_c
+int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+    return type_bounds("MPI_Type_get_extent_c", datatype, 0, lb, extent, "lb", "extent");
 }
 
 #pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
-    FM_CHECK_DT_ARG("MPI_Type_get_true_extent", datatype, "datatype");
-    FM_CHECK_PTR("MPI_Type_get_true_extent", true_lb, "true_lb");
-    FM_CHECK_PTR("MPI_Type_get_true_extent", true_extent, "true_extent");
-    *true_lb = datatype->true_lb;
-    *true_extent = datatype->true_extent;
-    return MPI_SUCCESS;
+    return type_bounds("MPI_Type_get_true_extent", datatype, 1, true_lb, true_extent, "true_lb",
+                       "true_extent");
 }
 
 #pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
-    FM_CHECK_DT_ARG("MPI_Type_get_true_extent_x", datatype, "datatype");
-    FM_CHECK_PTR("MPI_Type_get_true_extent_x", true_lb, "true_lb");
-    FM_CHECK_PTR("MPI_Type_get_true_extent_x", true_extent, "true_extent");
-    *true_lb = datatype->true_lb;
-    *true_extent = datatype->true_extent;
-    return MPI_SUCCESS;
+    return type_bounds("MPI_Type_get_true_extent_x", datatype, 1, true_lb, true_extent,
+                       "true_lb", "true_extent");
+}
+
+#pragma weak MPI_Type_get_true_extent_c = PMPI_Type_get_true_extent_c
+int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+{
+    return type_bounds("MPI_Type_get_true_extent_c", datatype, 1, true_lb, true_extent,
+                       "true_lb", "true_extent");
 }
 
 #pragma weak MPI_Type_set_name = PMPI_Type_set_name

@@ -2,44 +2,67 @@
  * (MPI_Get_count, MPI_Get_elements) and the status setters generalized
  * requests use.  status->fm_count is the received byte count. */
 #include <limits.h>
+#include <stdint.h>
 
 #include "mpi/type_check.h"
 #include "dtype/dtype.h"
 #include "mpi/api.h"
 
-#pragma weak MPI_Get_count = PMPI_Get_count
-int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+/* Get_count and Get_elements in every width: `which` picks the question,
+ * max is the largest answer the caller's type holds (larger ones are
+ * MPI_UNDEFINED, as MPI-3.1 says for the int calls). */
+enum { COUNT_OF, ELEMENTS_OF };
+
+static int status_count(const char *call, const MPI_Status *status, MPI_Datatype datatype,
+                        int which, MPI_Count max, MPI_Count *count)
 {
-    static const char call[] = "MPI_Get_count";
     FM_CHECK_PTR(call, status, "status");
     FM_CHECK_DT_ARG(call, datatype, "datatype");
     FM_CHECK_PTR(call, count, "count");
-    MPI_Count n = fm_dt_count_of(datatype, status->fm_count);
-    *count = n > INT_MAX ? MPI_UNDEFINED : (int)n;
+    MPI_Count n = which == COUNT_OF ? fm_dt_count_of(datatype, status->fm_count)
+                                    : fm_dt_elements_of(datatype, status->fm_count);
+    *count = n > max ? MPI_UNDEFINED : n;
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
-int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+static int status_count_int(const char *call, const MPI_Status *status, MPI_Datatype datatype,
+                            int which, int *count)
 {
-    static const char call[] = "MPI_Get_elements_x";
-    FM_CHECK_PTR(call, status, "status");
-    FM_CHECK_DT_ARG(call, datatype, "datatype");
-    FM_CHECK_PTR(call, count, "count");
-    *count = fm_dt_elements_of(datatype, status->fm_count);
-    return MPI_SUCCESS;
+    MPI_Count n = 0;
+    int rc = status_count(call, status, datatype, which, INT_MAX, count ? &n : NULL);
+    if (rc == MPI_SUCCESS)
+        *count = (int)n;
+    return rc;
+}
+
+#pragma weak MPI_Get_count = PMPI_Get_count
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    return status_count_int("MPI_Get_count", status, datatype, COUNT_OF, count);
+}
+
+#pragma weak MPI_Get_count_c = PMPI_Get_count_c
+int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    return status_count("MPI_Get_count_c", status, datatype, COUNT_OF, INT64_MAX, count);
 }
 
 #pragma weak MPI_Get_elements = PMPI_Get_elements
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
-    static const char call[] = "MPI_Get_elements";
-    FM_CHECK_PTR(call, status, "status");
-    FM_CHECK_DT_ARG(call, datatype, "datatype");
-    FM_CHECK_PTR(call, count, "count");
-    MPI_Count n = fm_dt_elements_of(datatype, status->fm_count);
-    *count = n > INT_MAX ? MPI_UNDEFINED : (int)n;
-    return MPI_SUCCESS;
+    return status_count_int("MPI_Get_elements", status, datatype, ELEMENTS_OF, count);
+}
+
+#pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
+int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    return status_count("MPI_Get_elements_x", status, datatype, ELEMENTS_OF, INT64_MAX, count);
+}
+
+#pragma weak MPI_Get_elements_c = PMPI_Get_elements_c
+int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    return status_count("MPI_Get_elements_c", status, datatype, ELEMENTS_OF, INT64_MAX, count);
 }
 
 /* count is in basic elements: MPI says MPI_Get_elements then returns it

@@ -1,5 +1,8 @@
 /* win_api.c — window creation and free, attributes, names, info, error
- * handlers, shared-memory queries, dynamic attach/detach. */
+ * handlers, shared-memory queries, dynamic attach/detach; the MPI-4.0
+ * large-count variants of creation and MPI_Win_shared_query (an MPI_Aint
+ * disp_unit). */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,7 +150,9 @@ static int noncontig_hint(MPI_Info info, const char *call)
     return 0;
 }
 
-static int win_make(const char *call, int flavor, void *base, MPI_Aint size, int disp_unit,
+/* disp_unit: an int, or the _c calls' MPI_Aint.  Windows keep it as an int
+ * (MPI_WIN_DISP_UNIT is an int attribute), so a larger one is refused. */
+static int win_make(const char *call, int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit,
                     MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     FM_CHECK_INIT(call);
@@ -158,7 +163,12 @@ static int win_make(const char *call, int flavor, void *base, MPI_Aint size, int
     if (size < 0)
         return fm_raise(comm, call, MPI_ERR_SIZE, "size=%lld must be >= 0", (long long)size);
     if (disp_unit <= 0)
-        return fm_raise(comm, call, MPI_ERR_DISP, "disp_unit=%d must be > 0", disp_unit);
+        return fm_raise(comm, call, MPI_ERR_DISP, "disp_unit=%lld must be > 0",
+                        (long long)disp_unit);
+    if (disp_unit > INT_MAX)
+        return fm_raise(comm, call, MPI_ERR_DISP,
+                        "disp_unit=%lld is more than a window keeps (INT_MAX: the "
+                        "MPI_WIN_DISP_UNIT attribute is an int)", (long long)disp_unit);
     if (info != MPI_INFO_NULL && !fm_info_valid(info))
         return fm_raise(comm, call, MPI_ERR_INFO, "info is not a valid info object");
     char why[FM_RMA_WHY];
@@ -172,7 +182,7 @@ static int win_make(const char *call, int flavor, void *base, MPI_Aint size, int
     if (rc != FM_OK)
         snprintf(why, FM_RMA_WHY, "cannot duplicate the communicator: %s", fm_status_msg(rc));
     else
-        rc = fm_win_setup(flavor, base, size, disp_unit, &hints, dup, &w, why);
+        rc = fm_win_setup(flavor, base, size, (int)disp_unit, &hints, dup, &w, why);
     if (rc != FM_OK) {
         int cls = rc == FM_ERR_NOMEM ? MPI_ERR_NO_MEM
                   : flavor == MPI_WIN_FLAVOR_SHARED ? MPI_ERR_RMA_SHARED
@@ -194,30 +204,56 @@ int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
     return win_make("MPI_Win_create", MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, info, comm, win);
 }
 
+#pragma weak MPI_Win_create_c = PMPI_Win_create_c
+int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                      MPI_Comm comm, MPI_Win *win)
+{
+    return win_make("MPI_Win_create_c", MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, info, comm,
+                    win);
+}
+
+/* Win_allocate and Win_allocate_shared, in both widths. */
+static int win_allocate(const char *call, int flavor, MPI_Aint size, MPI_Aint disp_unit,
+                        MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+    if (!baseptr && fm_mpi_state == 1)
+        return fm_raise(comm, call, MPI_ERR_ARG, "baseptr=NULL");
+    int rc = win_make(call, flavor, NULL, size, disp_unit, info, comm, win);
+    if (rc == MPI_SUCCESS)
+        *(void **)baseptr = (*win)->base;
+    return rc;
+}
+
 #pragma weak MPI_Win_allocate = PMPI_Win_allocate
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                      MPI_Win *win)
 {
-    if (!baseptr && fm_mpi_state == 1)
-        return fm_raise(comm, "MPI_Win_allocate", MPI_ERR_ARG, "baseptr=NULL");
-    int rc = win_make("MPI_Win_allocate", MPI_WIN_FLAVOR_ALLOCATE, NULL, size, disp_unit, info,
-                      comm, win);
-    if (rc == MPI_SUCCESS)
-        *(void **)baseptr = (*win)->base;
-    return rc;
+    return win_allocate("MPI_Win_allocate", MPI_WIN_FLAVOR_ALLOCATE, size, disp_unit, info, comm,
+                        baseptr, win);
+}
+
+#pragma weak MPI_Win_allocate_c = PMPI_Win_allocate_c
+int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                        void *baseptr, MPI_Win *win)
+{
+    return win_allocate("MPI_Win_allocate_c", MPI_WIN_FLAVOR_ALLOCATE, size, disp_unit, info,
+                        comm, baseptr, win);
 }
 
 #pragma weak MPI_Win_allocate_shared = PMPI_Win_allocate_shared
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                             void *baseptr, MPI_Win *win)
 {
-    if (!baseptr && fm_mpi_state == 1)
-        return fm_raise(comm, "MPI_Win_allocate_shared", MPI_ERR_ARG, "baseptr=NULL");
-    int rc = win_make("MPI_Win_allocate_shared", MPI_WIN_FLAVOR_SHARED, NULL, size, disp_unit,
-                      info, comm, win);
-    if (rc == MPI_SUCCESS)
-        *(void **)baseptr = (*win)->base;
-    return rc;
+    return win_allocate("MPI_Win_allocate_shared", MPI_WIN_FLAVOR_SHARED, size, disp_unit, info,
+                        comm, baseptr, win);
+}
+
+#pragma weak MPI_Win_allocate_shared_c = PMPI_Win_allocate_shared_c
+int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                               void *baseptr, MPI_Win *win)
+{
+    return win_allocate("MPI_Win_allocate_shared_c", MPI_WIN_FLAVOR_SHARED, size, disp_unit,
+                        info, comm, baseptr, win);
 }
 
 #pragma weak MPI_Win_create_dynamic = PMPI_Win_create_dynamic
@@ -228,10 +264,10 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 
 /* Memory of allocate and allocate_shared windows is mapped by every rank,
  * so both answer (MPI-4 allows any window whose memory is shared). */
-#pragma weak MPI_Win_shared_query = PMPI_Win_shared_query
-int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
+/* disp_unit is an int *, or MPI_Win_shared_query_c's MPI_Aint * (wide). */
+static int win_shared_query(const char *call, MPI_Win win, int rank, MPI_Aint *size,
+                            void *disp_unit, int wide, void *baseptr)
 {
-    const char *call = "MPI_Win_shared_query";
     FM_CHECK_INIT(call);
     FM_CHECK_WIN(call, win);
     FM_CHECK_WIN_RANK(call, win, rank);
@@ -251,9 +287,25 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
             }
     }
     *size = win->peer[rank].size;
-    *disp_unit = win->peer[rank].disp_unit;
+    if (wide)
+        *(MPI_Aint *)disp_unit = win->peer[rank].disp_unit;
+    else
+        *(int *)disp_unit = win->peer[rank].disp_unit;
     *(void **)baseptr = fm_win_segment_base(win, rank);
     return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Win_shared_query = PMPI_Win_shared_query
+int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
+{
+    return win_shared_query("MPI_Win_shared_query", win, rank, size, disp_unit, 0, baseptr);
+}
+
+#pragma weak MPI_Win_shared_query_c = PMPI_Win_shared_query_c
+int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
+                            void *baseptr)
+{
+    return win_shared_query("MPI_Win_shared_query_c", win, rank, size, disp_unit, 1, baseptr);
 }
 
 #pragma weak MPI_Win_attach = PMPI_Win_attach

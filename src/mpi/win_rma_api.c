@@ -1,5 +1,7 @@
 /* win_rma_api.c — MPI_Put / Get / Accumulate / Get_accumulate /
- * Fetch_and_op / Compare_and_swap and their request-based forms.
+ * Fetch_and_op / Compare_and_swap and their request-based forms, with the
+ * MPI-4.0 large-count variants (MPI_Put_c: MPI_Count counts) of each that
+ * has counts.  A call and its variant share one body taking MPI_Count.
  *
  * On a node every operation completes before it returns, so the request
  * forms hand back requests that are already complete (the standard allows
@@ -17,27 +19,29 @@
 /* obuf / what: the origin-side buffer and its argument name, checked when
  * check_origin (NULL with data in it is MPI_ERR_BUFFER, as FM_CHECK_BUF). */
 static int check_xfer(const char *call, MPI_Win win, const void *obuf, const char *what,
-                      int ocount, MPI_Datatype odt, int trank, MPI_Aint tdisp, int tcount,
-                      MPI_Datatype tdt, int check_origin)
+                      MPI_Count ocount, MPI_Datatype odt, int trank, MPI_Aint tdisp,
+                      MPI_Count tcount, MPI_Datatype tdt, int check_origin)
 {
     if (check_origin) {
         if (ocount < 0)
-            return fm_win_raise(win, call, MPI_ERR_COUNT, "origin_count=%d must be >= 0", ocount);
+            return fm_win_raise(win, call, MPI_ERR_COUNT, "origin_count=%lld must be >= 0",
+                                (long long)ocount);
         if (!fm_dt_valid(odt) || !fm_dt_usable(odt))
             return fm_win_raise(win, call, MPI_ERR_TYPE, "origin_datatype is %s",
                                 fm_dt_valid(odt) ? "not committed" : "not a valid datatype");
         if (!obuf && ocount > 0 && odt->size > 0 && odt->true_lb <= 0)
             return fm_win_raise(win, call, MPI_ERR_BUFFER,
-                                "%s=NULL with count=%d (MPI_BOTTOM needs a datatype of absolute "
-                                "addresses)", what, ocount);
+                                "%s=NULL with count=%lld (MPI_BOTTOM needs a datatype of "
+                                "absolute addresses)", what, (long long)ocount);
     }
     if (tcount < 0)
-        return fm_win_raise(win, call, MPI_ERR_COUNT, "target_count=%d must be >= 0", tcount);
+        return fm_win_raise(win, call, MPI_ERR_COUNT, "target_count=%lld must be >= 0",
+                            (long long)tcount);
     if (!fm_dt_valid(tdt) || !fm_dt_usable(tdt))
         return fm_win_raise(win, call, MPI_ERR_TYPE, "target_datatype is %s",
                             fm_dt_valid(tdt) ? "not committed" : "not a valid datatype");
     FM_CHECK_WIN_RANK(call, win, trank);
-    if (check_origin && (MPI_Count)ocount * odt->size != (MPI_Count)tcount * tdt->size)
+    if (check_origin && ocount * odt->size != tcount * tdt->size)
         return fm_win_raise(win, call, MPI_ERR_TYPE,
                             "origin carries %lld bytes but target %lld: type signatures differ",
                             (long long)ocount * (long long)odt->size,
@@ -99,8 +103,9 @@ static int done_request(MPI_Win win, int trank, const char *call, MPI_Request *r
 /* The common case — same contiguous committed type on both sides, a
  * mapped target, in range — is one memcpy with no further checks.
  * Returns the address to copy at, or 0 to take the general path. */
-static inline uintptr_t fast_target(MPI_Win win, const void *obuf, int ocount, MPI_Datatype odt, int trank,
-                                    MPI_Aint tdisp, int tcount, MPI_Datatype tdt, size_t *n)
+static inline uintptr_t fast_target(MPI_Win win, const void *obuf, MPI_Count ocount,
+                                    MPI_Datatype odt, int trank, MPI_Aint tdisp, MPI_Count tcount,
+                                    MPI_Datatype tdt, size_t *n)
 {
     const int ok = FM_DT_COMMITTED | FM_DT_CONTIG;
     if (fm_mpi_state != 1 || !fm_win_valid(win) || (unsigned)trank >= (unsigned)win->size ||
@@ -117,8 +122,8 @@ static inline uintptr_t fast_target(MPI_Win win, const void *obuf, int ocount, M
     return p->base + (uintptr_t)off;
 }
 
-static int put(const char *call, const void *obuf, int ocount, MPI_Datatype odt, int trank,
-               MPI_Aint tdisp, int tcount, MPI_Datatype tdt, MPI_Win win)
+static int put(const char *call, const void *obuf, MPI_Count ocount, MPI_Datatype odt,
+               int trank, MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype tdt, MPI_Win win)
 {
     size_t n;
     uintptr_t t = fast_target(win, obuf, ocount, odt, trank, tdisp, tcount, tdt, &n);
@@ -136,8 +141,8 @@ static int put(const char *call, const void *obuf, int ocount, MPI_Datatype odt,
     return rc == FM_OK ? MPI_SUCCESS : fm_win_raise_status(win, call, rc);
 }
 
-static int get(const char *call, void *obuf, int ocount, MPI_Datatype odt, int trank,
-               MPI_Aint tdisp, int tcount, MPI_Datatype tdt, MPI_Win win)
+static int get(const char *call, void *obuf, MPI_Count ocount, MPI_Datatype odt, int trank,
+               MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype tdt, MPI_Win win)
 {
     size_t n;
     uintptr_t t = fast_target(win, obuf, ocount, odt, trank, tdisp, tcount, tdt, &n);
@@ -156,9 +161,9 @@ static int get(const char *call, void *obuf, int ocount, MPI_Datatype odt, int t
 }
 
 /* res == NULL: Accumulate; otherwise Get_accumulate. */
-static int acc(const char *call, const void *obuf, int ocount, MPI_Datatype odt, void *res,
-               int rcount, MPI_Datatype rdt, int trank, MPI_Aint tdisp, int tcount,
-               MPI_Datatype tdt, MPI_Op op, MPI_Win win)
+static int acc(const char *call, const void *obuf, MPI_Count ocount, MPI_Datatype odt,
+               void *res, MPI_Count rcount, MPI_Datatype rdt, int trank, MPI_Aint tdisp,
+               MPI_Count tcount, MPI_Datatype tdt, MPI_Op op, MPI_Win win)
 {
     FM_CHECK_INIT(call);
     FM_CHECK_WIN(call, win);
@@ -174,9 +179,8 @@ static int acc(const char *call, const void *obuf, int ocount, MPI_Datatype odt,
         res = (void *)&rcount;
     /* No data on any side (zero counts or empty types): nothing is
      * combined, so there are no kinds to match; the call does nothing. */
-    MPI_Count bytes = (MPI_Count)tcount * tdt->size +
-                      (noop ? 0 : (MPI_Count)ocount * odt->size) +
-                      (rdt ? (MPI_Count)rcount * rdt->size : 0);
+    MPI_Count bytes = tcount * tdt->size + (noop ? 0 : ocount * odt->size) +
+                      (rdt ? rcount * rdt->size : 0);
     if (bytes == 0 && fm_op_valid(op))
         return MPI_SUCCESS;
     if ((rc = check_acc(call, win, noop ? NULL : odt, tdt, op)) != MPI_SUCCESS)
@@ -196,11 +200,29 @@ int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_data
                target_count, target_datatype, win);
 }
 
+#pragma weak MPI_Put_c = PMPI_Put_c
+int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+               int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+               MPI_Datatype target_datatype, MPI_Win win)
+{
+    return put("MPI_Put_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+               target_count, target_datatype, win);
+}
+
 #pragma weak MPI_Get = PMPI_Get
 int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     return get("MPI_Get", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+               target_count, target_datatype, win);
+}
+
+#pragma weak MPI_Get_c = PMPI_Get_c
+int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+               int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+               MPI_Datatype target_datatype, MPI_Win win)
+{
+    return get("MPI_Get_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                target_count, target_datatype, win);
 }
 
@@ -213,20 +235,51 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
                target_rank, target_disp, target_count, target_datatype, op, win);
 }
 
+#pragma weak MPI_Accumulate_c = PMPI_Accumulate_c
+int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                      MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                      MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                      MPI_Win win)
+{
+    return acc("MPI_Accumulate_c", origin_addr, origin_count, origin_datatype, NULL, 0, NULL,
+               target_rank, target_disp, target_count, target_datatype, op, win);
+}
+
+static int get_acc(const char *call, const void *origin_addr, MPI_Count origin_count,
+                   MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count,
+                   MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                   MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    /* NULL is fine for a result of no bytes (an empty datatype too). */
+    if (!result_addr && result_count > 0 && fm_win_valid(win) &&
+        !(fm_dt_valid(result_datatype) && result_datatype->size == 0))
+        return fm_win_raise(win, call, MPI_ERR_BUFFER, "result_addr=NULL");
+    /* a non-NULL marker for zero-sized results keeps the Get_ semantics */
+    return acc(call, origin_addr, origin_count, origin_datatype, result_addr, result_count,
+               result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+}
+
 #pragma weak MPI_Get_accumulate = PMPI_Get_accumulate
 int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                        void *result_addr, int result_count, MPI_Datatype result_datatype,
                        int target_rank, MPI_Aint target_disp, int target_count,
                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    /* NULL is fine for a result of no bytes (an empty datatype too). */
-    if (!result_addr && result_count > 0 && fm_win_valid(win) &&
-        !(fm_dt_valid(result_datatype) && result_datatype->size == 0))
-        return fm_win_raise(win, "MPI_Get_accumulate", MPI_ERR_BUFFER, "result_addr=NULL");
-    /* a non-NULL marker for zero-sized results keeps the Get_ semantics */
-    return acc("MPI_Get_accumulate", origin_addr, origin_count, origin_datatype,
-               result_addr, result_count, result_datatype,
-               target_rank, target_disp, target_count, target_datatype, op, win);
+    return get_acc("MPI_Get_accumulate", origin_addr, origin_count, origin_datatype, result_addr,
+                   result_count, result_datatype, target_rank, target_disp, target_count,
+                   target_datatype, op, win);
+}
+
+#pragma weak MPI_Get_accumulate_c = PMPI_Get_accumulate_c
+int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                          MPI_Datatype origin_datatype, void *result_addr,
+                          MPI_Count result_count, MPI_Datatype result_datatype, int target_rank,
+                          MPI_Aint target_disp, MPI_Count target_count,
+                          MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    return get_acc("MPI_Get_accumulate_c", origin_addr, origin_count, origin_datatype,
+                   result_addr, result_count, result_datatype, target_rank, target_disp,
+                   target_count, target_datatype, op, win);
 }
 
 #pragma weak MPI_Fetch_and_op = PMPI_Fetch_and_op
@@ -273,6 +326,16 @@ int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_dat
     return rc != MPI_SUCCESS ? rc : done_request(win, target_rank, "MPI_Rput", request);
 }
 
+#pragma weak MPI_Rput_c = PMPI_Rput_c
+int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    int rc = put("MPI_Rput_c", origin_addr, origin_count, origin_datatype, target_rank,
+                 target_disp, target_count, target_datatype, win);
+    return rc != MPI_SUCCESS ? rc : done_request(win, target_rank, "MPI_Rput_c", request);
+}
+
 #pragma weak MPI_Rget = PMPI_Rget
 int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
@@ -281,6 +344,16 @@ int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
     int rc = get("MPI_Rget", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                  target_count, target_datatype, win);
     return rc != MPI_SUCCESS ? rc : done_request(win, target_rank, "MPI_Rget", request);
+}
+
+#pragma weak MPI_Rget_c = PMPI_Rget_c
+int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    int rc = get("MPI_Rget_c", origin_addr, origin_count, origin_datatype, target_rank,
+                 target_disp, target_count, target_datatype, win);
+    return rc != MPI_SUCCESS ? rc : done_request(win, target_rank, "MPI_Rget_c", request);
 }
 
 #pragma weak MPI_Raccumulate = PMPI_Raccumulate
@@ -294,6 +367,17 @@ int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype ori
     return rc != MPI_SUCCESS ? rc : done_request(win, target_rank, "MPI_Raccumulate", request);
 }
 
+#pragma weak MPI_Raccumulate_c = PMPI_Raccumulate_c
+int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count,
+                       MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                       MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                       MPI_Win win, MPI_Request *request)
+{
+    int rc = acc("MPI_Raccumulate_c", origin_addr, origin_count, origin_datatype, NULL, 0, NULL,
+                 target_rank, target_disp, target_count, target_datatype, op, win);
+    return rc != MPI_SUCCESS ? rc : done_request(win, target_rank, "MPI_Raccumulate_c", request);
+}
+
 #pragma weak MPI_Rget_accumulate = PMPI_Rget_accumulate
 int PMPI_Rget_accumulate(const void *origin_addr, int origin_count,
                         MPI_Datatype origin_datatype, void *result_addr, int result_count,
@@ -301,8 +385,23 @@ int PMPI_Rget_accumulate(const void *origin_addr, int origin_count,
                         int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                         MPI_Request *request)
 {
-    int rc = PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr,
-                                result_count, result_datatype, target_rank, target_disp,
-                                target_count, target_datatype, op, win);
+    int rc = get_acc("MPI_Rget_accumulate", origin_addr, origin_count, origin_datatype,
+                     result_addr, result_count, result_datatype, target_rank, target_disp,
+                     target_count, target_datatype, op, win);
     return rc != MPI_SUCCESS ? rc : done_request(win, target_rank, "MPI_Rget_accumulate", request);
+}
+
+#pragma weak MPI_Rget_accumulate_c = PMPI_Rget_accumulate_c
+int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                           MPI_Datatype origin_datatype, void *result_addr,
+                           MPI_Count result_count, MPI_Datatype result_datatype,
+                           int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                           MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                           MPI_Request *request)
+{
+    int rc = get_acc("MPI_Rget_accumulate_c", origin_addr, origin_count, origin_datatype,
+                     result_addr, result_count, result_datatype, target_rank, target_disp,
+                     target_count, target_datatype, op, win);
+    return rc != MPI_SUCCESS ? rc
+                             : done_request(win, target_rank, "MPI_Rget_accumulate_c", request);
 }

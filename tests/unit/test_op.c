@@ -517,7 +517,7 @@ static void test_user_op(void **state)
 {
     (void)state;
     MPI_Op op;
-    assert_int_equal(fm_op_create(digits, 0, &op), FM_OK);
+    assert_int_equal(fm_op_create(digits, NULL, 0, &op), FM_OK);
     assert_true(fm_op_valid(op));
     assert_int_equal(op->commute, 0);
     assert_int_equal(fm_op_check(op, MPI_INT), FM_OK);
@@ -586,7 +586,7 @@ static void test_noncontig(void **state)
 
     /* The user function sees the caller's layout, not packed data. */
     MPI_Op op;
-    assert_int_equal(fm_op_create(record, 1, &op), FM_OK);
+    assert_int_equal(fm_op_create(record, NULL, 1, &op), FM_OK);
     int a[6] = {0}, b[6] = {0};
     assert_int_equal(fm_op_apply(op, a, b, 2, vec), FM_OK);
     assert_ptr_equal(seen.in, a);
