@@ -3,6 +3,7 @@
 #   make demo       install what is missing, build, run the examples with 4 ranks
 #   make test       install what is missing, build, run every default test suite
 #   make test-asan  the MPI tests under AddressSanitizer + UBSan (build-asan/)
+#   make test-tsan  the threaded MPI tests (MPI_THREAD_MULTIPLE, progress thread) under ThreadSanitizer
 #   make test-fuzz  each libFuzzer target FUZZ_SECONDS (60) from its seed corpus (clang, build-fuzz/)
 #   make test-valgrind  the MPI tests with every rank under valgrind memcheck
 #   make test-cluster   two hosts (network namespaces + sshd) joined by mpiexec --launcher ssh
@@ -27,7 +28,7 @@ BENCH_DEPS := openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox
 
 MESON_OPTS := -Dwerror=$(if $(filter 1,$(WERROR)),true,false)
 
-.PHONY: all build deps test-deps bench-deps demo test test-asan test-fuzz test-cluster test-ofi test-valgrind test-mpich bench install docs clean
+.PHONY: all build deps test-deps bench-deps demo test test-asan test-tsan test-fuzz test-cluster test-ofi test-valgrind test-mpich bench install docs clean
 
 all: build
 
@@ -72,6 +73,18 @@ test-asan: deps
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) \
 	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  bash tests/run-all build-asan
+
+# The threaded tests (tests/mpi/TESTLIST's thr_* and env_thread) with the
+# library, the launcher and the tests built under ThreadSanitizer.  Not the
+# OpenMP ones (omp_*): libgomp is not instrumented, so TSan cannot see its
+# task dependences and reports races that are none.
+test-tsan: deps
+	[ -f build-tsan/build.ninja ] || meson setup build-tsan -Db_sanitize=thread -Db_lundef=false -Dbuildtype=debugoptimized
+	ninja -C build-tsan
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66:suppressions=$(abspath tests/tsan.supp) \
+	  python3 tests/run-mpi-tests build-tsan --filter thr_ --timeout-scale 4
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66:suppressions=$(abspath tests/tsan.supp) \
+	  python3 tests/run-mpi-tests build-tsan --filter env_thread
 
 # The parsers that read bytes from outside the process, under libFuzzer +
 # ASan + UBSan (tests/fuzz/): each target FUZZ_SECONDS, one after another.

@@ -507,6 +507,14 @@ enum {
  * standard's list of procedures (tools/gen-mpi-api). */
 #include "mpi_proto.h"
 
+/* fabmpi's extensions (MPIX_), with their PMPIX_ twins.
+ * MPIX_Request_detach: the library completes and frees *request (set to
+ * MPI_REQUEST_NULL) and then fulfils omp_event, an OpenMP 5.0
+ * omp_event_handle_t from a task's detach clause (cast to uintptr_t);
+ * nonblocking requests only.  docs/THREADS.md. */
+int MPIX_Request_detach(MPI_Request *request, uintptr_t omp_event);
+int PMPIX_Request_detach(MPI_Request *request, uintptr_t omp_event);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "boot/world.h"
+#include "core/cs.h"
 #include "core/progress.h"
 #include "core/vci.h"
 #include "util/param.h"
@@ -73,6 +74,21 @@ static __attribute__((noinline)) int run_deferred(struct fm_vci *v)
     return n;
 }
 
+int fm_progress_in_hooks;
+
+/* A hook may wait (a window's teardown flushing, a reply that needs room):
+ * while one runs, waits keep the lock (fm_cs_yield), or another thread
+ * could free what the hook is walking. */
+static __attribute__((noinline)) int run_hooks(struct fm_vci *v)
+{
+    int n = 0;
+    fm_progress_in_hooks++;
+    for (int i = 0; i < v->nhooks; i++)
+        n += v->hooks[i]();
+    fm_progress_in_hooks--;
+    return n;
+}
+
 /* The message path's poll: each transport, then parked sends when there
  * are any, then the hooks (none in a plain two-sided program). */
 int fm_progress(void)
@@ -84,8 +100,8 @@ int fm_progress(void)
         n += fm_net_poll(v->nets[i], v->deliver);
     if (v->pend_nactive)
         n += v->pend_drain();
-    for (int i = 0; i < v->nhooks; i++)
-        n += v->hooks[i]();
+    if (v->nhooks)
+        n += run_hooks(v);
     if (v->dhead)
         n += run_deferred(v);
     return n;
@@ -110,6 +126,10 @@ static inline void cpu_relax(void)
 
 void fm_progress_backoff(unsigned *spins)
 {
+    if (__builtin_expect(fm_cs_on, 0)) {
+        /* Other threads may be waiting to call in: let them. */
+        fm_cs_yield_slow();
+    }
     if (fm_param.YIELD == FM_YIELD_NEVER) {
         cpu_relax();
         return;
@@ -121,7 +141,9 @@ void fm_progress_backoff(unsigned *spins)
     }
     if (n > (unsigned)fm_param.SPIN_COUNT + FM_NAP_AFTER) {
         struct timespec nap = {0, 50 * 1000}; /* 50 us: wake-up cost stays small */
+        unsigned held = fm_cs_suspend();
         nanosleep(&nap, NULL);
+        fm_cs_resume(held);
         *spins = (unsigned)fm_param.SPIN_COUNT + FM_NAP_AFTER; /* no wrap-around */
     } else {
         sched_yield();

@@ -14,6 +14,7 @@
 #ifndef FM_CORE_PROGRESS_H
 #define FM_CORE_PROGRESS_H
 
+#include "core/cs.h"
 #include "util/pvar.h"
 
 /* A poll hook: handles what has arrived or completed; returns how many
@@ -45,13 +46,22 @@ int fm_deferred_count(void);
  * handled (0: an empty poll). */
 int fm_progress(void);
 
+/* The progress thread (FABMPI_PROGRESS_THREAD, progress_thread.c): start
+ * turns the library lock on (core/cs.h); stop joins the thread, and turns
+ * the lock off again unless keep_lock (MPI_THREAD_MULTIPLE still needs it). */
+int fm_progress_thread_start(void);
+void fm_progress_thread_stop(int keep_lock);
+int fm_progress_thread_running(void);
+
 /* The blocking-wait back-off: call once per empty poll; *spins starts at 0. */
 void fm_progress_backoff(unsigned *spins);
 
 /* Progress until cond holds: the only blocking loop.  cond is evaluated
  * before every poll.  A wait that polls is counted and timed (MPI_T's
  * progress_waits, progress_wait_time); one already satisfied costs
- * nothing more. */
+ * nothing more.  At MPI_THREAD_MULTIPLE the back-off lets other threads'
+ * calls in after each empty poll (fm_cs_yield; it gives the lock up around
+ * its naps), so cond may also become true by another thread. */
 #define fm_wait_until(cond)                                                  \
     do {                                                                     \
         if (!(cond)) {                                                       \

@@ -112,6 +112,7 @@ static size_t alignment_of(MPI_Info info)
 #pragma weak MPI_Alloc_mem = PMPI_Alloc_mem
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Alloc_mem";
     FM_CHECK_INIT(call);
     if (size < 0)
@@ -144,6 +145,7 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 #pragma weak MPI_Free_mem = PMPI_Free_mem
 int PMPI_Free_mem(void *base)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Free_mem";
     FM_CHECK_INIT(call);
     if (!base)

@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 
+#include "core/cs.h"
 #include "mpi/comm.h"
 #include "pt2pt/pt2pt.h"
 #include "util/status.h"

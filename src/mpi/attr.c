@@ -222,6 +222,7 @@ static fm_f_proc *fortran_copy(const struct keyval *k)
 
 int fab_f_keyval_mark(int keyval, const struct fm_f_keyval_calls *calls)
 {
+    FM_API_LOCK();
     if (keyval < 1 || keyval > nkeys || keys[keyval - 1].refs == 0)
         return MPI_ERR_KEYVAL;
     keys[keyval - 1].fortran = calls;
@@ -474,6 +475,7 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
                            MPI_Comm_delete_attr_function *delete_fn, int *comm_keyval,
                            void *extra_state)
 {
+    FM_API_LOCK();
     /* NULL callbacks are not allowed by the standard; they act as the
      * NULL_COPY / NULL_DELETE functions rather than crash. */
     return create_keyval("MPI_Comm_create_keyval", COMM,
@@ -485,12 +487,14 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
 #pragma weak MPI_Comm_free_keyval = PMPI_Comm_free_keyval
 int PMPI_Comm_free_keyval(int *comm_keyval)
 {
+    FM_API_LOCK();
     return free_keyval("MPI_Comm_free_keyval", COMM, comm_keyval, "comm_keyval");
 }
 
 #pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
 int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Comm_set_attr");
     FM_CHECK_COMM("MPI_Comm_set_attr", comm);
     struct obj o = of_comm(comm);
@@ -529,6 +533,7 @@ static int comm_get_attr(const char *call, MPI_Comm comm, int comm_keyval, void 
 #pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
 int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
+    FM_API_LOCK();
     return comm_get_attr("MPI_Comm_get_attr", comm, comm_keyval, attribute_val, flag,
                          "comm_keyval");
 }
@@ -536,6 +541,7 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
 #pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
 int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Comm_delete_attr");
     FM_CHECK_COMM("MPI_Comm_delete_attr", comm);
     struct obj o = of_comm(comm);
@@ -547,6 +553,7 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
                       void *extra_state)
 {
+    FM_API_LOCK();
     return create_keyval("MPI_Keyval_create", COMM,
                          (struct keyval){.copy.comm = copy_fn, .del.comm = delete_fn,
                                          .extra = extra_state},
@@ -556,12 +563,14 @@ int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_f
 #pragma weak MPI_Keyval_free = PMPI_Keyval_free
 int PMPI_Keyval_free(int *keyval)
 {
+    FM_API_LOCK();
     return free_keyval("MPI_Keyval_free", COMM, keyval, "keyval");
 }
 
 #pragma weak MPI_Attr_put = PMPI_Attr_put
 int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Attr_put");
     FM_CHECK_COMM("MPI_Attr_put", comm);
     struct obj o = of_comm(comm);
@@ -571,12 +580,14 @@ int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 #pragma weak MPI_Attr_get = PMPI_Attr_get
 int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
+    FM_API_LOCK();
     return comm_get_attr("MPI_Attr_get", comm, keyval, attribute_val, flag, "keyval");
 }
 
 #pragma weak MPI_Attr_delete = PMPI_Attr_delete
 int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Attr_delete");
     FM_CHECK_COMM("MPI_Attr_delete", comm);
     struct obj o = of_comm(comm);
@@ -590,6 +601,7 @@ int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *copy_fn,
                            MPI_Type_delete_attr_function *delete_fn, int *type_keyval,
                            void *extra_state)
 {
+    FM_API_LOCK();
     return create_keyval("MPI_Type_create_keyval", TYPE,
                          (struct keyval){.copy.type = copy_fn, .del.type = delete_fn,
                                          .extra = extra_state},
@@ -599,12 +611,14 @@ int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *copy_fn,
 #pragma weak MPI_Type_free_keyval = PMPI_Type_free_keyval
 int PMPI_Type_free_keyval(int *type_keyval)
 {
+    FM_API_LOCK();
     return free_keyval("MPI_Type_free_keyval", TYPE, type_keyval, "type_keyval");
 }
 
 #pragma weak MPI_Type_set_attr = PMPI_Type_set_attr
 int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Type_set_attr");
     FM_CHECK_DT_ARG("MPI_Type_set_attr", datatype, "datatype");
     struct obj o = of_type(datatype);
@@ -614,6 +628,7 @@ int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_v
 #pragma weak MPI_Type_get_attr = PMPI_Type_get_attr
 int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Type_get_attr";
     FM_CHECK_INIT(call);
     FM_CHECK_DT_ARG(call, datatype, "datatype");
@@ -627,6 +642,7 @@ int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_v
 #pragma weak MPI_Type_delete_attr = PMPI_Type_delete_attr
 int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Type_delete_attr");
     FM_CHECK_DT_ARG("MPI_Type_delete_attr", datatype, "datatype");
     struct obj o = of_type(datatype);
@@ -640,6 +656,7 @@ int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn,
                           MPI_Win_delete_attr_function *delete_fn, int *win_keyval,
                           void *extra_state)
 {
+    FM_API_LOCK();
     return create_keyval("MPI_Win_create_keyval", WIN,
                          (struct keyval){.copy.win = copy_fn, .del.win = delete_fn,
                                          .extra = extra_state},
@@ -649,12 +666,14 @@ int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn,
 #pragma weak MPI_Win_free_keyval = PMPI_Win_free_keyval
 int PMPI_Win_free_keyval(int *win_keyval)
 {
+    FM_API_LOCK();
     return free_keyval("MPI_Win_free_keyval", WIN, win_keyval, "win_keyval");
 }
 
 #pragma weak MPI_Win_set_attr = PMPI_Win_set_attr
 int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Win_set_attr");
     FM_CHECK_WIN("MPI_Win_set_attr", win);
     struct obj o = of_win(win);
@@ -670,6 +689,7 @@ int fm_attr_win_get(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
 #pragma weak MPI_Win_delete_attr = PMPI_Win_delete_attr
 int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Win_delete_attr");
     FM_CHECK_WIN("MPI_Win_delete_attr", win);
     struct obj o = of_win(win);

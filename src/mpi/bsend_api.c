@@ -113,12 +113,14 @@ static int buffer_attach(const char *call, void *buffer, MPI_Count size)
 #pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
 int PMPI_Buffer_attach(void *buffer, int size)
 {
+    FM_API_LOCK();
     return buffer_attach("MPI_Buffer_attach", buffer, size);
 }
 
 #pragma weak MPI_Buffer_attach_c = PMPI_Buffer_attach_c
 int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
 {
+    FM_API_LOCK();
     return buffer_attach("MPI_Buffer_attach_c", buffer, size);
 }
 
@@ -146,6 +148,7 @@ static int buffer_detach(const char *call, void *buffer_addr, MPI_Count *size, M
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
+    FM_API_LOCK();
     MPI_Count n;
     int rc = buffer_detach("MPI_Buffer_detach", buffer_addr, &n, INT_MAX);
     if (rc == MPI_SUCCESS)
@@ -156,6 +159,7 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
 #pragma weak MPI_Buffer_detach_c = PMPI_Buffer_detach_c
 int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 {
+    FM_API_LOCK();
     return buffer_detach("MPI_Buffer_detach_c", buffer_addr, size, INT64_MAX);
 }
 
@@ -180,6 +184,7 @@ static int bsend(const char *call, const void *buf, MPI_Count count, MPI_Datatyp
 #pragma weak MPI_Bsend = PMPI_Bsend
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
+    FM_API_LOCK();
     return bsend("MPI_Bsend", buf, count, dt, dest, tag, comm);
 }
 
@@ -187,6 +192,7 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
 int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                  MPI_Comm comm)
 {
+    FM_API_LOCK();
     return bsend("MPI_Bsend_c", buf, count, dt, dest, tag, comm);
 }
 
@@ -209,6 +215,7 @@ static int ibsend(const char *call, const void *buf, MPI_Count count, MPI_Dataty
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
+    FM_API_LOCK();
     return ibsend("MPI_Ibsend", buf, count, dt, dest, tag, comm, request);
 }
 
@@ -216,5 +223,6 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, 
 int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                   MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return ibsend("MPI_Ibsend_c", buf, count, dt, dest, tag, comm, request);
 }

@@ -16,6 +16,7 @@
 #pragma weak MPI_Barrier = PMPI_Barrier
 int PMPI_Barrier(MPI_Comm comm)
 {
+    FM_API_LOCK();
     static const char call[] = "MPI_Barrier";
     int err = fm_check_barrier(call, comm);
     if (err != MPI_SUCCESS)
@@ -40,12 +41,14 @@ static int bcast(const char *call, void *buf, MPI_Count count, MPI_Datatype dt, 
 #pragma weak MPI_Bcast = PMPI_Bcast
 int PMPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
+    FM_API_LOCK();
     return bcast("MPI_Bcast", buf, count, dt, root, comm);
 }
 
 #pragma weak MPI_Bcast_c = PMPI_Bcast_c
 int PMPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
+    FM_API_LOCK();
     return bcast("MPI_Bcast_c", buf, count, dt, root, comm);
 }
 
@@ -64,6 +67,7 @@ static int reduce(const char *call, const void *sbuf, void *rbuf, MPI_Count coun
 int PMPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                 MPI_Comm comm)
 {
+    FM_API_LOCK();
     return reduce("MPI_Reduce", sbuf, rbuf, count, dt, op, root, comm);
 }
 
@@ -71,6 +75,7 @@ int PMPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op
 int PMPI_Reduce_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
                   int root, MPI_Comm comm)
 {
+    FM_API_LOCK();
     return reduce("MPI_Reduce_c", sbuf, rbuf, count, dt, op, root, comm);
 }
 
@@ -89,6 +94,7 @@ static int allreduce(const char *call, const void *sbuf, void *rbuf, MPI_Count c
 int PMPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                    MPI_Comm comm)
 {
+    FM_API_LOCK();
     return allreduce("MPI_Allreduce", sbuf, rbuf, count, dt, op, comm);
 }
 
@@ -96,6 +102,7 @@ int PMPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI
 int PMPI_Allreduce_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
                      MPI_Comm comm)
 {
+    FM_API_LOCK();
     return allreduce("MPI_Allreduce_c", sbuf, rbuf, count, dt, op, comm);
 }
 
@@ -114,6 +121,7 @@ static int gather(const char *call, const void *sbuf, MPI_Count scount, MPI_Data
 int PMPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                 MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    FM_API_LOCK();
     return gather("MPI_Gather", sbuf, scount, sdt, rbuf, rcount, rdt, root, comm);
 }
 
@@ -121,6 +129,7 @@ int PMPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int 
 int PMPI_Gather_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                   MPI_Count rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    FM_API_LOCK();
     return gather("MPI_Gather_c", sbuf, scount, sdt, rbuf, rcount, rdt, root, comm);
 }
 
@@ -140,6 +149,7 @@ static int gatherv(const char *call, const void *sbuf, MPI_Count scount, MPI_Dat
 int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, const int rcounts[],
                  const int displs[], MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    FM_API_LOCK();
     return gatherv("MPI_Gatherv", sbuf, scount, sdt, rbuf, fm_iarr_int(rcounts),
                    fm_iarr_int(displs), rdt, root, comm);
 }
@@ -149,6 +159,7 @@ int PMPI_Gatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *r
                    const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rdt, int root,
                    MPI_Comm comm)
 {
+    FM_API_LOCK();
     return gatherv("MPI_Gatherv_c", sbuf, scount, sdt, rbuf, fm_iarr_wide(rcounts),
                    fm_iarr_wide(displs), rdt, root, comm);
 }
@@ -168,6 +179,7 @@ static int scatter(const char *call, const void *sbuf, MPI_Count scount, MPI_Dat
 int PMPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                  MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    FM_API_LOCK();
     return scatter("MPI_Scatter", sbuf, scount, sdt, rbuf, rcount, rdt, root, comm);
 }
 
@@ -175,6 +187,7 @@ int PMPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int
 int PMPI_Scatter_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                    MPI_Count rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    FM_API_LOCK();
     return scatter("MPI_Scatter_c", sbuf, scount, sdt, rbuf, rcount, rdt, root, comm);
 }
 
@@ -194,6 +207,7 @@ static int scatterv(const char *call, const void *sbuf, fm_iarr scounts, fm_iarr
 int PMPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype sdt,
                   void *rbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    FM_API_LOCK();
     return scatterv("MPI_Scatterv", sbuf, fm_iarr_int(scounts), fm_iarr_int(displs), sdt, rbuf,
                     rcount, rdt, root, comm);
 }
@@ -203,6 +217,7 @@ int PMPI_Scatterv_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint 
                     MPI_Datatype sdt, void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int root,
                     MPI_Comm comm)
 {
+    FM_API_LOCK();
     return scatterv("MPI_Scatterv_c", sbuf, fm_iarr_wide(scounts), fm_iarr_wide(displs), sdt, rbuf,
                     rcount, rdt, root, comm);
 }
@@ -222,6 +237,7 @@ static int allgather(const char *call, const void *sbuf, MPI_Count scount, MPI_D
 int PMPI_Allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                    MPI_Datatype rdt, MPI_Comm comm)
 {
+    FM_API_LOCK();
     return allgather("MPI_Allgather", sbuf, scount, sdt, rbuf, rcount, rdt, comm);
 }
 
@@ -229,6 +245,7 @@ int PMPI_Allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, i
 int PMPI_Allgather_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                      MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm)
 {
+    FM_API_LOCK();
     return allgather("MPI_Allgather_c", sbuf, scount, sdt, rbuf, rcount, rdt, comm);
 }
 
@@ -247,6 +264,7 @@ static int allgatherv(const char *call, const void *sbuf, MPI_Count scount, MPI_
 int PMPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, const int rcounts[],
                     const int displs[], MPI_Datatype rdt, MPI_Comm comm)
 {
+    FM_API_LOCK();
     return allgatherv("MPI_Allgatherv", sbuf, scount, sdt, rbuf, fm_iarr_int(rcounts),
                       fm_iarr_int(displs), rdt, comm);
 }
@@ -256,6 +274,7 @@ int PMPI_Allgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void
                       const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rdt,
                       MPI_Comm comm)
 {
+    FM_API_LOCK();
     return allgatherv("MPI_Allgatherv_c", sbuf, scount, sdt, rbuf, fm_iarr_wide(rcounts),
                       fm_iarr_wide(displs), rdt, comm);
 }
@@ -275,6 +294,7 @@ static int alltoall(const char *call, const void *sbuf, MPI_Count scount, MPI_Da
 int PMPI_Alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                   MPI_Datatype rdt, MPI_Comm comm)
 {
+    FM_API_LOCK();
     return alltoall("MPI_Alltoall", sbuf, scount, sdt, rbuf, rcount, rdt, comm);
 }
 
@@ -282,6 +302,7 @@ int PMPI_Alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, in
 int PMPI_Alltoall_c(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                     MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm)
 {
+    FM_API_LOCK();
     return alltoall("MPI_Alltoall_c", sbuf, scount, sdt, rbuf, rcount, rdt, comm);
 }
 
@@ -303,6 +324,7 @@ int PMPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], M
                    void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rdt,
                    MPI_Comm comm)
 {
+    FM_API_LOCK();
     return alltoallv("MPI_Alltoallv", sbuf, fm_iarr_int(scounts), fm_iarr_int(sdispls), sdt, rbuf,
                      fm_iarr_int(rcounts), fm_iarr_int(rdispls), rdt, comm);
 }
@@ -312,6 +334,7 @@ int PMPI_Alltoallv_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint
                      MPI_Datatype sdt, void *rbuf, const MPI_Count rcounts[],
                      const MPI_Aint rdispls[], MPI_Datatype rdt, MPI_Comm comm)
 {
+    FM_API_LOCK();
     return alltoallv("MPI_Alltoallv_c", sbuf, fm_iarr_wide(scounts), fm_iarr_wide(sdispls), sdt,
                      rbuf, fm_iarr_wide(rcounts), fm_iarr_wide(rdispls), rdt, comm);
 }
@@ -331,6 +354,7 @@ static int reduce_scatter(const char *call, const void *sbuf, void *rbuf, fm_iar
 int PMPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
                         MPI_Op op, MPI_Comm comm)
 {
+    FM_API_LOCK();
     return reduce_scatter("MPI_Reduce_scatter", sbuf, rbuf, fm_iarr_int(rcounts), dt, op, comm);
 }
 
@@ -338,6 +362,7 @@ int PMPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_D
 int PMPI_Reduce_scatter_c(const void *sbuf, void *rbuf, const MPI_Count rcounts[], MPI_Datatype dt,
                           MPI_Op op, MPI_Comm comm)
 {
+    FM_API_LOCK();
     return reduce_scatter("MPI_Reduce_scatter_c", sbuf, rbuf, fm_iarr_wide(rcounts), dt, op, comm);
 }
 
@@ -356,6 +381,7 @@ static int reduce_scatter_block(const char *call, const void *sbuf, void *rbuf, 
 int PMPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt, MPI_Op op,
                               MPI_Comm comm)
 {
+    FM_API_LOCK();
     return reduce_scatter_block("MPI_Reduce_scatter_block", sbuf, rbuf, rcount, dt, op, comm);
 }
 
@@ -363,6 +389,7 @@ int PMPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Data
 int PMPI_Reduce_scatter_block_c(const void *sbuf, void *rbuf, MPI_Count rcount, MPI_Datatype dt,
                                 MPI_Op op, MPI_Comm comm)
 {
+    FM_API_LOCK();
     return reduce_scatter_block("MPI_Reduce_scatter_block_c", sbuf, rbuf, rcount, dt, op, comm);
 }
 
@@ -381,6 +408,7 @@ static int scan_common(const char *call, const void *sbuf, void *rbuf, MPI_Count
 #pragma weak MPI_Scan = PMPI_Scan
 int PMPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
+    FM_API_LOCK();
     return scan_common("MPI_Scan", sbuf, rbuf, count, dt, op, comm, 0);
 }
 
@@ -388,12 +416,14 @@ int PMPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op o
 int PMPI_Scan_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
                 MPI_Comm comm)
 {
+    FM_API_LOCK();
     return scan_common("MPI_Scan_c", sbuf, rbuf, count, dt, op, comm, 0);
 }
 
 #pragma weak MPI_Exscan = PMPI_Exscan
 int PMPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
+    FM_API_LOCK();
     return scan_common("MPI_Exscan", sbuf, rbuf, count, dt, op, comm, 1);
 }
 
@@ -401,6 +431,7 @@ int PMPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op
 int PMPI_Exscan_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
                   MPI_Comm comm)
 {
+    FM_API_LOCK();
     return scan_common("MPI_Exscan_c", sbuf, rbuf, count, dt, op, comm, 1);
 }
 
@@ -422,6 +453,7 @@ int PMPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
                    const MPI_Datatype sdts[], void *rbuf, const int rcounts[], const int rdispls[],
                    const MPI_Datatype rdts[], MPI_Comm comm)
 {
+    FM_API_LOCK();
     return alltoallw("MPI_Alltoallw", sbuf, fm_iarr_int(scounts), fm_iarr_int(sdispls), sdts, rbuf,
                      fm_iarr_int(rcounts), fm_iarr_int(rdispls), rdts, comm);
 }
@@ -431,6 +463,7 @@ int PMPI_Alltoallw_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint
                      const MPI_Datatype sdts[], void *rbuf, const MPI_Count rcounts[],
                      const MPI_Aint rdispls[], const MPI_Datatype rdts[], MPI_Comm comm)
 {
+    FM_API_LOCK();
     return alltoallw("MPI_Alltoallw_c", sbuf, fm_iarr_wide(scounts), fm_iarr_wide(sdispls), sdts,
                      rbuf, fm_iarr_wide(rcounts), fm_iarr_wide(rdispls), rdts, comm);
 }

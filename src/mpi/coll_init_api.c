@@ -2,12 +2,14 @@
  * large-count variants (*_init_c): the bodies of icoll_api.c (icoll.h),
  * keeping the recorded schedule under an inactive request that each
  * MPI_Start plays. */
+#include "core/cs.h"
 #include "mpi/icoll.h"
 #include "util/int_array.h"
 
 #pragma weak MPI_Barrier_init = PMPI_Barrier_init
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_barrier("MPI_Barrier_init", 1, comm, info, request);
 }
 
@@ -15,6 +17,7 @@ int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                     MPI_Info info, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_bcast("MPI_Bcast_init", 1, buffer, count, datatype, root, comm, info, request);
 }
 
@@ -22,6 +25,7 @@ int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MP
 int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                       MPI_Info info, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_bcast("MPI_Bcast_init_c", 1, buffer, count, datatype, root, comm, info,
                           request);
 }
@@ -30,6 +34,7 @@ int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int 
 int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                      MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_reduce("MPI_Reduce_init", 1, sendbuf, recvbuf, count, datatype, op, root, comm,
                            info, request);
 }
@@ -38,6 +43,7 @@ int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
 int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                        MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_reduce("MPI_Reduce_init_c", 1, sendbuf, recvbuf, count, datatype, op, root,
                            comm, info, request);
 }
@@ -46,6 +52,7 @@ int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_
 int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                         MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_allreduce("MPI_Allreduce_init", 1, sendbuf, recvbuf, count, datatype, op, comm,
                               info, request);
 }
@@ -55,6 +62,7 @@ int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                           MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_allreduce("MPI_Allreduce_init_c", 1, sendbuf, recvbuf, count, datatype, op,
                               comm, info, request);
 }
@@ -64,6 +72,7 @@ int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                      MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_gather("MPI_Gather_init", 1, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                            recvtype, root, comm, info, request);
 }
@@ -73,6 +82,7 @@ int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
                        MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_gather("MPI_Gather_init_c", 1, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                            recvtype, root, comm, info, request);
 }
@@ -82,6 +92,7 @@ int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                       MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_gatherv("MPI_Gatherv_init", 1, sendbuf, sendcount, sendtype, recvbuf,
                             fm_iarr_int(recvcounts), fm_iarr_int(displs), recvtype, root, comm,
                             info, request);
@@ -93,6 +104,7 @@ int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
                         MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                         MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_gatherv("MPI_Gatherv_init_c", 1, sendbuf, sendcount, sendtype, recvbuf,
                             fm_iarr_wide(recvcounts), fm_iarr_wide(displs), recvtype, root, comm,
                             info, request);
@@ -103,6 +115,7 @@ int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                       MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_scatter("MPI_Scatter_init", 1, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                             recvtype, root, comm, info, request);
 }
@@ -112,6 +125,7 @@ int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
                         MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_scatter("MPI_Scatter_init_c", 1, sendbuf, sendcount, sendtype, recvbuf,
                             recvcount, recvtype, root, comm, info, request);
 }
@@ -121,6 +135,7 @@ int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int di
                        MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                        int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_scatterv("MPI_Scatterv_init", 1, sendbuf, fm_iarr_int(sendcounts),
                              fm_iarr_int(displs), sendtype, recvbuf, recvcount, recvtype, root,
                              comm, info, request);
@@ -132,6 +147,7 @@ int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], cons
                          MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                          MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_scatterv("MPI_Scatterv_init_c", 1, sendbuf, fm_iarr_wide(sendcounts),
                              fm_iarr_wide(displs), sendtype, recvbuf, recvcount, recvtype, root,
                              comm, info, request);
@@ -142,6 +158,7 @@ int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                         MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_allgather("MPI_Allgather_init", 1, sendbuf, sendcount, sendtype, recvbuf,
                               recvcount, recvtype, comm, info, request);
 }
@@ -151,6 +168,7 @@ int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype
                           void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                           MPI_Info info, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_allgather("MPI_Allgather_init_c", 1, sendbuf, sendcount, sendtype, recvbuf,
                               recvcount, recvtype, comm, info, request);
 }
@@ -160,6 +178,7 @@ int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendty
                          const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                          MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_allgatherv("MPI_Allgatherv_init", 1, sendbuf, sendcount, sendtype, recvbuf,
                                fm_iarr_int(recvcounts), fm_iarr_int(displs), recvtype, comm, info,
                                request);
@@ -171,6 +190,7 @@ int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatyp
                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                            MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_allgatherv("MPI_Allgatherv_init_c", 1, sendbuf, sendcount, sendtype, recvbuf,
                                fm_iarr_wide(recvcounts), fm_iarr_wide(displs), recvtype, comm, info,
                                request);
@@ -181,6 +201,7 @@ int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype
                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                        MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_alltoall("MPI_Alltoall_init", 1, sendbuf, sendcount, sendtype, recvbuf,
                              recvcount, recvtype, comm, info, request);
 }
@@ -190,6 +211,7 @@ int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype 
                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                          MPI_Info info, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_alltoall("MPI_Alltoall_init_c", 1, sendbuf, sendcount, sendtype, recvbuf,
                              recvcount, recvtype, comm, info, request);
 }
@@ -200,6 +222,7 @@ int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int s
                         const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                         MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_alltoallv("MPI_Alltoallv_init", 1, sendbuf, fm_iarr_int(sendcounts),
                               fm_iarr_int(sdispls), sendtype, recvbuf, fm_iarr_int(recvcounts),
                               fm_iarr_int(rdispls), recvtype, comm, info, request);
@@ -211,6 +234,7 @@ int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
                           const MPI_Count recvcounts[], const MPI_Aint rdispls[],
                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_alltoallv("MPI_Alltoallv_init_c", 1, sendbuf, fm_iarr_wide(sendcounts),
                               fm_iarr_wide(sdispls), sendtype, recvbuf, fm_iarr_wide(recvcounts),
                               fm_iarr_wide(rdispls), recvtype, comm, info, request);
@@ -222,6 +246,7 @@ int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int s
                         const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                         MPI_Info info, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_alltoallw("MPI_Alltoallw_init", 1, sendbuf, fm_iarr_int(sendcounts),
                               fm_iarr_int(sdispls), sendtypes, recvbuf, fm_iarr_int(recvcounts),
                               fm_iarr_int(rdispls), recvtypes, comm, info, request);
@@ -234,6 +259,7 @@ int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
                           const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
                           MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_alltoallw("MPI_Alltoallw_init_c", 1, sendbuf, fm_iarr_wide(sendcounts),
                               fm_iarr_wide(sdispls), sendtypes, recvbuf, fm_iarr_wide(recvcounts),
                               fm_iarr_wide(rdispls), recvtypes, comm, info, request);
@@ -244,6 +270,7 @@ int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvc
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                              MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_reduce_scatter("MPI_Reduce_scatter_init", 1, sendbuf, recvbuf,
                                    fm_iarr_int(recvcounts), datatype, op, comm, info, request);
 }
@@ -253,6 +280,7 @@ int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Cou
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_reduce_scatter("MPI_Reduce_scatter_init_c", 1, sendbuf, recvbuf,
                                    fm_iarr_wide(recvcounts), datatype, op, comm, info, request);
 }
@@ -262,6 +290,7 @@ int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvc
                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                    MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_reduce_scatter_block("MPI_Reduce_scatter_block_init", 1, sendbuf, recvbuf,
                                          recvcount, datatype, op, comm, info, request);
 }
@@ -271,6 +300,7 @@ int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Cou
                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                      MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_reduce_scatter_block("MPI_Reduce_scatter_block_init_c", 1, sendbuf, recvbuf,
                                          recvcount, datatype, op, comm, info, request);
 }
@@ -279,6 +309,7 @@ int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Cou
 int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_scan("MPI_Scan_init", 1, sendbuf, recvbuf, count, datatype, op, comm, 0, info,
                          request);
 }
@@ -287,6 +318,7 @@ int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                      MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_scan("MPI_Scan_init_c", 1, sendbuf, recvbuf, count, datatype, op, comm, 0, info,
                          request);
 }
@@ -295,6 +327,7 @@ int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
 int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                      MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_scan("MPI_Exscan_init", 1, sendbuf, recvbuf, count, datatype, op, comm, 1, info,
                          request);
 }
@@ -303,6 +336,7 @@ int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
 int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                        MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_scan("MPI_Exscan_init_c", 1, sendbuf, recvbuf, count, datatype, op, comm, 1,
                          info, request);
 }

@@ -21,8 +21,9 @@ int fm_ctx_alloc(MPI_Comm comm, uint32_t *ctx);
  * window of ids it is agreeing on reserved here meanwhile (core/comm.h),
  * so communicators created in between cannot make the members disagree. */
 typedef void fm_ctx_done_fn(fm_coll_call *cc, uint32_t ctx, void *arg);
-/* Whose turn it is to reserve ids among the nonblocking agreements in
- * flight here (ctx.c says why): enter when one starts, leave when it ends.
+/* Whose turn it is to reserve ids among the agreements of one kind in
+ * flight here (ctx.c says why): enter when one starts (tag: its schedule's,
+ * -1 for a blocking agreement), leave when it ends.
  * fm_ctx_turn_window fills reserved[0..n) (reserved if it is this one's
  * turn, else zeros) and win[0..n] (the same, plus a took-part word) for
  * the members' AND; fm_ctx_turn_pick gives back the window, keeping the

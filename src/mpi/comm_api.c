@@ -18,6 +18,7 @@
 #pragma weak MPI_Comm_rank = PMPI_Comm_rank
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Comm_rank");
     FM_CHECK_COMM("MPI_Comm_rank", comm);
     CHECK_PTR("MPI_Comm_rank", comm, rank, "rank");
@@ -28,6 +29,7 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 #pragma weak MPI_Comm_size = PMPI_Comm_size
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Comm_size");
     FM_CHECK_COMM("MPI_Comm_size", comm);
     CHECK_PTR("MPI_Comm_size", comm, size, "size");
@@ -99,6 +101,7 @@ int fm_comm_dup_hinted(const char *call, MPI_Comm comm, MPI_Info hints, MPI_Comm
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Comm_dup");
     FM_CHECK_COMM("MPI_Comm_dup", comm);
     CHECK_PTR("MPI_Comm_dup", comm, newcomm, "newcomm");
@@ -162,6 +165,7 @@ int fm_comm_idup_hinted(const char *call, MPI_Comm comm, MPI_Info hints, MPI_Com
 #pragma weak MPI_Comm_idup = PMPI_Comm_idup
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Comm_idup";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);
@@ -173,6 +177,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 #pragma weak MPI_Comm_free = PMPI_Comm_free
 int PMPI_Comm_free(MPI_Comm *comm)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Comm_free";
     FM_CHECK_INIT(call);
     CHECK_PTR(call, MPI_COMM_NULL, comm, "comm");
@@ -193,6 +198,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
 #pragma weak MPI_Comm_compare = PMPI_Comm_compare
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Comm_compare";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm1);
@@ -219,6 +225,7 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 #pragma weak MPI_Comm_group = PMPI_Comm_group
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Comm_group");
     FM_CHECK_COMM("MPI_Comm_group", comm);
     CHECK_PTR("MPI_Comm_group", comm, group, "group");
@@ -230,6 +237,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 #pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Comm_test_inter");
     FM_CHECK_COMM("MPI_Comm_test_inter", comm);
     CHECK_PTR("MPI_Comm_test_inter", comm, flag, "flag");
@@ -240,6 +248,7 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 #pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
 int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Comm_set_name");
     FM_CHECK_COMM("MPI_Comm_set_name", comm);
     CHECK_PTR("MPI_Comm_set_name", comm, comm_name, "comm_name");
@@ -253,6 +262,7 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 #pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Comm_get_name");
     FM_CHECK_COMM("MPI_Comm_get_name", comm);
     CHECK_PTR("MPI_Comm_get_name", comm, comm_name, "comm_name");

@@ -78,6 +78,7 @@ int fm_comm_first_ranks(const char *call, MPI_Comm parent, int n, MPI_Comm *newc
 #pragma weak MPI_Comm_split = PMPI_Comm_split
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Comm_split";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);
@@ -132,6 +133,7 @@ struct node_rec {
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                         MPI_Comm *newcomm)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Comm_split_type";
     (void)info; /* no info keys are interpreted */
     FM_CHECK_INIT(call);
@@ -201,6 +203,7 @@ static int members_in(const char *call, MPI_Comm comm, MPI_Group group, int *mem
 #pragma weak MPI_Comm_create = PMPI_Comm_create
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Comm_create";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);
@@ -246,6 +249,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 #pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Comm_create_group";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);

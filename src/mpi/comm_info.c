@@ -44,6 +44,7 @@ void fm_comm_info_on_destroy(MPI_Comm comm)
 #pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Comm_set_info";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);
@@ -55,6 +56,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 #pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Comm_get_info";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);
@@ -68,6 +70,7 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 #pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Comm_dup_with_info";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);
@@ -81,6 +84,7 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
                             MPI_Request *request)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Comm_idup_with_info";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);

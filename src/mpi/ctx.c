@@ -2,10 +2,7 @@
  * (the ids free at each process are kept by src/core/ctx_ids.c), and the
  * MPI layer's share of communicator life: setting up and shutting down the
  * predefined communicators, private duplicates for the library's own use.
- *
- * Known limit: two threads of one process creating communicators at the
- * same time may pick the same id (MPI_THREAD_MULTIPLE); the bitmap itself
- * is protected, the agreement is not. */
+ */
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,20 +83,30 @@ int fm_ctx_alloc(MPI_Comm comm, uint32_t *ctx)
     }
     uint64_t start = fm_ctx_ids_lowest_free_word();
     int rc = fm_coll_allreduce(MPI_IN_PLACE, &start, 1, MPI_UINT64_T, MPI_MAX, comm);
-    int pass = 0;
-    for (uint64_t w0 = fm_ctx_first_window(start, 0); rc == FM_OK && w0 < NWORDS;
-         w0 = fm_ctx_next_window(start, w0, 0, &pass)) {
+    /* Other threads' agreements may run while this one waits
+     * (MPI_THREAD_MULTIPLE): they take turns as nonblocking ones do. */
+    struct fm_ctx_turn turn;
+    fm_ctx_turn_enter(&turn, comm, -1);
+    int pass = 0, found = -1;
+    uint64_t w0 = fm_ctx_first_window(start, 0);
+    while (rc == FM_OK && w0 < NWORDS) {
         /* Reserved while the members AND it: an MPI_Comm_idup progressing
          * meanwhile must not take one of these ids here only. */
-        uint64_t win[WINDOW_WORDS], mine[WINDOW_WORDS];
-        fm_ctx_ids_reserve(w0, mine, WINDOW_WORDS);
-        memcpy(win, mine, sizeof win);
-        rc = fm_coll_allreduce(MPI_IN_PLACE, win, WINDOW_WORDS, MPI_UINT64_T, MPI_BAND, comm);
-        int found = fm_ctx_window_take(w0, win, mine, WINDOW_WORDS, rc == FM_OK);
-        if (found >= 0) {
-            *ctx = (uint32_t)found * 2;
-            return FM_OK;
-        }
+        uint64_t win[WINDOW_WORDS + 1], mine[WINDOW_WORDS];
+        fm_ctx_turn_window(&turn, w0, mine, win, WINDOW_WORDS);
+        rc = fm_coll_allreduce(MPI_IN_PLACE, win, WINDOW_WORDS + 1, MPI_UINT64_T, MPI_BAND,
+                               comm);
+        int advance;
+        found = fm_ctx_turn_pick(w0, mine, win, WINDOW_WORDS, rc == FM_OK, &advance);
+        if (found >= 0)
+            break;
+        if (advance) /* every member saw the same AND: all move on */
+            w0 = fm_ctx_next_window(start, w0, 0, &pass);
+    }
+    fm_ctx_turn_leave(&turn);
+    if (found >= 0) {
+        *ctx = (uint32_t)found * 2;
+        return FM_OK;
     }
     return rc != FM_OK ? rc : FM_ERR_NO_CONTEXT;
 }
@@ -113,19 +120,28 @@ int fm_ctx_alloc(MPI_Comm comm, uint32_t *ctx)
  * others, window after window, until the ids run out.  The lowest key
  * everywhere always gets its window, so every agreement ends (MPICH orders
  * its nonblocking context-id allocations alike). */
-static struct fm_ctx_turn *turns; /* process-wide, as the id bitmap is */
+/* Blocking agreements (tag -1) take turns among themselves the same way:
+ * several are in flight at once only at MPI_THREAD_MULTIPLE, one per
+ * thread, each on its own communicator (so the context alone is the key).
+ * The two kinds walk different windows and never wait for each other. */
+static struct fm_ctx_turn *turns[2]; /* process-wide, as the id bitmap is */
+
+static struct fm_ctx_turn **turn_list(const struct fm_ctx_turn *t)
+{
+    return &turns[t->tag >= 0];
+}
 
 void fm_ctx_turn_enter(struct fm_ctx_turn *t, MPI_Comm comm, int tag)
 {
     t->ctx = comm->ctx;
     t->tag = tag;
-    t->next = turns;
-    turns = t;
+    t->next = *turn_list(t);
+    *turn_list(t) = t;
 }
 
 void fm_ctx_turn_leave(struct fm_ctx_turn *t)
 {
-    for (struct fm_ctx_turn **p = &turns; *p; p = &(*p)->next)
+    for (struct fm_ctx_turn **p = turn_list(t); *p; p = &(*p)->next)
         if (*p == t) {
             *p = t->next;
             return;
@@ -134,7 +150,7 @@ void fm_ctx_turn_leave(struct fm_ctx_turn *t)
 
 int fm_ctx_turn_mine(const struct fm_ctx_turn *t)
 {
-    for (const struct fm_ctx_turn *o = turns; o; o = o->next)
+    for (const struct fm_ctx_turn *o = *turn_list(t); o; o = o->next)
         if (o->ctx < t->ctx || (o->ctx == t->ctx && o->tag < t->tag))
             return 0;
     return 1;

@@ -58,6 +58,7 @@ const char *fm_errclass_user_string(int code)
 #pragma weak MPI_Add_error_class = PMPI_Add_error_class
 int PMPI_Add_error_class(int *errorclass)
 {
+    FM_API_LOCK();
     static const char call[] = "MPI_Add_error_class";
     FM_CHECK_INIT(call);
     if (!errorclass)
@@ -78,6 +79,7 @@ int PMPI_Add_error_class(int *errorclass)
 #pragma weak MPI_Add_error_code = PMPI_Add_error_code
 int PMPI_Add_error_code(int errorclass, int *errorcode)
 {
+    FM_API_LOCK();
     static const char call[] = "MPI_Add_error_code";
     FM_CHECK_INIT(call);
     if (!errorcode)
@@ -111,6 +113,7 @@ int PMPI_Add_error_code(int errorclass, int *errorcode)
 #pragma weak MPI_Add_error_string = PMPI_Add_error_string
 int PMPI_Add_error_string(int errorcode, const char *string)
 {
+    FM_API_LOCK();
     static const char call[] = "MPI_Add_error_string";
     FM_CHECK_INIT(call);
     if (!string)

@@ -117,6 +117,7 @@ int fm_raise_status(MPI_Comm comm, const char *call, int status)
 #pragma weak MPI_Error_class = PMPI_Error_class
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
+    FM_API_LOCK();
     int cls = fm_error_class_of(errorcode);
     if (cls < 0)
         return fm_raise(MPI_COMM_NULL, "MPI_Error_class", MPI_ERR_ARG,
@@ -128,6 +129,7 @@ int PMPI_Error_class(int errorcode, int *errorclass)
 #pragma weak MPI_Error_string = PMPI_Error_string
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
+    FM_API_LOCK();
     int cls = fm_error_class_of(errorcode);
     if (cls < 0)
         return fm_raise(MPI_COMM_NULL, "MPI_Error_string", MPI_ERR_ARG,
@@ -143,6 +145,7 @@ static int errh_valid(MPI_Errhandler e) { return e && e->magic == FM_MAGIC_ERRH;
 #pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Comm_set_errhandler");
     FM_CHECK_COMM("MPI_Comm_set_errhandler", comm);
     if (!errh_valid(errhandler))
@@ -160,6 +163,7 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 #pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Comm_get_errhandler");
     FM_CHECK_COMM("MPI_Comm_get_errhandler", comm);
     comm->errh->refcount++;
@@ -170,6 +174,7 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 #pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Comm_create_errhandler");
     if (!fn)
         return fm_raise(MPI_COMM_NULL, "MPI_Comm_create_errhandler", MPI_ERR_ARG,
@@ -189,6 +194,7 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
 
 int fab_f_errhandler_mark(MPI_Errhandler errhandler, fm_f_errh_call *call)
 {
+    FM_API_LOCK();
     if (!errh_valid(errhandler) || errhandler->kind != FM_ERRH_USER)
         return MPI_ERR_ARG;
     errhandler->fortran = call;
@@ -198,6 +204,7 @@ int fab_f_errhandler_mark(MPI_Errhandler errhandler, fm_f_errh_call *call)
 #pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Errhandler_free");
     if (!errhandler || !errh_valid(*errhandler))
         return fm_raise(MPI_COMM_NULL, "MPI_Errhandler_free", MPI_ERR_ARG,
@@ -213,6 +220,7 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 #pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Comm_call_errhandler");
     FM_CHECK_COMM("MPI_Comm_call_errhandler", comm);
     fm_call_errhandler(comm, errorcode);

@@ -245,6 +245,7 @@ void fm_f_release(enum fm_f_kind kind, MPI_Fint index)
 
 void fab_f_release(enum fm_f_kind kind, MPI_Fint index)
 {
+    FM_API_LOCK();
     if ((unsigned)kind < FM_F_KINDS)
         fm_f_release(kind, index);
 }
@@ -297,8 +298,16 @@ void fm_f_finalize(void)
 #pragma weak MPI_Message_f2c = PMPI_Message_f2c
 
 #define FM_DEFINE_CONVERSION(Name, CType, kind)                                  \
-    MPI_Fint PMPI_##Name##_c2f(CType handle) { return fm_f_index(kind, handle); } \
-    CType PMPI_##Name##_f2c(MPI_Fint handle) { return (CType)fm_f_object(kind, handle); }
+    MPI_Fint PMPI_##Name##_c2f(CType handle)                                      \
+    {                                                                             \
+        FM_API_LOCK();                                                            \
+        return fm_f_index(kind, handle);                                          \
+    }                                                                             \
+    CType PMPI_##Name##_f2c(MPI_Fint handle)                                      \
+    {                                                                             \
+        FM_API_LOCK();                                                            \
+        return (CType)fm_f_object(kind, handle);                                  \
+    }
 FM_F_CONVERSIONS(FM_DEFINE_CONVERSION)
 #undef FM_DEFINE_CONVERSION
 
@@ -307,6 +316,7 @@ FM_F_CONVERSIONS(FM_DEFINE_CONVERSION)
 #pragma weak MPI_Status_c2f = PMPI_Status_c2f
 int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 {
+    FM_API_LOCK();
     if (!c_status || !f_status || c_status == MPI_STATUS_IGNORE)
         return fm_raise(MPI_COMM_NULL, "MPI_Status_c2f", MPI_ERR_ARG, "%s=NULL",
                         c_status ? "f_status" : "c_status");
@@ -317,6 +327,7 @@ int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 #pragma weak MPI_Status_f2c = PMPI_Status_f2c
 int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 {
+    FM_API_LOCK();
     if (!c_status || !f_status || f_status == MPI_F_STATUS_IGNORE)
         return fm_raise(MPI_COMM_NULL, "MPI_Status_f2c", MPI_ERR_ARG, "%s",
                         !c_status ? "c_status=NULL" : "f_status=MPI_F_STATUS_IGNORE");

@@ -55,6 +55,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
                         MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
                         MPI_Request *request)
 {
+    FM_API_LOCK();
     static const char call[] = "MPI_Grequest_start";
     FM_CHECK_INIT(call);
     /* The standard has no null callbacks for these: each is called. */
@@ -80,6 +81,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
 #pragma weak MPI_Grequest_complete = PMPI_Grequest_complete
 int PMPI_Grequest_complete(MPI_Request request)
 {
+    FM_API_LOCK();
     static const char call[] = "MPI_Grequest_complete";
     FM_CHECK_INIT(call);
     if (request == MPI_REQUEST_NULL)

@@ -28,6 +28,7 @@ static int raise_why(const char *call, int rc, const char *why)
 #pragma weak MPI_Group_size = PMPI_Group_size
 int PMPI_Group_size(MPI_Group group, int *size)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Group_size");
     CHECK_GROUP("MPI_Group_size", group, "group");
     CHECK_PTR("MPI_Group_size", size, "size");
@@ -38,6 +39,7 @@ int PMPI_Group_size(MPI_Group group, int *size)
 #pragma weak MPI_Group_rank = PMPI_Group_rank
 int PMPI_Group_rank(MPI_Group group, int *rank)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Group_rank");
     CHECK_GROUP("MPI_Group_rank", group, "group");
     CHECK_PTR("MPI_Group_rank", rank, "rank");
@@ -61,12 +63,14 @@ static int incl_excl(const char *call, MPI_Group group, int n, const int ranks[]
 #pragma weak MPI_Group_incl = PMPI_Group_incl
 int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
+    FM_API_LOCK();
     return incl_excl("MPI_Group_incl", group, n, ranks, newgroup, 0);
 }
 
 #pragma weak MPI_Group_excl = PMPI_Group_excl
 int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
+    FM_API_LOCK();
     return incl_excl("MPI_Group_excl", group, n, ranks, newgroup, 1);
 }
 
@@ -84,12 +88,14 @@ static int range(const char *call, MPI_Group group, int n, int ranges[][3], MPI_
 #pragma weak MPI_Group_range_incl = PMPI_Group_range_incl
 int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
+    FM_API_LOCK();
     return range("MPI_Group_range_incl", group, n, ranges, newgroup, 0);
 }
 
 #pragma weak MPI_Group_range_excl = PMPI_Group_range_excl
 int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
+    FM_API_LOCK();
     return range("MPI_Group_range_excl", group, n, ranges, newgroup, 1);
 }
 
@@ -107,24 +113,28 @@ static int set_op(const char *call, MPI_Group a, MPI_Group b, MPI_Group *newgrou
 #pragma weak MPI_Group_union = PMPI_Group_union
 int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
+    FM_API_LOCK();
     return set_op("MPI_Group_union", group1, group2, newgroup, fm_group_union);
 }
 
 #pragma weak MPI_Group_intersection = PMPI_Group_intersection
 int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
+    FM_API_LOCK();
     return set_op("MPI_Group_intersection", group1, group2, newgroup, fm_group_intersection);
 }
 
 #pragma weak MPI_Group_difference = PMPI_Group_difference
 int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
+    FM_API_LOCK();
     return set_op("MPI_Group_difference", group1, group2, newgroup, fm_group_difference);
 }
 
 #pragma weak MPI_Group_compare = PMPI_Group_compare
 int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Group_compare");
     CHECK_GROUP("MPI_Group_compare", group1, "group1");
     CHECK_GROUP("MPI_Group_compare", group2, "group2");
@@ -137,6 +147,7 @@ int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
                               int ranks2[])
 {
+    FM_API_LOCK();
     const char *call = "MPI_Group_translate_ranks";
     FM_CHECK_INIT(call);
     CHECK_GROUP(call, group1, "group1");
@@ -149,6 +160,7 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_
 #pragma weak MPI_Group_free = PMPI_Group_free
 int PMPI_Group_free(MPI_Group *group)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Group_free");
     CHECK_PTR("MPI_Group_free", group, "group");
     CHECK_GROUP("MPI_Group_free", *group, "*group");

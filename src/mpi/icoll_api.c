@@ -201,6 +201,7 @@ int fm_icoll_scan(const char *call, int persistent, const void *sbuf, void *rbuf
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_barrier("MPI_Ibarrier", 0, comm, MPI_INFO_NULL, request);
 }
 
@@ -208,6 +209,7 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                 MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_bcast("MPI_Ibcast", 0, buffer, count, datatype, root, comm, MPI_INFO_NULL,
                           request);
 }
@@ -216,6 +218,7 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
 int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                   MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_bcast("MPI_Ibcast_c", 0, buffer, count, datatype, root, comm, MPI_INFO_NULL,
                           request);
 }
@@ -224,6 +227,7 @@ int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  int root, MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_reduce("MPI_Ireduce", 0, sendbuf, recvbuf, count, datatype, op, root, comm,
                            MPI_INFO_NULL, request);
 }
@@ -232,6 +236,7 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                    MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_reduce("MPI_Ireduce_c", 0, sendbuf, recvbuf, count, datatype, op, root, comm,
                            MPI_INFO_NULL, request);
 }
@@ -240,6 +245,7 @@ int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Data
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                     MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_allreduce("MPI_Iallreduce", 0, sendbuf, recvbuf, count, datatype, op, comm,
                               MPI_INFO_NULL, request);
 }
@@ -248,6 +254,7 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                       MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_allreduce("MPI_Iallreduce_c", 0, sendbuf, recvbuf, count, datatype, op, comm,
                               MPI_INFO_NULL, request);
 }
@@ -257,6 +264,7 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                  MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_gather("MPI_Igather", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                            recvtype, root, comm, MPI_INFO_NULL, request);
 }
@@ -266,6 +274,7 @@ int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
                    MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                    MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_gather("MPI_Igather_c", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                            recvtype, root, comm, MPI_INFO_NULL, request);
 }
@@ -275,6 +284,7 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                   MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_gatherv("MPI_Igatherv", 0, sendbuf, sendcount, sendtype, recvbuf,
                             fm_iarr_int(recvcounts), fm_iarr_int(displs), recvtype, root, comm,
                             MPI_INFO_NULL, request);
@@ -285,6 +295,7 @@ int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
                     const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
                     int root, MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_gatherv("MPI_Igatherv_c", 0, sendbuf, sendcount, sendtype, recvbuf,
                             fm_iarr_wide(recvcounts), fm_iarr_wide(displs), recvtype, root, comm,
                             MPI_INFO_NULL, request);
@@ -295,6 +306,7 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                   MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_scatter("MPI_Iscatter", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                             recvtype, root, comm, MPI_INFO_NULL, request);
 }
@@ -304,6 +316,7 @@ int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
                     MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                     MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_scatter("MPI_Iscatter_c", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                             recvtype, root, comm, MPI_INFO_NULL, request);
 }
@@ -313,6 +326,7 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
                    MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                    int root, MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_scatterv("MPI_Iscatterv", 0, sendbuf, fm_iarr_int(sendcounts),
                              fm_iarr_int(displs), sendtype, recvbuf, recvcount, recvtype, root,
                              comm, MPI_INFO_NULL, request);
@@ -323,6 +337,7 @@ int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
                      MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_scatterv("MPI_Iscatterv_c", 0, sendbuf, fm_iarr_wide(sendcounts),
                              fm_iarr_wide(displs), sendtype, recvbuf, recvcount, recvtype, root,
                              comm, MPI_INFO_NULL, request);
@@ -332,6 +347,7 @@ int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_allgather("MPI_Iallgather", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                               recvtype, comm, MPI_INFO_NULL, request);
 }
@@ -341,6 +357,7 @@ int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                       MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_allgather("MPI_Iallgather_c", 0, sendbuf, sendcount, sendtype, recvbuf,
                               recvcount, recvtype, comm, MPI_INFO_NULL, request);
 }
@@ -350,6 +367,7 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                      MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_allgatherv("MPI_Iallgatherv", 0, sendbuf, sendcount, sendtype, recvbuf,
                                fm_iarr_int(recvcounts), fm_iarr_int(displs), recvtype, comm,
                                MPI_INFO_NULL, request);
@@ -360,6 +378,7 @@ int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
                        void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_allgatherv("MPI_Iallgatherv_c", 0, sendbuf, sendcount, sendtype, recvbuf,
                                fm_iarr_wide(recvcounts), fm_iarr_wide(displs), recvtype, comm,
                                MPI_INFO_NULL, request);
@@ -369,6 +388,7 @@ int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
 int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_alltoall("MPI_Ialltoall", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                              recvtype, comm, MPI_INFO_NULL, request);
 }
@@ -378,6 +398,7 @@ int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
                      MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                      MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_alltoall("MPI_Ialltoall_c", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                              recvtype, comm, MPI_INFO_NULL, request);
 }
@@ -387,6 +408,7 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
                     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_alltoallv("MPI_Ialltoallv", 0, sendbuf, fm_iarr_int(sendcounts),
                               fm_iarr_int(sdispls), sendtype, recvbuf, fm_iarr_int(recvcounts),
                               fm_iarr_int(rdispls), recvtype, comm, MPI_INFO_NULL, request);
@@ -398,6 +420,7 @@ int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const M
                       const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                       MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_alltoallv("MPI_Ialltoallv_c", 0, sendbuf, fm_iarr_wide(sendcounts),
                               fm_iarr_wide(sdispls), sendtype, recvbuf, fm_iarr_wide(recvcounts),
                               fm_iarr_wide(rdispls), recvtype, comm, MPI_INFO_NULL, request);
@@ -409,6 +432,7 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
                     const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                     MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_alltoallw("MPI_Ialltoallw", 0, sendbuf, fm_iarr_int(sendcounts),
                               fm_iarr_int(sdispls), sendtypes, recvbuf, fm_iarr_int(recvcounts),
                               fm_iarr_int(rdispls), recvtypes, comm, MPI_INFO_NULL, request);
@@ -420,6 +444,7 @@ int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const M
                       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                       MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_alltoallw("MPI_Ialltoallw_c", 0, sendbuf, fm_iarr_wide(sendcounts),
                               fm_iarr_wide(sdispls), sendtypes, recvbuf, fm_iarr_wide(recvcounts),
                               fm_iarr_wide(rdispls), recvtypes, comm, MPI_INFO_NULL, request);
@@ -429,6 +454,7 @@ int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const M
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_reduce_scatter("MPI_Ireduce_scatter", 0, sendbuf, recvbuf,
                                    fm_iarr_int(recvcounts), datatype, op, comm, MPI_INFO_NULL,
                                    request);
@@ -438,6 +464,7 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
 int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_reduce_scatter("MPI_Ireduce_scatter_c", 0, sendbuf, recvbuf,
                                    fm_iarr_wide(recvcounts), datatype, op, comm, MPI_INFO_NULL,
                                    request);
@@ -448,6 +475,7 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_reduce_scatter_block("MPI_Ireduce_scatter_block", 0, sendbuf, recvbuf,
                                          recvcount, datatype, op, comm, MPI_INFO_NULL, request);
 }
@@ -457,6 +485,7 @@ int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count r
                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                  MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_reduce_scatter_block("MPI_Ireduce_scatter_block_c", 0, sendbuf, recvbuf,
                                          recvcount, datatype, op, comm, MPI_INFO_NULL, request);
 }
@@ -465,6 +494,7 @@ int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count r
 int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_scan("MPI_Iscan", 0, sendbuf, recvbuf, count, datatype, op, comm, 0,
                          MPI_INFO_NULL, request);
 }
@@ -473,6 +503,7 @@ int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                  MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_scan("MPI_Iscan_c", 0, sendbuf, recvbuf, count, datatype, op, comm, 0,
                          MPI_INFO_NULL, request);
 }
@@ -481,6 +512,7 @@ int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
 int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_scan("MPI_Iexscan", 0, sendbuf, recvbuf, count, datatype, op, comm, 1,
                          MPI_INFO_NULL, request);
 }
@@ -489,6 +521,7 @@ int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                    MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return fm_icoll_scan("MPI_Iexscan_c", 0, sendbuf, recvbuf, count, datatype, op, comm, 1,
                          MPI_INFO_NULL, request);
 }

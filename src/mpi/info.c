@@ -70,6 +70,7 @@ static int find(MPI_Info info, const char *key)
 #pragma weak MPI_Info_create = PMPI_Info_create
 int PMPI_Info_create(MPI_Info *info)
 {
+    FM_API_LOCK();
     CHECK_PTR("MPI_Info_create", info, "info");
     struct fm_info *in = fm_handle_get(&info_pool);
     if (!in)
@@ -115,6 +116,7 @@ int fm_info_set(MPI_Info info, const char *key, const char *value)
 #pragma weak MPI_Info_set = PMPI_Info_set
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Info_set";
     CHECK_INFO(call, info);
     CHECK_KEY(call, key);
@@ -132,6 +134,7 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 #pragma weak MPI_Info_get = PMPI_Info_get
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Info_get";
     CHECK_INFO(call, info);
     CHECK_KEY(call, key);
@@ -157,6 +160,7 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
 #pragma weak MPI_Info_get_string = PMPI_Info_get_string
 int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Info_get_string";
     CHECK_INFO(call, info);
     CHECK_KEY(call, key);
@@ -187,6 +191,7 @@ int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *valu
 #pragma weak MPI_Info_get_valuelen = PMPI_Info_get_valuelen
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Info_get_valuelen";
     CHECK_INFO(call, info);
     CHECK_KEY(call, key);
@@ -202,6 +207,7 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *f
 #pragma weak MPI_Info_get_nkeys = PMPI_Info_get_nkeys
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
+    FM_API_LOCK();
     CHECK_INFO("MPI_Info_get_nkeys", info);
     CHECK_PTR("MPI_Info_get_nkeys", nkeys, "nkeys");
     *nkeys = info->n;
@@ -211,6 +217,7 @@ int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 #pragma weak MPI_Info_get_nthkey = PMPI_Info_get_nthkey
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Info_get_nthkey";
     CHECK_INFO(call, info);
     CHECK_PTR(call, key, "key");
@@ -224,6 +231,7 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 #pragma weak MPI_Info_delete = PMPI_Info_delete
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Info_delete";
     CHECK_INFO(call, info);
     CHECK_KEY(call, key);
@@ -287,6 +295,7 @@ void fm_info_release(MPI_Info info)
 #pragma weak MPI_Info_dup = PMPI_Info_dup
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Info_dup";
     CHECK_INFO(call, info);
     CHECK_PTR(call, newinfo, "newinfo");
@@ -298,6 +307,7 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 #pragma weak MPI_Info_free = PMPI_Info_free
 int PMPI_Info_free(MPI_Info *info)
 {
+    FM_API_LOCK();
     CHECK_PTR("MPI_Info_free", info, "info");
     CHECK_INFO("MPI_Info_free", *info);
     if (*info == &fab_info_env)

@@ -102,6 +102,7 @@ void fm_info_env_init(void)
 #pragma weak MPI_Info_create_env = PMPI_Info_create_env
 int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
 {
+    FM_API_LOCK();
     static const char call[] = "MPI_Info_create_env";
     if (!info)
         return fm_raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "info=NULL");

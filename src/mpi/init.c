@@ -9,12 +9,14 @@
 #include "boot/boot.h"
 #include "coll/coll.h"
 #include "boot/hang.h"
+#include "core/progress.h"
 #include "core/world.h"
 #include "dtype/dtype.h"
 #include "fm_config.h"
 #include "mpi/api.h"
 #include "mpi/f2c.h"
 #include "mpi/info.h"
+#include "mpi/request_api.h"
 #include "pt2pt/pt2pt.h"
 #include "util/log.h"
 #include "util/param.h"
@@ -67,10 +69,15 @@ static int init_common(int required)
     if ((rc = fm_comm_init(info.rank, info.size)) != FM_OK)
         fm_boot_abort(1, "fabmpi: MPI_Init could not create MPI_COMM_WORLD");
     main_thread = pthread_self();
-    fm_thread_level = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED
+    fm_thread_level = required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
                       : required < MPI_THREAD_SINGLE   ? MPI_THREAD_SINGLE
                                                        : required;
+    /* Before the level is returned, so before a second thread may call. */
+    if (fm_thread_level == MPI_THREAD_MULTIPLE)
+        fm_cs_on = 1;
     fm_mpi_state = 1;
+    if (fm_param.PROGRESS_THREAD == FM_PROGRESS_THREAD_ON && fm_progress_thread_start() != FM_OK)
+        fm_boot_abort(1, "fabmpi: MPI_Init could not start the progress thread (see the message above)");
     fm_info_env_init();
     if (fm_param.VERBOSE_ENV && info.rank == 0)
         fm_param_print_effective(stderr);
@@ -80,6 +87,7 @@ static int init_common(int required)
 #pragma weak MPI_Init = PMPI_Init
 int PMPI_Init(int *argc, char ***argv)
 {
+    FM_API_LOCK();
     (void)argc;
     (void)argv;
     return init_common(MPI_THREAD_SINGLE);
@@ -88,6 +96,7 @@ int PMPI_Init(int *argc, char ***argv)
 #pragma weak MPI_Init_thread = PMPI_Init_thread
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    FM_API_LOCK();
     (void)argc;
     (void)argv;
     int rc = init_common(required);
@@ -113,12 +122,15 @@ int PMPI_Finalized(int *flag)
 #pragma weak MPI_Finalize = PMPI_Finalize
 int PMPI_Finalize(void)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Finalize");
     FM_HANG_SCOPE("MPI_Finalize", FM_HANG_NONE, FM_HANG_NONE, "MPI_COMM_WORLD", -1);
+    fm_detach_finalize();
     /* Finalize is collective: no rank tears down while others still talk. */
     int rc = fm_coll_barrier(MPI_COMM_WORLD);
     if (rc != FM_OK)
         return fm_raise_status(MPI_COMM_WORLD, "MPI_Finalize", rc);
+    fm_progress_thread_stop(fm_thread_level == MPI_THREAD_MULTIPLE);
     fm_comm_finalize();
     fm_f_finalize();
     fm_pt2pt_finalize();

@@ -124,6 +124,7 @@ static int build(MPI_Comm local, struct fm_group *remote, uint32_t ctx, MPI_Comm
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                          int remote_leader, int tag, MPI_Comm *newintercomm)
 {
+    FM_API_LOCK();
     static const char call[] = "MPI_Intercomm_create";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, local_comm);
@@ -186,6 +187,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
 #pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {
+    FM_API_LOCK();
     static const char call[] = "MPI_Intercomm_merge";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, intercomm);
@@ -245,6 +247,7 @@ int fm_intercomm_dup(MPI_Comm ic, MPI_Comm *out)
 #pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
 int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
+    FM_API_LOCK();
     static const char call[] = "MPI_Comm_remote_size";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);
@@ -260,6 +263,7 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 #pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
+    FM_API_LOCK();
     static const char call[] = "MPI_Comm_remote_group";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/cs.h"
 #include "mpi/mpit.h"
 #include "util/param.h"
 
@@ -40,6 +41,7 @@ void fm_mpit_string(const char *s, char *buf, int *len)
 #pragma weak MPI_T_init_thread = PMPI_T_init_thread
 int PMPI_T_init_thread(int required, int *provided)
 {
+    FM_API_LOCK();
     pthread_mutex_lock(&lock);
     /* The knobs are the control variables: read them now if MPI_Init has
      * not (it then keeps them, and what MPI_T wrote meanwhile). */
@@ -60,6 +62,7 @@ int PMPI_T_init_thread(int required, int *provided)
 #pragma weak MPI_T_finalize = PMPI_T_finalize
 int PMPI_T_finalize(void)
 {
+    FM_API_LOCK();
     int rc = fm_mpit_enter();
     if (rc)
         return rc;
@@ -102,6 +105,7 @@ static const struct fm_param_desc *enum_knob(MPI_T_enum e)
 #pragma weak MPI_T_enum_get_info = PMPI_T_enum_get_info
 int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len)
 {
+    FM_API_LOCK();
     int rc = fm_mpit_enter();
     if (rc)
         return rc;
@@ -120,6 +124,7 @@ int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_le
 #pragma weak MPI_T_enum_get_item = PMPI_T_enum_get_item
 int PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len)
 {
+    FM_API_LOCK();
     int rc = fm_mpit_enter();
     if (rc)
         return rc;

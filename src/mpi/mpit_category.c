@@ -5,6 +5,7 @@
  * the same number. */
 #include <string.h>
 
+#include "core/cs.h"
 #include "mpi/mpit.h"
 #include "util/category.h"
 #include "util/param.h"
@@ -44,6 +45,7 @@ static int members(int c, enum member kind, int len, int *indices)
 #pragma weak MPI_T_category_get_num = PMPI_T_category_get_num
 int PMPI_T_category_get_num(int *num_cat)
 {
+    FM_API_LOCK();
     int rc = fm_mpit_enter();
     if (rc)
         return rc;
@@ -57,6 +59,7 @@ int PMPI_T_category_get_num(int *num_cat)
 int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len,
                              int *num_cvars, int *num_pvars, int *num_categories)
 {
+    FM_API_LOCK();
     int rc = fm_mpit_enter();
     if (rc)
         return rc;
@@ -76,6 +79,7 @@ int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *des
 #pragma weak MPI_T_category_get_index = PMPI_T_category_get_index
 int PMPI_T_category_get_index(const char *name, int *cat_index)
 {
+    FM_API_LOCK();
     int rc = fm_mpit_enter();
     if (rc)
         return rc;
@@ -105,24 +109,28 @@ static int get_members(int cat_index, enum member kind, int len, int indices[])
 #pragma weak MPI_T_category_get_cvars = PMPI_T_category_get_cvars
 int PMPI_T_category_get_cvars(int cat_index, int len, int indices[])
 {
+    FM_API_LOCK();
     return get_members(cat_index, CVARS, len, indices);
 }
 
 #pragma weak MPI_T_category_get_pvars = PMPI_T_category_get_pvars
 int PMPI_T_category_get_pvars(int cat_index, int len, int indices[])
 {
+    FM_API_LOCK();
     return get_members(cat_index, PVARS, len, indices);
 }
 
 #pragma weak MPI_T_category_get_categories = PMPI_T_category_get_categories
 int PMPI_T_category_get_categories(int cat_index, int len, int indices[])
 {
+    FM_API_LOCK();
     return get_members(cat_index, SUBCATEGORIES, len, indices);
 }
 
 #pragma weak MPI_T_category_changed = PMPI_T_category_changed
 int PMPI_T_category_changed(int *update_number)
 {
+    FM_API_LOCK();
     int rc = fm_mpit_enter();
     if (rc)
         return rc;

@@ -80,6 +80,7 @@ static int scope_of(enum fm_param_scope s)
 #pragma weak MPI_T_cvar_get_num = PMPI_T_cvar_get_num
 int PMPI_T_cvar_get_num(int *num_cvar)
 {
+    FM_API_LOCK();
     int rc = fm_mpit_enter();
     if (rc)
         return rc;
@@ -94,6 +95,7 @@ int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosi
                          MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len,
                          int *bind, int *scope)
 {
+    FM_API_LOCK();
     int rc = fm_mpit_enter();
     if (rc)
         return rc;
@@ -120,6 +122,7 @@ int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosi
 #pragma weak MPI_T_cvar_get_index = PMPI_T_cvar_get_index
 int PMPI_T_cvar_get_index(const char *name, int *cvar_index)
 {
+    FM_API_LOCK();
     int rc = fm_mpit_enter();
     if (rc)
         return rc;
@@ -138,6 +141,7 @@ int PMPI_T_cvar_get_index(const char *name, int *cvar_index)
 int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle,
                              int *count)
 {
+    FM_API_LOCK();
     (void)obj_handle; /* no knob is bound to an object */
     int rc = fm_mpit_enter();
     if (rc)
@@ -167,6 +171,7 @@ int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle
 #pragma weak MPI_T_cvar_handle_free = PMPI_T_cvar_handle_free
 int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
 {
+    FM_API_LOCK();
     int rc = fm_mpit_enter();
     if (rc)
         return rc;
@@ -186,6 +191,7 @@ int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
 #pragma weak MPI_T_cvar_read = PMPI_T_cvar_read
 int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
 {
+    FM_API_LOCK();
     int rc = fm_mpit_enter();
     if (rc)
         return rc;
@@ -213,6 +219,7 @@ int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
 #pragma weak MPI_T_cvar_write = PMPI_T_cvar_write
 int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
 {
+    FM_API_LOCK();
     int rc = fm_mpit_enter();
     if (rc)
         return rc;

@@ -154,6 +154,7 @@ static void store(const struct fm_mpit_pvar_handle *h, unsigned long long v, voi
 #pragma weak MPI_T_pvar_get_num = PMPI_T_pvar_get_num
 int PMPI_T_pvar_get_num(int *num_pvar)
 {
+    FM_API_LOCK();
     int rc = fm_mpit_enter();
     if (rc)
         return rc;
@@ -168,6 +169,7 @@ int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosi
                          MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len,
                          int *bind, int *readonly, int *continuous_, int *atomic)
 {
+    FM_API_LOCK();
     int rc = fm_mpit_enter();
     if (rc)
         return rc;
@@ -198,6 +200,7 @@ int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosi
 #pragma weak MPI_T_pvar_get_index = PMPI_T_pvar_get_index
 int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 {
+    FM_API_LOCK();
     int rc = fm_mpit_enter();
     if (rc)
         return rc;
@@ -214,6 +217,7 @@ int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 #pragma weak MPI_T_pvar_session_create = PMPI_T_pvar_session_create
 int PMPI_T_pvar_session_create(MPI_T_pvar_session *session)
 {
+    FM_API_LOCK();
     int rc = fm_mpit_enter();
     if (rc)
         return rc;
@@ -232,6 +236,7 @@ int PMPI_T_pvar_session_create(MPI_T_pvar_session *session)
 #pragma weak MPI_T_pvar_session_free = PMPI_T_pvar_session_free
 int PMPI_T_pvar_session_free(MPI_T_pvar_session *session)
 {
+    FM_API_LOCK();
     int rc = fm_mpit_enter();
     if (rc)
         return rc;
@@ -251,6 +256,7 @@ int PMPI_T_pvar_session_free(MPI_T_pvar_session *session)
 int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle,
                              MPI_T_pvar_handle *handle, int *count)
 {
+    FM_API_LOCK();
     int rc = fm_mpit_enter();
     if (rc)
         return rc;
@@ -283,6 +289,7 @@ int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *o
 #pragma weak MPI_T_pvar_handle_free = PMPI_T_pvar_handle_free
 int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
 {
+    FM_API_LOCK();
     int rc = fm_mpit_enter();
     if (rc)
         return rc;
@@ -331,12 +338,14 @@ static int start_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle, int 
 #pragma weak MPI_T_pvar_start = PMPI_T_pvar_start
 int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
+    FM_API_LOCK();
     return start_stop(session, handle, 1);
 }
 
 #pragma weak MPI_T_pvar_stop = PMPI_T_pvar_stop
 int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
+    FM_API_LOCK();
     return start_stop(session, handle, 0);
 }
 
@@ -385,24 +394,28 @@ static int access_one(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void
 #pragma weak MPI_T_pvar_read = PMPI_T_pvar_read
 int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
+    FM_API_LOCK();
     return access_one(session, handle, buf, READ);
 }
 
 #pragma weak MPI_T_pvar_readreset = PMPI_T_pvar_readreset
 int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
+    FM_API_LOCK();
     return access_one(session, handle, buf, READRESET);
 }
 
 #pragma weak MPI_T_pvar_write = PMPI_T_pvar_write
 int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf)
 {
+    FM_API_LOCK();
     return access_one(session, handle, (void *)(uintptr_t)buf, WRITE);
 }
 
 #pragma weak MPI_T_pvar_reset = PMPI_T_pvar_reset
 int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
+    FM_API_LOCK();
     if (handle != MPI_T_PVAR_ALL_HANDLES)
         return access_one(session, handle, NULL, RESET);
     /* Every handle of the session; read-only ones are skipped. */

@@ -166,6 +166,7 @@ static int alltoallw(const char *call, int mode, const void *sbuf, fm_iarr scoun
 int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    FM_API_LOCK();
     return allgather("MPI_Neighbor_allgather", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                      recvtype, comm, MPI_INFO_NULL, NULL);
 }
@@ -175,6 +176,7 @@ int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
                               void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                               MPI_Comm comm)
 {
+    FM_API_LOCK();
     return allgather("MPI_Neighbor_allgather_c", 0, sendbuf, sendcount, sendtype, recvbuf,
                      recvcount, recvtype, comm, MPI_INFO_NULL, NULL);
 }
@@ -184,6 +186,7 @@ int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype se
                              void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                              MPI_Request *request)
 {
+    FM_API_LOCK();
     return allgather("MPI_Ineighbor_allgather", 1, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                      recvtype, comm, MPI_INFO_NULL, request);
 }
@@ -193,6 +196,7 @@ int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
                                void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                                MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return allgather("MPI_Ineighbor_allgather_c", 1, sendbuf, sendcount, sendtype, recvbuf,
                      recvcount, recvtype, comm, MPI_INFO_NULL, request);
 }
@@ -202,6 +206,7 @@ int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatyp
                                  void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                                  MPI_Info info, MPI_Request *request)
 {
+    FM_API_LOCK();
     return allgather("MPI_Neighbor_allgather_init", 2, sendbuf, sendcount, sendtype, recvbuf,
                      recvcount, recvtype, comm, info, request);
 }
@@ -211,6 +216,7 @@ int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI
                                    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                                    MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    FM_API_LOCK();
     return allgather("MPI_Neighbor_allgather_init_c", 2, sendbuf, sendcount, sendtype, recvbuf,
                      recvcount, recvtype, comm, info, request);
 }
@@ -220,6 +226,7 @@ int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
                              void *recvbuf, const int recvcounts[], const int displs[],
                              MPI_Datatype recvtype, MPI_Comm comm)
 {
+    FM_API_LOCK();
     return allgatherv("MPI_Neighbor_allgatherv", 0, sendbuf, sendcount, sendtype, recvbuf,
                       fm_iarr_int(recvcounts), fm_iarr_int(displs), recvtype, comm, MPI_INFO_NULL,
                       NULL);
@@ -230,6 +237,7 @@ int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
                                void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
                                MPI_Datatype recvtype, MPI_Comm comm)
 {
+    FM_API_LOCK();
     return allgatherv("MPI_Neighbor_allgatherv_c", 0, sendbuf, sendcount, sendtype, recvbuf,
                       fm_iarr_wide(recvcounts), fm_iarr_wide(displs), recvtype, comm, MPI_INFO_NULL,
                       NULL);
@@ -240,6 +248,7 @@ int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype s
                               void *recvbuf, const int recvcounts[], const int displs[],
                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return allgatherv("MPI_Ineighbor_allgatherv", 1, sendbuf, sendcount, sendtype, recvbuf,
                       fm_iarr_int(recvcounts), fm_iarr_int(displs), recvtype, comm, MPI_INFO_NULL,
                       request);
@@ -251,6 +260,7 @@ int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Da
                                 const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
                                 MPI_Request *request)
 {
+    FM_API_LOCK();
     return allgatherv("MPI_Ineighbor_allgatherv_c", 1, sendbuf, sendcount, sendtype, recvbuf,
                       fm_iarr_wide(recvcounts), fm_iarr_wide(displs), recvtype, comm, MPI_INFO_NULL,
                       request);
@@ -262,6 +272,7 @@ int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Dataty
                                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                   MPI_Request *request)
 {
+    FM_API_LOCK();
     return allgatherv("MPI_Neighbor_allgatherv_init", 2, sendbuf, sendcount, sendtype, recvbuf,
                       fm_iarr_int(recvcounts), fm_iarr_int(displs), recvtype, comm, info, request);
 }
@@ -272,6 +283,7 @@ int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MP
                                     const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
                                     MPI_Info info, MPI_Request *request)
 {
+    FM_API_LOCK();
     return allgatherv("MPI_Neighbor_allgatherv_init_c", 2, sendbuf, sendcount, sendtype, recvbuf,
                       fm_iarr_wide(recvcounts), fm_iarr_wide(displs), recvtype, comm, info,
                       request);
@@ -281,6 +293,7 @@ int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MP
 int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    FM_API_LOCK();
     return alltoall("MPI_Neighbor_alltoall", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                     recvtype, comm, MPI_INFO_NULL, NULL);
 }
@@ -290,6 +303,7 @@ int PMPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
                              void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                              MPI_Comm comm)
 {
+    FM_API_LOCK();
     return alltoall("MPI_Neighbor_alltoall_c", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                     recvtype, comm, MPI_INFO_NULL, NULL);
 }
@@ -299,6 +313,7 @@ int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sen
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                             MPI_Request *request)
 {
+    FM_API_LOCK();
     return alltoall("MPI_Ineighbor_alltoall", 1, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                     recvtype, comm, MPI_INFO_NULL, request);
 }
@@ -308,6 +323,7 @@ int PMPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
                               void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                               MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return alltoall("MPI_Ineighbor_alltoall_c", 1, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                     recvtype, comm, MPI_INFO_NULL, request);
 }
@@ -317,6 +333,7 @@ int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype
                                 void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                                 MPI_Info info, MPI_Request *request)
 {
+    FM_API_LOCK();
     return alltoall("MPI_Neighbor_alltoall_init", 2, sendbuf, sendcount, sendtype, recvbuf,
                     recvcount, recvtype, comm, info, request);
 }
@@ -326,6 +343,7 @@ int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_
                                   void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    FM_API_LOCK();
     return alltoall("MPI_Neighbor_alltoall_init_c", 2, sendbuf, sendcount, sendtype, recvbuf,
                     recvcount, recvtype, comm, info, request);
 }
@@ -335,6 +353,7 @@ int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
                             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    FM_API_LOCK();
     return alltoallv("MPI_Neighbor_alltoallv", 0, sendbuf, fm_iarr_int(sendcounts),
                      fm_iarr_int(sdispls), sendtype, recvbuf, fm_iarr_int(recvcounts),
                      fm_iarr_int(rdispls), recvtype, comm, MPI_INFO_NULL, NULL);
@@ -346,6 +365,7 @@ int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
                               const MPI_Count recvcounts[], const MPI_Aint rdispls[],
                               MPI_Datatype recvtype, MPI_Comm comm)
 {
+    FM_API_LOCK();
     return alltoallv("MPI_Neighbor_alltoallv_c", 0, sendbuf, fm_iarr_wide(sendcounts),
                      fm_iarr_wide(sdispls), sendtype, recvbuf, fm_iarr_wide(recvcounts),
                      fm_iarr_wide(rdispls), recvtype, comm, MPI_INFO_NULL, NULL);
@@ -357,6 +377,7 @@ int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const 
                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                              MPI_Request *request)
 {
+    FM_API_LOCK();
     return alltoallv("MPI_Ineighbor_alltoallv", 1, sendbuf, fm_iarr_int(sendcounts),
                      fm_iarr_int(sdispls), sendtype, recvbuf, fm_iarr_int(recvcounts),
                      fm_iarr_int(rdispls), recvtype, comm, MPI_INFO_NULL, request);
@@ -368,6 +389,7 @@ int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[]
                                const MPI_Count recvcounts[], const MPI_Aint rdispls[],
                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return alltoallv("MPI_Ineighbor_alltoallv_c", 1, sendbuf, fm_iarr_wide(sendcounts),
                      fm_iarr_wide(sdispls), sendtype, recvbuf, fm_iarr_wide(recvcounts),
                      fm_iarr_wide(rdispls), recvtype, comm, MPI_INFO_NULL, request);
@@ -379,6 +401,7 @@ int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], co
                                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                                  MPI_Info info, MPI_Request *request)
 {
+    FM_API_LOCK();
     return alltoallv("MPI_Neighbor_alltoallv_init", 2, sendbuf, fm_iarr_int(sendcounts),
                      fm_iarr_int(sdispls), sendtype, recvbuf, fm_iarr_int(recvcounts),
                      fm_iarr_int(rdispls), recvtype, comm, info, request);
@@ -391,6 +414,7 @@ int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcoun
                                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                    MPI_Request *request)
 {
+    FM_API_LOCK();
     return alltoallv("MPI_Neighbor_alltoallv_init_c", 2, sendbuf, fm_iarr_wide(sendcounts),
                      fm_iarr_wide(sdispls), sendtype, recvbuf, fm_iarr_wide(recvcounts),
                      fm_iarr_wide(rdispls), recvtype, comm, info, request);
@@ -401,6 +425,7 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    FM_API_LOCK();
     return alltoallw("MPI_Neighbor_alltoallw", 0, sendbuf, fm_iarr_int(sendcounts), sdispls,
                      sendtypes, recvbuf, fm_iarr_int(recvcounts), rdispls, recvtypes, comm,
                      MPI_INFO_NULL, NULL);
@@ -412,6 +437,7 @@ int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
                               void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
                               const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    FM_API_LOCK();
     return alltoallw("MPI_Neighbor_alltoallw_c", 0, sendbuf, fm_iarr_wide(sendcounts), sdispls,
                      sendtypes, recvbuf, fm_iarr_wide(recvcounts), rdispls, recvtypes, comm,
                      MPI_INFO_NULL, NULL);
@@ -423,6 +449,7 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const 
                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                              MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return alltoallw("MPI_Ineighbor_alltoallw", 1, sendbuf, fm_iarr_int(sendcounts), sdispls,
                      sendtypes, recvbuf, fm_iarr_int(recvcounts), rdispls, recvtypes, comm,
                      MPI_INFO_NULL, request);
@@ -435,6 +462,7 @@ int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[]
                                const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                                MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return alltoallw("MPI_Ineighbor_alltoallw_c", 1, sendbuf, fm_iarr_wide(sendcounts), sdispls,
                      sendtypes, recvbuf, fm_iarr_wide(recvcounts), rdispls, recvtypes, comm,
                      MPI_INFO_NULL, request);
@@ -447,6 +475,7 @@ int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
                                  const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
                                  MPI_Request *request)
 {
+    FM_API_LOCK();
     return alltoallw("MPI_Neighbor_alltoallw_init", 2, sendbuf, fm_iarr_int(sendcounts), sdispls,
                      sendtypes, recvbuf, fm_iarr_int(recvcounts), rdispls, recvtypes, comm, info,
                      request);
@@ -459,6 +488,7 @@ int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcoun
                                    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                                    MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    FM_API_LOCK();
     return alltoallw("MPI_Neighbor_alltoallw_init_c", 2, sendbuf, fm_iarr_wide(sendcounts), sdispls,
                      sendtypes, recvbuf, fm_iarr_wide(recvcounts), rdispls, recvtypes, comm, info,
                      request);

@@ -20,12 +20,14 @@ static int op_create(const char *call, MPI_User_function *fn, MPI_User_function_
 #pragma weak MPI_Op_create = PMPI_Op_create
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
+    FM_API_LOCK();
     return op_create("MPI_Op_create", user_fn, NULL, commute, op);
 }
 
 #pragma weak MPI_Op_create_c = PMPI_Op_create_c
 int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
 {
+    FM_API_LOCK();
     return op_create("MPI_Op_create_c", NULL, user_fn, commute, op);
 }
 
@@ -38,6 +40,7 @@ static MPI_Fint fortran_type(MPI_Datatype dt)
  * (invec, inoutvec, len, datatype) with INTEGER len and datatype. */
 int fab_f_op_create(void (*fn)(void *, void *, MPI_Fint *, MPI_Fint *), int commute, MPI_Op *op)
 {
+    FM_API_LOCK();
     static const char call[] = "MPI_Op_create";
     FM_CHECK_INIT(call);
     if (!fn || !op)
@@ -53,6 +56,7 @@ int fab_f_op_create(void (*fn)(void *, void *, MPI_Fint *, MPI_Fint *), int comm
 #pragma weak MPI_Op_free = PMPI_Op_free
 int PMPI_Op_free(MPI_Op *op)
 {
+    FM_API_LOCK();
     static const char call[] = "MPI_Op_free";
     FM_CHECK_INIT(call);
     if (!op)
@@ -70,6 +74,7 @@ int PMPI_Op_free(MPI_Op *op)
 #pragma weak MPI_Op_commutative = PMPI_Op_commutative
 int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
+    FM_API_LOCK();
     static const char call[] = "MPI_Op_commutative";
     FM_CHECK_OP(call, MPI_COMM_NULL, op);
     if (!commute)
@@ -97,6 +102,7 @@ static int reduce_local(const char *call, const void *inbuf, void *inoutbuf, MPI
 #pragma weak MPI_Reduce_local = PMPI_Reduce_local
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype dt, MPI_Op op)
 {
+    FM_API_LOCK();
     return reduce_local("MPI_Reduce_local", inbuf, inoutbuf, count, dt, op);
 }
 
@@ -104,5 +110,6 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
 int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype dt,
                         MPI_Op op)
 {
+    FM_API_LOCK();
     return reduce_local("MPI_Reduce_local_c", inbuf, inoutbuf, count, dt, op);
 }

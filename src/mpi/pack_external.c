@@ -79,6 +79,7 @@ static int pack_external(const char *call, const char *datarep, const void *inbu
 int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype,
                        void *outbuf, MPI_Aint outsize, MPI_Aint *position)
 {
+    FM_API_LOCK();
     MPI_Count pos = position ? *position : 0;
     int rc = pack_external("MPI_Pack_external", datarep, inbuf, incount, datatype, outbuf,
                            outsize, position ? &pos : NULL);
@@ -92,6 +93,7 @@ int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incou
                          MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
                          MPI_Count *position)
 {
+    FM_API_LOCK();
     return pack_external("MPI_Pack_external_c", datarep, inbuf, incount, datatype, outbuf,
                          outsize, position);
 }
@@ -133,6 +135,7 @@ static int unpack_external(const char *call, const char *datarep, const void *in
 int PMPI_Unpack_external(const char *datarep, const void *inbuf, MPI_Aint insize,
                          MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
 {
+    FM_API_LOCK();
     MPI_Count pos = position ? *position : 0;
     int rc = unpack_external("MPI_Unpack_external", datarep, inbuf, insize,
                              position ? &pos : NULL, outbuf, outcount, datatype);
@@ -146,6 +149,7 @@ int PMPI_Unpack_external_c(const char *datarep, const void *inbuf, MPI_Count ins
                            MPI_Count *position, void *outbuf, MPI_Count outcount,
                            MPI_Datatype datatype)
 {
+    FM_API_LOCK();
     return unpack_external("MPI_Unpack_external_c", datarep, inbuf, insize, position, outbuf,
                            outcount, datatype);
 }
@@ -166,6 +170,7 @@ static int pack_external_size(const char *call, const char *datarep, MPI_Count i
 int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype,
                             MPI_Aint *size)
 {
+    FM_API_LOCK();
     MPI_Count n = 0;
     int rc = pack_external_size("MPI_Pack_external_size", datarep, incount, datatype,
                                 size ? &n : NULL);
@@ -178,5 +183,6 @@ int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datat
 int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Datatype datatype,
                               MPI_Count *size)
 {
+    FM_API_LOCK();
     return pack_external_size("MPI_Pack_external_size_c", datarep, incount, datatype, size);
 }

@@ -56,6 +56,7 @@ static int p2p_init(const char *call, int kind, const void *buf, MPI_Count count
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                    MPI_Request *request)
 {
+    FM_API_LOCK();
     return p2p_init("MPI_Send_init", FM_REQ_SEND, buf, count, dt, dest, tag, comm, FM_SEND_STD,
                     request);
 }
@@ -64,6 +65,7 @@ int PMPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int ta
 int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                      MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return p2p_init("MPI_Send_init_c", FM_REQ_SEND, buf, count, dt, dest, tag, comm, FM_SEND_STD,
                     request);
 }
@@ -72,6 +74,7 @@ int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                     MPI_Request *request)
 {
+    FM_API_LOCK();
     return p2p_init("MPI_Ssend_init", FM_REQ_SEND, buf, count, dt, dest, tag, comm, FM_SEND_SYNC,
                     request);
 }
@@ -80,6 +83,7 @@ int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int t
 int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                       MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return p2p_init("MPI_Ssend_init_c", FM_REQ_SEND, buf, count, dt, dest, tag, comm, FM_SEND_SYNC,
                     request);
 }
@@ -88,6 +92,7 @@ int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int des
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                     MPI_Request *request)
 {
+    FM_API_LOCK();
     return p2p_init("MPI_Rsend_init", FM_REQ_SEND, buf, count, dt, dest, tag, comm, FM_SEND_READY,
                     request);
 }
@@ -96,6 +101,7 @@ int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int t
 int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                       MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return p2p_init("MPI_Rsend_init_c", FM_REQ_SEND, buf, count, dt, dest, tag, comm, FM_SEND_READY,
                     request);
 }
@@ -104,6 +110,7 @@ int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int des
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                     MPI_Request *request)
 {
+    FM_API_LOCK();
     return p2p_init("MPI_Bsend_init", FM_REQ_SEND, buf, count, dt, dest, tag, comm,
                     FM_SEND_BUFFERED, request);
 }
@@ -112,6 +119,7 @@ int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int t
 int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                       MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return p2p_init("MPI_Bsend_init_c", FM_REQ_SEND, buf, count, dt, dest, tag, comm,
                     FM_SEND_BUFFERED, request);
 }
@@ -120,6 +128,7 @@ int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int des
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                    MPI_Request *request)
 {
+    FM_API_LOCK();
     return p2p_init("MPI_Recv_init", FM_REQ_RECV, buf, count, dt, source, tag, comm, 0, request);
 }
 
@@ -127,6 +136,7 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, M
 int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag,
                      MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return p2p_init("MPI_Recv_init_c", FM_REQ_RECV, buf, count, dt, source, tag, comm, 0, request);
 }
 
@@ -164,6 +174,7 @@ static int start_one(const char *call, struct fm_request *p)
 #pragma weak MPI_Start = PMPI_Start
 int PMPI_Start(MPI_Request *request)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Start");
     if (!request || !*request || (*request)->magic != FM_MAGIC_REQ)
         return fm_raise(MPI_COMM_NULL, "MPI_Start", MPI_ERR_REQUEST,
@@ -174,6 +185,7 @@ int PMPI_Start(MPI_Request *request)
 #pragma weak MPI_Startall = PMPI_Startall
 int PMPI_Startall(int count, MPI_Request requests[])
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Startall");
     if (count < 0)
         return fm_raise(MPI_COMM_NULL, "MPI_Startall", MPI_ERR_COUNT, "count=%d must be >= 0",

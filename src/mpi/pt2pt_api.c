@@ -61,8 +61,9 @@ __attribute__((noinline)) static int blocking_send(const char *call, const void 
     return send_wait(call, buf, count, dt, dest, tag, comm, mode);
 }
 
-#pragma weak MPI_Send = PMPI_Send
-int PMPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+/* MPI_Send's body (core/cs.h: FM_API_TWIN). */
+static inline __attribute__((always_inline)) int send_body(const void *buf, int count, MPI_Datatype dt,
+                                                         int dest, int tag, MPI_Comm comm)
 {
     CHECK_SEND_ARGS("MPI_Send", buf, count, dt, dest, tag, comm);
     if (fm_send_eager_now(buf, count, dt, dest, tag, comm) == FM_OK)
@@ -70,10 +71,20 @@ int PMPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
     return blocking_send("MPI_Send", buf, count, dt, dest, tag, comm, FM_SEND_STD);
 }
 
+FM_API_LOCKED_TWIN(send_body, (const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm),
+                   (buf, count, dt, dest, tag, comm))
+
+#pragma weak MPI_Send = PMPI_Send
+int PMPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    FM_API_TWIN(send_body, buf, count, dt, dest, tag, comm);
+}
+
 #pragma weak MPI_Send_c = PMPI_Send_c
 int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                 MPI_Comm comm)
 {
+    FM_API_LOCK();
     CHECK_SEND_ARGS("MPI_Send_c", buf, count, dt, dest, tag, comm);
     if (fm_send_eager_now(buf, count, dt, dest, tag, comm) == FM_OK)
         return MPI_SUCCESS;
@@ -83,6 +94,7 @@ int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
 #pragma weak MPI_Ssend = PMPI_Ssend
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
+    FM_API_LOCK();
     CHECK_SEND_ARGS("MPI_Ssend", buf, count, dt, dest, tag, comm);
     return blocking_send("MPI_Ssend", buf, count, dt, dest, tag, comm, FM_SEND_SYNC);
 }
@@ -91,6 +103,7 @@ int PMPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
 int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                 MPI_Comm comm)
 {
+    FM_API_LOCK();
     CHECK_SEND_ARGS("MPI_Ssend_c", buf, count, dt, dest, tag, comm);
     return send_wait("MPI_Ssend_c", buf, count, dt, dest, tag, comm, FM_SEND_SYNC);
 }
@@ -98,6 +111,7 @@ int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, in
 #pragma weak MPI_Rsend = PMPI_Rsend
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
+    FM_API_LOCK();
     CHECK_SEND_ARGS("MPI_Rsend", buf, count, dt, dest, tag, comm);
     return blocking_send("MPI_Rsend", buf, count, dt, dest, tag, comm, FM_SEND_READY);
 }
@@ -106,6 +120,7 @@ int PMPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
 int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                 MPI_Comm comm)
 {
+    FM_API_LOCK();
     CHECK_SEND_ARGS("MPI_Rsend_c", buf, count, dt, dest, tag, comm);
     return send_wait("MPI_Rsend_c", buf, count, dt, dest, tag, comm, FM_SEND_READY);
 }
@@ -156,18 +171,31 @@ static int start_send_c(const char *call, const void *buf, MPI_Count count, MPI_
     return send_req(call, buf, count, dt, dest, tag, comm, mode, request);
 }
 
-#pragma weak MPI_Isend = PMPI_Isend
-int PMPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-              MPI_Request *request)
+/* MPI_Isend's body (core/cs.h: FM_API_TWIN). */
+static inline __attribute__((always_inline)) int isend_body(const void *buf, int count, MPI_Datatype dt,
+                                                          int dest, int tag, MPI_Comm comm,
+                                                          MPI_Request *request)
 {
     CHECK_SEND_ARGS("MPI_Isend", buf, count, dt, dest, tag, comm);
     return start_send("MPI_Isend", buf, count, dt, dest, tag, comm, FM_SEND_STD, request);
+}
+
+FM_API_LOCKED_TWIN(isend_body, (const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request),
+                   (buf, count, dt, dest, tag, comm, request))
+
+#pragma weak MPI_Isend = PMPI_Isend
+int PMPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    FM_API_TWIN(isend_body, buf, count, dt, dest, tag, comm, request);
 }
 
 #pragma weak MPI_Isend_c = PMPI_Isend_c
 int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                 MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     CHECK_SEND_ARGS("MPI_Isend_c", buf, count, dt, dest, tag, comm);
     return start_send_c("MPI_Isend_c", buf, count, dt, dest, tag, comm, FM_SEND_STD, request);
 }
@@ -176,6 +204,7 @@ int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, in
 int PMPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
+    FM_API_LOCK();
     CHECK_SEND_ARGS("MPI_Issend", buf, count, dt, dest, tag, comm);
     return start_send("MPI_Issend", buf, count, dt, dest, tag, comm, FM_SEND_SYNC, request);
 }
@@ -184,6 +213,7 @@ int PMPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, 
 int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                 MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     CHECK_SEND_ARGS("MPI_Issend_c", buf, count, dt, dest, tag, comm);
     return start_send_c("MPI_Issend_c", buf, count, dt, dest, tag, comm, FM_SEND_SYNC, request);
 }
@@ -192,6 +222,7 @@ int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, i
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
+    FM_API_LOCK();
     CHECK_SEND_ARGS("MPI_Irsend", buf, count, dt, dest, tag, comm);
     return start_send("MPI_Irsend", buf, count, dt, dest, tag, comm, FM_SEND_READY, request);
 }
@@ -200,6 +231,7 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, 
 int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                 MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     CHECK_SEND_ARGS("MPI_Irsend_c", buf, count, dt, dest, tag, comm);
     return start_send_c("MPI_Irsend_c", buf, count, dt, dest, tag, comm, FM_SEND_READY, request);
 }
@@ -217,18 +249,30 @@ static inline int recv_wait(const char *call, void *buf, MPI_Count count, MPI_Da
     return fm_request_finish(call, &r, status);
 }
 
-#pragma weak MPI_Recv = PMPI_Recv
-int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
-             MPI_Status *status)
+/* MPI_Recv's body (core/cs.h: FM_API_TWIN). */
+static inline __attribute__((always_inline)) int recv_body(void *buf, int count, MPI_Datatype dt, int source,
+                                                         int tag, MPI_Comm comm, MPI_Status *status)
 {
     CHECK_RECV_ARGS("MPI_Recv", buf, count, dt, source, tag, comm);
     return recv_wait("MPI_Recv", buf, count, dt, source, tag, comm, status);
+}
+
+FM_API_LOCKED_TWIN(recv_body, (void *buf, int count, MPI_Datatype dt, int source, int tag,
+                    MPI_Comm comm, MPI_Status *status),
+                   (buf, count, dt, source, tag, comm, status))
+
+#pragma weak MPI_Recv = PMPI_Recv
+int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+              MPI_Status *status)
+{
+    FM_API_TWIN(recv_body, buf, count, dt, source, tag, comm, status);
 }
 
 #pragma weak MPI_Recv_c = PMPI_Recv_c
 int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                 MPI_Status *status)
 {
+    FM_API_LOCK();
     CHECK_RECV_ARGS("MPI_Recv_c", buf, count, dt, source, tag, comm);
     return recv_wait("MPI_Recv_c", buf, count, dt, source, tag, comm, status);
 }
@@ -245,18 +289,30 @@ static inline int recv_start(const char *call, void *buf, MPI_Count count, MPI_D
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Irecv = PMPI_Irecv
-int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
-              MPI_Request *request)
+/* MPI_Irecv's body (core/cs.h: FM_API_TWIN). */
+static inline __attribute__((always_inline)) int irecv_body(void *buf, int count, MPI_Datatype dt, int source,
+                                                          int tag, MPI_Comm comm, MPI_Request *request)
 {
     CHECK_RECV_ARGS("MPI_Irecv", buf, count, dt, source, tag, comm);
     return recv_start("MPI_Irecv", buf, count, dt, source, tag, comm, request);
+}
+
+FM_API_LOCKED_TWIN(irecv_body, (void *buf, int count, MPI_Datatype dt, int source, int tag,
+                    MPI_Comm comm, MPI_Request *request),
+                   (buf, count, dt, source, tag, comm, request))
+
+#pragma weak MPI_Irecv = PMPI_Irecv
+int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    FM_API_TWIN(irecv_body, buf, count, dt, source, tag, comm, request);
 }
 
 #pragma weak MPI_Irecv_c = PMPI_Irecv_c
 int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag,
                  MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     CHECK_RECV_ARGS("MPI_Irecv_c", buf, count, dt, source, tag, comm);
     return recv_start("MPI_Irecv_c", buf, count, dt, source, tag, comm, request);
 }
@@ -287,6 +343,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                  MPI_Comm comm, MPI_Status *status)
 {
+    FM_API_LOCK();
     return sendrecv("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
                     recvcount, recvtype, source, recvtag, comm, status);
 }
@@ -296,6 +353,7 @@ int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
                     int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                     int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    FM_API_LOCK();
     return sendrecv("MPI_Sendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
                     recvcount, recvtype, source, recvtag, comm, status);
 }
@@ -332,6 +390,7 @@ static int sendrecv_replace(const char *call, void *buf, MPI_Count count, MPI_Da
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag, int source,
                          int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    FM_API_LOCK();
     return sendrecv_replace("MPI_Sendrecv_replace", buf, count, dt, dest, sendtag, source, recvtag,
                             comm, status);
 }
@@ -340,6 +399,7 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int s
 int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype dt, int dest, int sendtag,
                             int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    FM_API_LOCK();
     return sendrecv_replace("MPI_Sendrecv_replace_c", buf, count, dt, dest, sendtag, source,
                             recvtag, comm, status);
 }
@@ -367,6 +427,7 @@ int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, in
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                   MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return isendrecv("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
                      recvcount, recvtype, source, recvtag, comm, 0, request);
 }
@@ -376,6 +437,7 @@ int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
                      int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                      int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return isendrecv("MPI_Isendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
                      recvcount, recvtype, source, recvtag, comm, 0, request);
 }
@@ -384,6 +446,7 @@ int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
 int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag,
                           int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return isendrecv("MPI_Isendrecv_replace", buf, count, dt, dest, sendtag, buf, count, dt,
                      source, recvtag, comm, 1, request);
 }
@@ -392,6 +455,7 @@ int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int 
 int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype dt, int dest, int sendtag,
                              int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
+    FM_API_LOCK();
     return isendrecv("MPI_Isendrecv_replace_c", buf, count, dt, dest, sendtag, buf, count, dt,
                      source, recvtag, comm, 1, request);
 }
@@ -436,6 +500,7 @@ static int probe(int source, int tag, MPI_Comm comm, int blocking, int *flag,
 #pragma weak MPI_Probe = PMPI_Probe
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    FM_API_LOCK();
     CHECK_PROBE_ARGS("MPI_Probe", source, tag, comm);
     FM_HANG_SCOPE("MPI_Probe", source, tag, comm->name, -1);
     int flag;
@@ -445,6 +510,7 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 #pragma weak MPI_Iprobe = PMPI_Iprobe
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
+    FM_API_LOCK();
     CHECK_PROBE_ARGS("MPI_Iprobe", source, tag, comm);
     return fm_raise_status(comm, "MPI_Iprobe", probe(source, tag, comm, 0, flag, NULL, status));
 }
@@ -452,6 +518,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
 #pragma weak MPI_Mprobe = PMPI_Mprobe
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
+    FM_API_LOCK();
     CHECK_PROBE_ARGS("MPI_Mprobe", source, tag, comm);
     FM_HANG_SCOPE("MPI_Mprobe", source, tag, comm->name, -1);
     int flag;
@@ -462,6 +529,7 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_St
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
                 MPI_Status *status)
 {
+    FM_API_LOCK();
     CHECK_PROBE_ARGS("MPI_Improbe", source, tag, comm);
     int rc = probe(source, tag, comm, 0, flag, message, status);
     if (rc == FM_OK && !*flag)
@@ -500,6 +568,7 @@ static int imrecv(const char *call, void *buf, MPI_Count count, MPI_Datatype dt,
 #pragma weak MPI_Imrecv = PMPI_Imrecv
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Request *request)
 {
+    FM_API_LOCK();
     return imrecv("MPI_Imrecv", buf, count, dt, message, request);
 }
 
@@ -507,6 +576,7 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI
 int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *message,
                   MPI_Request *request)
 {
+    FM_API_LOCK();
     return imrecv("MPI_Imrecv_c", buf, count, dt, message, request);
 }
 
@@ -525,6 +595,7 @@ static int mrecv(const char *call, void *buf, MPI_Count count, MPI_Datatype dt,
 #pragma weak MPI_Mrecv = PMPI_Mrecv
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Status *status)
 {
+    FM_API_LOCK();
     return mrecv("MPI_Mrecv", buf, count, dt, message, status);
 }
 
@@ -532,5 +603,6 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_
 int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *message,
                  MPI_Status *status)
 {
+    FM_API_LOCK();
     return mrecv("MPI_Mrecv_c", buf, count, dt, message, status);
 }

@@ -112,8 +112,8 @@ int fm_request_finish(const char *call, MPI_Request *handle, MPI_Status *status)
     return take_result(handle, status);
 }
 
-#pragma weak MPI_Wait = PMPI_Wait
-int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+/* MPI_Wait's body (core/cs.h: FM_API_TWIN). */
+static inline __attribute__((always_inline)) int wait_body(MPI_Request *request, MPI_Status *status)
 {
     FM_CHECK_INIT("MPI_Wait");
     if (!request)
@@ -129,8 +129,16 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     return fm_request_finish("MPI_Wait", request, status);
 }
 
-#pragma weak MPI_Test = PMPI_Test
-int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+FM_API_LOCKED_TWIN(wait_body, (MPI_Request *request, MPI_Status *status), (request, status))
+
+#pragma weak MPI_Wait = PMPI_Wait
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    FM_API_TWIN(wait_body, request, status);
+}
+
+/* MPI_Test's body (core/cs.h: FM_API_TWIN). */
+static inline __attribute__((always_inline)) int test_body(MPI_Request *request, int *flag, MPI_Status *status)
 {
     FM_CHECK_INIT("MPI_Test");
     if (*request == MPI_REQUEST_NULL) {
@@ -145,6 +153,14 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     if (!*flag)
         return MPI_SUCCESS;
     return fm_request_finish("MPI_Test", request, status);
+}
+
+FM_API_LOCKED_TWIN(test_body, (MPI_Request *request, int *flag, MPI_Status *status), (request, flag, status))
+
+#pragma weak MPI_Test = PMPI_Test
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    FM_API_TWIN(test_body, request, flag, status);
 }
 
 /* Finish request i of an array call: its error goes into its status
@@ -181,8 +197,8 @@ static int report_in_status(const char *call, MPI_Comm comm, int any_error)
     return rc;
 }
 
-#pragma weak MPI_Waitall = PMPI_Waitall
-int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+/* MPI_Waitall's body (core/cs.h: FM_API_TWIN). */
+static inline __attribute__((always_inline)) int waitall_body(int count, MPI_Request reqs[], MPI_Status statuses[])
 {
     FM_CHECK_INIT("MPI_Waitall");
     CHECK_REQ_ARRAY("MPI_Waitall", count, reqs);
@@ -203,9 +219,18 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
     return any_error ? report_in_status("MPI_Waitall", comm, 1) : MPI_SUCCESS;
 }
 
+FM_API_LOCKED_TWIN(waitall_body, (int count, MPI_Request reqs[], MPI_Status statuses[]), (count, reqs, statuses))
+
+#pragma weak MPI_Waitall = PMPI_Waitall
+int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+    FM_API_TWIN(waitall_body, count, reqs, statuses);
+}
+
 #pragma weak MPI_Testall = PMPI_Testall
 int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Testall");
     CHECK_REQ_ARRAY("MPI_Testall", count, reqs);
     fm_progress();
@@ -245,6 +270,7 @@ static int find_done(int count, MPI_Request reqs[])
 #pragma weak MPI_Waitany = PMPI_Waitany
 int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Waitany");
     CHECK_REQ_ARRAY("MPI_Waitany", count, reqs);
     FM_HANG_SCOPE("MPI_Waitany", FM_HANG_NONE, FM_HANG_NONE, "", count);
@@ -262,6 +288,7 @@ int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
 #pragma weak MPI_Testany = PMPI_Testany
 int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Testany");
     CHECK_REQ_ARRAY("MPI_Testany", count, reqs);
     fm_progress();
@@ -301,6 +328,7 @@ static int collect_done(const char *call, int count, MPI_Request reqs[], int *ou
 int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
                  MPI_Status statuses[])
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Waitsome");
     CHECK_REQ_ARRAY("MPI_Waitsome", incount, reqs);
     FM_HANG_SCOPE("MPI_Waitsome", FM_HANG_NONE, FM_HANG_NONE, "", incount);
@@ -317,6 +345,7 @@ int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
 int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
                  MPI_Status statuses[])
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Testsome");
     CHECK_REQ_ARRAY("MPI_Testsome", incount, reqs);
     fm_progress();
@@ -331,6 +360,7 @@ int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
 #pragma weak MPI_Request_free = PMPI_Request_free
 int PMPI_Request_free(MPI_Request *request)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Request_free");
     if (!request || *request == MPI_REQUEST_NULL)
         return fm_raise(MPI_COMM_NULL, "MPI_Request_free", MPI_ERR_REQUEST,
@@ -366,6 +396,7 @@ int PMPI_Request_free(MPI_Request *request)
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Request_get_status");
     if (request == MPI_REQUEST_NULL) {
         *flag = 1;
@@ -394,6 +425,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 #pragma weak MPI_Cancel = PMPI_Cancel
 int PMPI_Cancel(MPI_Request *request)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Cancel");
     if (!request || *request == MPI_REQUEST_NULL)
         return fm_raise(MPI_COMM_NULL, "MPI_Cancel", MPI_ERR_REQUEST, "request=MPI_REQUEST_NULL");

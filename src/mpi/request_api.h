@@ -37,4 +37,8 @@ int fm_greq_cancel(struct fm_request *r);
 /* Block until r is complete. */
 void fm_request_progress_until_done(struct fm_request *r);
 
+/* MPI_Finalize: wait until every request given to MPIX_Request_detach
+ * has completed and its event is fulfilled (request_detach.c). */
+void fm_detach_finalize(void);
+
 #endif

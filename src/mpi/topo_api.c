@@ -45,6 +45,7 @@ int fm_topo_attach(const char *call, MPI_Comm parent, MPI_Comm nc, struct fm_top
 #pragma weak MPI_Topo_test = PMPI_Topo_test
 int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Topo_test";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);

@@ -37,6 +37,7 @@ static int check_grid(const char *call, MPI_Comm comm, int ndims, const int *dim
 int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
                     int reorder, MPI_Comm *comm_cart)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Cart_create";
     (void)reorder; /* identity: see the file comment */
     FM_CHECK_INIT(call);
@@ -59,6 +60,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
 int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[],
                  int *newrank)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Cart_map";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);
@@ -79,6 +81,7 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
 #pragma weak MPI_Cart_sub = PMPI_Cart_sub
 int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Cart_sub";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);
@@ -112,6 +115,7 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 #pragma weak MPI_Cartdim_get = PMPI_Cartdim_get
 int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Cartdim_get";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);
@@ -131,6 +135,7 @@ int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 #pragma weak MPI_Cart_get = PMPI_Cart_get
 int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
+    FM_API_LOCK();
     const char *call = "MPI_Cart_get";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);
@@ -152,6 +157,7 @@ int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coo
 #pragma weak MPI_Cart_coords = PMPI_Cart_coords
 int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
+    FM_API_LOCK();
     const char *call = "MPI_Cart_coords";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);
@@ -169,6 +175,7 @@ int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 #pragma weak MPI_Cart_rank = PMPI_Cart_rank
 int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Cart_rank";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);
@@ -188,6 +195,7 @@ int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 #pragma weak MPI_Cart_shift = PMPI_Cart_shift
 int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Cart_shift";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);

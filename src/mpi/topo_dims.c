@@ -172,6 +172,7 @@ static void balance(long long m, int k, int *out)
 #pragma weak MPI_Dims_create = PMPI_Dims_create
 int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
+    FM_API_LOCK();
     const char *call = "MPI_Dims_create";
     MPI_Comm none = MPI_COMM_NULL; /* no communicator: errors go to MPI_COMM_WORLD's handler */
     FM_CHECK_INIT(call);

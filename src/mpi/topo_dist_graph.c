@@ -72,6 +72,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
                                    const int destinations[], const int destweights[],
                                    MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Dist_graph_create_adjacent";
     (void)reorder; /* identity: see the file comment */
     FM_CHECK_INIT(call);
@@ -261,6 +262,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
                           const int destinations[], const int weights[], MPI_Info info,
                           int reorder, MPI_Comm *comm_dist_graph)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Dist_graph_create";
     (void)reorder; /* identity: see the file comment */
     FM_CHECK_INIT(call);
@@ -298,6 +300,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
 #pragma weak MPI_Dist_graph_neighbors_count = PMPI_Dist_graph_neighbors_count
 int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Dist_graph_neighbors_count";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);
@@ -326,6 +329,7 @@ static void copy_side(int n, const int *src, const int *srcw, int *dst, int *dst
 int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
                              int maxoutdegree, int destinations[], int destweights[])
 {
+    FM_API_LOCK();
     const char *call = "MPI_Dist_graph_neighbors";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);

@@ -38,6 +38,7 @@ static int check_graph(const char *call, MPI_Comm comm, int nnodes, const int *i
 int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
                      int reorder, MPI_Comm *comm_graph)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Graph_create";
     (void)reorder; /* identity: see the file comment */
     FM_CHECK_INIT(call);
@@ -59,6 +60,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
 int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[],
                   int *newrank)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Graph_map";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);
@@ -75,6 +77,7 @@ int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges
 #pragma weak MPI_Graphdims_get = PMPI_Graphdims_get
 int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Graphdims_get";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);
@@ -92,6 +95,7 @@ static int fitting(int max, int n) { return max < n ? max : n; }
 #pragma weak MPI_Graph_get = PMPI_Graph_get
 int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
 {
+    FM_API_LOCK();
     const char *call = "MPI_Graph_get";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);
@@ -122,6 +126,7 @@ int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int e
 #pragma weak MPI_Graph_neighbors_count = PMPI_Graph_neighbors_count
 int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Graph_neighbors_count";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);
@@ -136,6 +141,7 @@ int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 #pragma weak MPI_Graph_neighbors = PMPI_Graph_neighbors
 int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
+    FM_API_LOCK();
     const char *call = "MPI_Graph_neighbors";
     FM_CHECK_INIT(call);
     FM_CHECK_COMM(call, comm);

@@ -32,18 +32,21 @@ static int contiguous(const char *call, MPI_Count count, MPI_Datatype oldtype,
 #pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    FM_API_LOCK();
     return contiguous("MPI_Type_contiguous", count, oldtype, newtype, 0);
 }
 
 #pragma weak MPI_Type_contiguous_c = PMPI_Type_contiguous_c
 int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    FM_API_LOCK();
     return contiguous("MPI_Type_contiguous_c", count, oldtype, newtype, 1);
 }
 
 #pragma weak MPI_Type_commit = PMPI_Type_commit
 int PMPI_Type_commit(MPI_Datatype *datatype)
 {
+    FM_API_LOCK();
     static const char call[] = "MPI_Type_commit";
     FM_CHECK_PTR(call, datatype, "datatype");
     FM_CHECK_DT_ARG(call, *datatype, "datatype");
@@ -69,6 +72,7 @@ static int raise_attr(const char *call, int rc, const char *which)
 #pragma weak MPI_Type_free = PMPI_Type_free
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
+    FM_API_LOCK();
     static const char call[] = "MPI_Type_free";
     FM_CHECK_PTR(call, datatype, "datatype");
     FM_CHECK_DT_ARG(call, *datatype, "datatype");
@@ -106,6 +110,7 @@ int PMPI_Type_free(MPI_Datatype *datatype)
 #pragma weak MPI_Type_dup = PMPI_Type_dup
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    FM_API_LOCK();
     static const char call[] = "MPI_Type_dup";
     FM_CHECK_DT_ARG(call, oldtype, "oldtype");
     FM_CHECK_PTR(call, newtype, "newtype");
@@ -134,6 +139,7 @@ static int type_size(const char *call, MPI_Datatype datatype, MPI_Count *size)
 #pragma weak MPI_Type_size = PMPI_Type_size
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
+    FM_API_LOCK();
     MPI_Count n = 0;
     int rc = type_size("MPI_Type_size", datatype, size ? &n : NULL);
     if (rc == MPI_SUCCESS)
@@ -144,12 +150,14 @@ int PMPI_Type_size(MPI_Datatype datatype, int *size)
 #pragma weak MPI_Type_size_x = PMPI_Type_size_x
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
+    FM_API_LOCK();
     return type_size("MPI_Type_size_x", datatype, size);
 }
 
 #pragma weak MPI_Type_size_c = PMPI_Type_size_c
 int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
 {
+    FM_API_LOCK();
     return type_size("MPI_Type_size_c", datatype, size);
 }
 
@@ -172,24 +180,28 @@ static int type_bounds(const char *call, MPI_Datatype datatype, int true_bounds,
 #pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
+    FM_API_LOCK();
     return type_bounds("MPI_Type_get_extent", datatype, 0, lb, extent, "lb", "extent");
 }
 
 #pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
+    FM_API_LOCK();
     return type_bounds("MPI_Type_get_extent_x", datatype, 0, lb, extent, "lb", "extent");
 }
 
 #pragma weak MPI_Type_get_extent_c = PMPI_Type_get_extent_c
 int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
+    FM_API_LOCK();
     return type_bounds("MPI_Type_get_extent_c", datatype, 0, lb, extent, "lb", "extent");
 }
 
 #pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
+    FM_API_LOCK();
     return type_bounds("MPI_Type_get_true_extent", datatype, 1, true_lb, true_extent, "true_lb",
                        "true_extent");
 }
@@ -197,6 +209,7 @@ int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint
 #pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
+    FM_API_LOCK();
     return type_bounds("MPI_Type_get_true_extent_x", datatype, 1, true_lb, true_extent,
                        "true_lb", "true_extent");
 }
@@ -204,6 +217,7 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_C
 #pragma weak MPI_Type_get_true_extent_c = PMPI_Type_get_true_extent_c
 int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
+    FM_API_LOCK();
     return type_bounds("MPI_Type_get_true_extent_c", datatype, 1, true_lb, true_extent,
                        "true_lb", "true_extent");
 }
@@ -211,6 +225,7 @@ int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_C
 #pragma weak MPI_Type_set_name = PMPI_Type_set_name
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
+    FM_API_LOCK();
     FM_CHECK_DT_ARG("MPI_Type_set_name", datatype, "datatype");
     FM_CHECK_PTR("MPI_Type_set_name", type_name, "type_name");
     /* MPI: longer names are truncated. */
@@ -223,6 +238,7 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 #pragma weak MPI_Type_get_name = PMPI_Type_get_name
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
+    FM_API_LOCK();
     FM_CHECK_DT_ARG("MPI_Type_get_name", datatype, "datatype");
     FM_CHECK_PTR("MPI_Type_get_name", type_name, "type_name");
     FM_CHECK_PTR("MPI_Type_get_name", resultlen, "resultlen");

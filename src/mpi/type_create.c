@@ -55,6 +55,7 @@ static int vector(const char *call, int combiner, MPI_Count count, MPI_Count blo
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
                     MPI_Datatype *newtype)
 {
+    FM_API_LOCK();
     return vector("MPI_Type_vector", MPI_COMBINER_VECTOR, count, blocklength, stride, oldtype,
                   newtype, 0);
 }
@@ -63,6 +64,7 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
 int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
                        MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    FM_API_LOCK();
     return vector("MPI_Type_vector_c", MPI_COMBINER_VECTOR, count, blocklength, stride, oldtype,
                   newtype, 1);
 }
@@ -71,6 +73,7 @@ int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                             MPI_Datatype *newtype)
 {
+    FM_API_LOCK();
     return vector("MPI_Type_create_hvector", MPI_COMBINER_HVECTOR, count, blocklength, stride,
                   oldtype, newtype, 0);
 }
@@ -79,6 +82,7 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Da
 int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
                                MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    FM_API_LOCK();
     return vector("MPI_Type_create_hvector_c", MPI_COMBINER_HVECTOR, count, blocklength, stride,
                   oldtype, newtype, 1);
 }
@@ -120,6 +124,7 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
                      const int array_of_displacements[], MPI_Datatype oldtype,
                      MPI_Datatype *newtype)
 {
+    FM_API_LOCK();
     return indexed("MPI_Type_indexed", MPI_COMBINER_INDEXED, count,
                    fm_iarr_int(array_of_blocklengths), fm_iarr_int(array_of_displacements),
                    oldtype, newtype, 0);
@@ -130,6 +135,7 @@ int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[]
                         const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
                         MPI_Datatype *newtype)
 {
+    FM_API_LOCK();
     return indexed("MPI_Type_indexed_c", MPI_COMBINER_INDEXED, count,
                    fm_iarr_wide(array_of_blocklengths), fm_iarr_wide(array_of_displacements),
                    oldtype, newtype, 1);
@@ -140,6 +146,7 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                              const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                              MPI_Datatype *newtype)
 {
+    FM_API_LOCK();
     return indexed("MPI_Type_create_hindexed", MPI_COMBINER_HINDEXED, count,
                    fm_iarr_int(array_of_blocklengths), fm_iarr_wide(array_of_displacements),
                    oldtype, newtype, 0);
@@ -150,6 +157,7 @@ int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockl
                                 const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
                                 MPI_Datatype *newtype)
 {
+    FM_API_LOCK();
     return indexed("MPI_Type_create_hindexed_c", MPI_COMBINER_HINDEXED, count,
                    fm_iarr_wide(array_of_blocklengths), fm_iarr_wide(array_of_displacements),
                    oldtype, newtype, 1);
@@ -186,6 +194,7 @@ static int indexed_block(const char *call, int combiner, MPI_Count count, MPI_Co
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
                                   MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    FM_API_LOCK();
     return indexed_block("MPI_Type_create_indexed_block", MPI_COMBINER_INDEXED_BLOCK, count,
                          blocklength, fm_iarr_int(array_of_displacements), oldtype, newtype, 0);
 }
@@ -195,6 +204,7 @@ int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
                                      const MPI_Count array_of_displacements[],
                                      MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    FM_API_LOCK();
     return indexed_block("MPI_Type_create_indexed_block_c", MPI_COMBINER_INDEXED_BLOCK, count,
                          blocklength, fm_iarr_wide(array_of_displacements), oldtype, newtype, 1);
 }
@@ -204,6 +214,7 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
                                    const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                                    MPI_Datatype *newtype)
 {
+    FM_API_LOCK();
     return indexed_block("MPI_Type_create_hindexed_block", MPI_COMBINER_HINDEXED_BLOCK, count,
                          blocklength, fm_iarr_wide(array_of_displacements), oldtype, newtype, 0);
 }
@@ -213,6 +224,7 @@ int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
                                       const MPI_Count array_of_displacements[],
                                       MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    FM_API_LOCK();
     return indexed_block("MPI_Type_create_hindexed_block_c", MPI_COMBINER_HINDEXED_BLOCK, count,
                          blocklength, fm_iarr_wide(array_of_displacements), oldtype, newtype, 1);
 }
@@ -256,6 +268,7 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
                            const MPI_Aint array_of_displacements[],
                            const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
+    FM_API_LOCK();
     return type_struct("MPI_Type_create_struct", count, fm_iarr_int(array_of_blocklengths),
                        fm_iarr_wide(array_of_displacements), array_of_types, newtype, 0);
 }
@@ -265,6 +278,7 @@ int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklen
                               const MPI_Count array_of_displacements[],
                               const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
+    FM_API_LOCK();
     return type_struct("MPI_Type_create_struct_c", count, fm_iarr_wide(array_of_blocklengths),
                        fm_iarr_wide(array_of_displacements), array_of_types, newtype, 1);
 }
@@ -289,6 +303,7 @@ static int resized(const char *call, MPI_Datatype oldtype, MPI_Count lb, MPI_Cou
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                             MPI_Datatype *newtype)
 {
+    FM_API_LOCK();
     return resized("MPI_Type_create_resized", oldtype, lb, extent, newtype, 0);
 }
 
@@ -296,6 +311,7 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
 int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
                                MPI_Datatype *newtype)
 {
+    FM_API_LOCK();
     return resized("MPI_Type_create_resized_c", oldtype, lb, extent, newtype, 1);
 }
 
@@ -349,6 +365,7 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
                              const int array_of_starts[], int order, MPI_Datatype oldtype,
                              MPI_Datatype *newtype)
 {
+    FM_API_LOCK();
     return subarray("MPI_Type_create_subarray", ndims, fm_iarr_int(array_of_sizes),
                     fm_iarr_int(array_of_subsizes), fm_iarr_int(array_of_starts), order, oldtype,
                     newtype, 0);
@@ -360,6 +377,7 @@ int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
                                 const MPI_Count array_of_starts[], int order,
                                 MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    FM_API_LOCK();
     return subarray("MPI_Type_create_subarray_c", ndims, fm_iarr_wide(array_of_sizes),
                     fm_iarr_wide(array_of_subsizes), fm_iarr_wide(array_of_starts), order,
                     oldtype, newtype, 1);

@@ -124,6 +124,7 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
                             const int array_of_psizes[], int order, MPI_Datatype oldtype,
                             MPI_Datatype *newtype)
 {
+    FM_API_LOCK();
     return darray("MPI_Type_create_darray", size, rank, ndims, fm_iarr_int(array_of_gsizes),
                   array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, 0);
 }
@@ -134,6 +135,7 @@ int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arr
                               const int array_of_psizes[], int order, MPI_Datatype oldtype,
                               MPI_Datatype *newtype)
 {
+    FM_API_LOCK();
     return darray("MPI_Type_create_darray_c", size, rank, ndims, fm_iarr_wide(array_of_gsizes),
                   array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, 1);
 }

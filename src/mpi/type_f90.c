@@ -125,6 +125,7 @@ void fm_type_f90_finalize(void)
 #pragma weak MPI_Type_create_f90_integer = PMPI_Type_create_f90_integer
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
+    FM_API_LOCK();
     static const char call[] = "MPI_Type_create_f90_integer";
     FM_CHECK_PTR(call, newtype, "newtype");
     if (r == MPI_UNDEFINED)
@@ -191,11 +192,13 @@ static int real_type(const char *call, int combiner, int p, int r, MPI_Datatype 
 #pragma weak MPI_Type_create_f90_real = PMPI_Type_create_f90_real
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
+    FM_API_LOCK();
     return real_type("MPI_Type_create_f90_real", MPI_COMBINER_F90_REAL, p, r, newtype);
 }
 
 #pragma weak MPI_Type_create_f90_complex = PMPI_Type_create_f90_complex
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
+    FM_API_LOCK();
     return real_type("MPI_Type_create_f90_complex", MPI_COMBINER_F90_COMPLEX, p, r, newtype);
 }

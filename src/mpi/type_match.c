@@ -7,6 +7,7 @@
 #pragma weak MPI_Type_match_size = PMPI_Type_match_size
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
+    FM_API_LOCK();
     static const char call[] = "MPI_Type_match_size";
     FM_CHECK_PTR(call, datatype, "datatype");
     static const struct {

@@ -45,6 +45,7 @@ static int pack(const char *call, const void *inbuf, MPI_Count incount, MPI_Data
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
              int *position, MPI_Comm comm)
 {
+    FM_API_LOCK();
     MPI_Count pos = position ? *position : 0;
     int rc = pack("MPI_Pack", inbuf, incount, datatype, outbuf, outsize, position ? &pos : NULL,
                   comm);
@@ -57,6 +58,7 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbu
 int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,
                 MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
 {
+    FM_API_LOCK();
     return pack("MPI_Pack_c", inbuf, incount, datatype, outbuf, outsize, position, comm);
 }
 
@@ -90,6 +92,7 @@ static int unpack(const char *call, const void *inbuf, MPI_Count insize, MPI_Cou
 int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
                MPI_Datatype datatype, MPI_Comm comm)
 {
+    FM_API_LOCK();
     MPI_Count pos = position ? *position : 0;
     int rc = unpack("MPI_Unpack", inbuf, insize, position ? &pos : NULL, outbuf, outcount,
                     datatype, comm);
@@ -102,6 +105,7 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
 int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
                   MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
+    FM_API_LOCK();
     return unpack("MPI_Unpack_c", inbuf, insize, position, outbuf, outcount, datatype, comm);
 }
 
@@ -131,6 +135,7 @@ static int pack_size(const char *call, MPI_Count incount, MPI_Datatype datatype,
 #pragma weak MPI_Pack_size = PMPI_Pack_size
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
+    FM_API_LOCK();
     MPI_Count n = 0;
     int rc = pack_size("MPI_Pack_size", incount, datatype, comm, INT_MAX, size ? &n : NULL);
     if (rc == MPI_SUCCESS)
@@ -141,12 +146,14 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 #pragma weak MPI_Pack_size_c = PMPI_Pack_size_c
 int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
 {
+    FM_API_LOCK();
     return pack_size("MPI_Pack_size_c", incount, datatype, comm, INT64_MAX, size);
 }
 
 #pragma weak MPI_Get_address = PMPI_Get_address
 int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
+    FM_API_LOCK();
     FM_CHECK_PTR("MPI_Get_address", address, "address");
     *address = (MPI_Aint)(uintptr_t)location;
     return MPI_SUCCESS;
@@ -222,6 +229,7 @@ static int get_envelope(const char *call, MPI_Datatype datatype, MPI_Count *num_
 int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
                           int *num_datatypes, int *combiner)
 {
+    FM_API_LOCK();
     static const char call[] = "MPI_Type_get_envelope";
     MPI_Count ni = 0, na = 0, nc = 0, nd = 0, *none = NULL;
     int rc = get_envelope(call, datatype, num_integers ? &ni : none,
@@ -241,6 +249,7 @@ int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers,
                              MPI_Count *num_addresses, MPI_Count *num_large_counts,
                              MPI_Count *num_datatypes, int *combiner)
 {
+    FM_API_LOCK();
     return get_envelope("MPI_Type_get_envelope_c", datatype, num_integers, num_addresses,
                         num_large_counts, num_datatypes, combiner);
 }
@@ -300,6 +309,7 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
                           int max_datatypes, int array_of_integers[],
                           MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
+    FM_API_LOCK();
     static const char call[] = "MPI_Type_get_contents";
     if (fm_dt_valid(datatype) && datatype->contents && datatype->contents->ncounts)
         return refuse_large(call, datatype);
@@ -314,6 +324,7 @@ int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
                              MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
                              MPI_Datatype array_of_datatypes[])
 {
+    FM_API_LOCK();
     return get_contents("MPI_Type_get_contents_c", datatype, max_integers, max_addresses,
                         max_large_counts, max_datatypes, array_of_integers, array_of_addresses,
                         array_of_large_counts, array_of_datatypes);

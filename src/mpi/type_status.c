@@ -38,30 +38,35 @@ static int status_count_int(const char *call, const MPI_Status *status, MPI_Data
 #pragma weak MPI_Get_count = PMPI_Get_count
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
+    FM_API_LOCK();
     return status_count_int("MPI_Get_count", status, datatype, COUNT_OF, count);
 }
 
 #pragma weak MPI_Get_count_c = PMPI_Get_count_c
 int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
+    FM_API_LOCK();
     return status_count("MPI_Get_count_c", status, datatype, COUNT_OF, INT64_MAX, count);
 }
 
 #pragma weak MPI_Get_elements = PMPI_Get_elements
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
+    FM_API_LOCK();
     return status_count_int("MPI_Get_elements", status, datatype, ELEMENTS_OF, count);
 }
 
 #pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
+    FM_API_LOCK();
     return status_count("MPI_Get_elements_x", status, datatype, ELEMENTS_OF, INT64_MAX, count);
 }
 
 #pragma weak MPI_Get_elements_c = PMPI_Get_elements_c
 int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
+    FM_API_LOCK();
     return status_count("MPI_Get_elements_c", status, datatype, ELEMENTS_OF, INT64_MAX, count);
 }
 
@@ -85,18 +90,21 @@ static int set_elements(const char *call, MPI_Status *status, MPI_Datatype datat
 #pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
 int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
+    FM_API_LOCK();
     return set_elements("MPI_Status_set_elements_x", status, datatype, count);
 }
 
 #pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
 int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
 {
+    FM_API_LOCK();
     return set_elements("MPI_Status_set_elements", status, datatype, count);
 }
 
 #pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
+    FM_API_LOCK();
     FM_CHECK_PTR("MPI_Status_set_cancelled", status, "status");
     status->fm_cancelled = flag != 0;
     return MPI_SUCCESS;
@@ -105,6 +113,7 @@ int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 #pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
+    FM_API_LOCK();
     FM_CHECK_PTR("MPI_Test_cancelled", status, "status");
     FM_CHECK_PTR("MPI_Test_cancelled", flag, "flag");
     *flag = status->fm_cancelled;

@@ -62,6 +62,7 @@ int fm_win_raise_status(MPI_Win win, const char *call, int status)
 #pragma weak MPI_Win_call_errhandler = PMPI_Win_call_errhandler
 int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Win_call_errhandler");
     FM_CHECK_WIN("MPI_Win_call_errhandler", win);
     win_call_errhandler(win, errorcode);
@@ -71,6 +72,7 @@ int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 #pragma weak MPI_Win_create_errhandler = PMPI_Win_create_errhandler
 int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Win_create_errhandler";
     FM_CHECK_INIT(call);
     if (!fn || !errhandler)
@@ -90,6 +92,7 @@ int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *
 #pragma weak MPI_Win_set_errhandler = PMPI_Win_set_errhandler
 int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Win_set_errhandler";
     FM_CHECK_INIT(call);
     FM_CHECK_WIN(call, win);
@@ -106,6 +109,7 @@ int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 #pragma weak MPI_Win_get_errhandler = PMPI_Win_get_errhandler
 int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Win_get_errhandler";
     FM_CHECK_INIT(call);
     FM_CHECK_WIN(call, win);
@@ -201,6 +205,7 @@ static int win_make(const char *call, int flavor, void *base, MPI_Aint size, MPI
 int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                    MPI_Win *win)
 {
+    FM_API_LOCK();
     return win_make("MPI_Win_create", MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, info, comm, win);
 }
 
@@ -208,6 +213,7 @@ int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
 int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
                       MPI_Comm comm, MPI_Win *win)
 {
+    FM_API_LOCK();
     return win_make("MPI_Win_create_c", MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, info, comm,
                     win);
 }
@@ -228,6 +234,7 @@ static int win_allocate(const char *call, int flavor, MPI_Aint size, MPI_Aint di
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                      MPI_Win *win)
 {
+    FM_API_LOCK();
     return win_allocate("MPI_Win_allocate", MPI_WIN_FLAVOR_ALLOCATE, size, disp_unit, info, comm,
                         baseptr, win);
 }
@@ -236,6 +243,7 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
 int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                         void *baseptr, MPI_Win *win)
 {
+    FM_API_LOCK();
     return win_allocate("MPI_Win_allocate_c", MPI_WIN_FLAVOR_ALLOCATE, size, disp_unit, info,
                         comm, baseptr, win);
 }
@@ -244,6 +252,7 @@ int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Co
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                             void *baseptr, MPI_Win *win)
 {
+    FM_API_LOCK();
     return win_allocate("MPI_Win_allocate_shared", MPI_WIN_FLAVOR_SHARED, size, disp_unit, info,
                         comm, baseptr, win);
 }
@@ -252,6 +261,7 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
 int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                                void *baseptr, MPI_Win *win)
 {
+    FM_API_LOCK();
     return win_allocate("MPI_Win_allocate_shared_c", MPI_WIN_FLAVOR_SHARED, size, disp_unit,
                         info, comm, baseptr, win);
 }
@@ -259,6 +269,7 @@ int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
 #pragma weak MPI_Win_create_dynamic = PMPI_Win_create_dynamic
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
+    FM_API_LOCK();
     return win_make("MPI_Win_create_dynamic", MPI_WIN_FLAVOR_DYNAMIC, NULL, 0, 1, info, comm, win);
 }
 
@@ -298,6 +309,7 @@ static int win_shared_query(const char *call, MPI_Win win, int rank, MPI_Aint *s
 #pragma weak MPI_Win_shared_query = PMPI_Win_shared_query
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
+    FM_API_LOCK();
     return win_shared_query("MPI_Win_shared_query", win, rank, size, disp_unit, 0, baseptr);
 }
 
@@ -305,12 +317,14 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
 int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
                             void *baseptr)
 {
+    FM_API_LOCK();
     return win_shared_query("MPI_Win_shared_query_c", win, rank, size, disp_unit, 1, baseptr);
 }
 
 #pragma weak MPI_Win_attach = PMPI_Win_attach
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Win_attach";
     FM_CHECK_INIT(call);
     FM_CHECK_WIN(call, win);
@@ -333,6 +347,7 @@ int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 #pragma weak MPI_Win_detach = PMPI_Win_detach
 int PMPI_Win_detach(MPI_Win win, const void *base)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Win_detach";
     FM_CHECK_INIT(call);
     FM_CHECK_WIN(call, win);
@@ -352,6 +367,7 @@ int PMPI_Win_detach(MPI_Win win, const void *base)
 #pragma weak MPI_Win_free = PMPI_Win_free
 int PMPI_Win_free(MPI_Win *win)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Win_free";
     FM_CHECK_INIT(call);
     if (!win)
@@ -392,6 +408,7 @@ int PMPI_Win_free(MPI_Win *win)
 #pragma weak MPI_Win_get_attr = PMPI_Win_get_attr
 int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Win_get_attr";
     FM_CHECK_INIT(call);
     FM_CHECK_WIN(call, win);
@@ -413,6 +430,7 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *fla
 #pragma weak MPI_Win_get_group = PMPI_Win_get_group
 int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Win_get_group");
     FM_CHECK_WIN("MPI_Win_get_group", win);
     if (!group)
@@ -425,6 +443,7 @@ int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 #pragma weak MPI_Win_set_name = PMPI_Win_set_name
 int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Win_set_name");
     FM_CHECK_WIN("MPI_Win_set_name", win);
     if (!win_name)
@@ -436,6 +455,7 @@ int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 #pragma weak MPI_Win_get_name = PMPI_Win_get_name
 int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Win_get_name");
     FM_CHECK_WIN("MPI_Win_get_name", win);
     if (!win_name || !resultlen)
@@ -453,6 +473,7 @@ int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 #pragma weak MPI_Win_set_info = PMPI_Win_set_info
 int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Win_set_info";
     FM_CHECK_INIT(call);
     FM_CHECK_WIN(call, win);
@@ -468,6 +489,7 @@ int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 #pragma weak MPI_Win_get_info = PMPI_Win_get_info
 int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Win_get_info";
     FM_CHECK_INIT(call);
     FM_CHECK_WIN(call, win);

@@ -196,6 +196,7 @@ int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_data
             int target_rank, MPI_Aint target_disp, int target_count,
             MPI_Datatype target_datatype, MPI_Win win)
 {
+    FM_API_LOCK();
     return put("MPI_Put", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                target_count, target_datatype, win);
 }
@@ -205,6 +206,7 @@ int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype ori
                int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                MPI_Datatype target_datatype, MPI_Win win)
 {
+    FM_API_LOCK();
     return put("MPI_Put_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                target_count, target_datatype, win);
 }
@@ -213,6 +215,7 @@ int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype ori
 int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
+    FM_API_LOCK();
     return get("MPI_Get", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                target_count, target_datatype, win);
 }
@@ -222,6 +225,7 @@ int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
                int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                MPI_Datatype target_datatype, MPI_Win win)
 {
+    FM_API_LOCK();
     return get("MPI_Get_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                target_count, target_datatype, win);
 }
@@ -231,6 +235,7 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
                    int target_rank, MPI_Aint target_disp, int target_count,
                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    FM_API_LOCK();
     return acc("MPI_Accumulate", origin_addr, origin_count, origin_datatype, NULL, 0, NULL,
                target_rank, target_disp, target_count, target_datatype, op, win);
 }
@@ -241,6 +246,7 @@ int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count,
                       MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
                       MPI_Win win)
 {
+    FM_API_LOCK();
     return acc("MPI_Accumulate_c", origin_addr, origin_count, origin_datatype, NULL, 0, NULL,
                target_rank, target_disp, target_count, target_datatype, op, win);
 }
@@ -265,6 +271,7 @@ int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
                        int target_rank, MPI_Aint target_disp, int target_count,
                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    FM_API_LOCK();
     return get_acc("MPI_Get_accumulate", origin_addr, origin_count, origin_datatype, result_addr,
                    result_count, result_datatype, target_rank, target_disp, target_count,
                    target_datatype, op, win);
@@ -277,6 +284,7 @@ int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count,
                           MPI_Aint target_disp, MPI_Count target_count,
                           MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    FM_API_LOCK();
     return get_acc("MPI_Get_accumulate_c", origin_addr, origin_count, origin_datatype,
                    result_addr, result_count, result_datatype, target_rank, target_disp,
                    target_count, target_datatype, op, win);
@@ -286,6 +294,7 @@ int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count,
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
                      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
+    FM_API_LOCK();
     if (!result_addr && fm_win_valid(win))
         return fm_win_raise(win, "MPI_Fetch_and_op", MPI_ERR_BUFFER, "result_addr=NULL");
     return acc("MPI_Fetch_and_op", origin_addr, 1, datatype, result_addr, 1, datatype,
@@ -297,6 +306,7 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
                          MPI_Win win)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Compare_and_swap";
     FM_CHECK_INIT(call);
     FM_CHECK_WIN(call, win);
@@ -321,6 +331,7 @@ int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_dat
              int target_rank, MPI_Aint target_disp, int target_count,
              MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
+    FM_API_LOCK();
     int rc = put("MPI_Rput", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                  target_count, target_datatype, win);
     return rc != MPI_SUCCESS ? rc : done_request(win, target_rank, "MPI_Rput", request);
@@ -331,6 +342,7 @@ int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype or
                 int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                 MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
+    FM_API_LOCK();
     int rc = put("MPI_Rput_c", origin_addr, origin_count, origin_datatype, target_rank,
                  target_disp, target_count, target_datatype, win);
     return rc != MPI_SUCCESS ? rc : done_request(win, target_rank, "MPI_Rput_c", request);
@@ -341,6 +353,7 @@ int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
              MPI_Request *request)
 {
+    FM_API_LOCK();
     int rc = get("MPI_Rget", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                  target_count, target_datatype, win);
     return rc != MPI_SUCCESS ? rc : done_request(win, target_rank, "MPI_Rget", request);
@@ -351,6 +364,7 @@ int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_d
                 int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                 MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
+    FM_API_LOCK();
     int rc = get("MPI_Rget_c", origin_addr, origin_count, origin_datatype, target_rank,
                  target_disp, target_count, target_datatype, win);
     return rc != MPI_SUCCESS ? rc : done_request(win, target_rank, "MPI_Rget_c", request);
@@ -362,6 +376,7 @@ int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype ori
                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                     MPI_Request *request)
 {
+    FM_API_LOCK();
     int rc = acc("MPI_Raccumulate", origin_addr, origin_count, origin_datatype, NULL, 0, NULL,
                  target_rank, target_disp, target_count, target_datatype, op, win);
     return rc != MPI_SUCCESS ? rc : done_request(win, target_rank, "MPI_Raccumulate", request);
@@ -373,6 +388,7 @@ int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count,
                        MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
                        MPI_Win win, MPI_Request *request)
 {
+    FM_API_LOCK();
     int rc = acc("MPI_Raccumulate_c", origin_addr, origin_count, origin_datatype, NULL, 0, NULL,
                  target_rank, target_disp, target_count, target_datatype, op, win);
     return rc != MPI_SUCCESS ? rc : done_request(win, target_rank, "MPI_Raccumulate_c", request);
@@ -385,6 +401,7 @@ int PMPI_Rget_accumulate(const void *origin_addr, int origin_count,
                         int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                         MPI_Request *request)
 {
+    FM_API_LOCK();
     int rc = get_acc("MPI_Rget_accumulate", origin_addr, origin_count, origin_datatype,
                      result_addr, result_count, result_datatype, target_rank, target_disp,
                      target_count, target_datatype, op, win);
@@ -399,6 +416,7 @@ int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count,
                            MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                            MPI_Request *request)
 {
+    FM_API_LOCK();
     int rc = get_acc("MPI_Rget_accumulate_c", origin_addr, origin_count, origin_datatype,
                      result_addr, result_count, result_datatype, target_rank, target_disp,
                      target_count, target_datatype, op, win);

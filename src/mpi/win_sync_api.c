@@ -19,6 +19,7 @@ static int any_lock(MPI_Win w)
 #pragma weak MPI_Win_fence = PMPI_Win_fence
 int PMPI_Win_fence(int assert, MPI_Win win)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Win_fence";
     (void)assert; /* every fence is a barrier: cheap on a node, and always right */
     FM_CHECK_INIT(call);
@@ -33,6 +34,7 @@ int PMPI_Win_fence(int assert, MPI_Win win)
 #pragma weak MPI_Win_lock = PMPI_Win_lock
 int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Win_lock";
     FM_CHECK_INIT(call);
     FM_CHECK_WIN(call, win);
@@ -57,6 +59,7 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 #pragma weak MPI_Win_unlock = PMPI_Win_unlock
 int PMPI_Win_unlock(int rank, MPI_Win win)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Win_unlock";
     FM_CHECK_INIT(call);
     FM_CHECK_WIN(call, win);
@@ -83,6 +86,7 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
 #pragma weak MPI_Win_lock_all = PMPI_Win_lock_all
 int PMPI_Win_lock_all(int assert, MPI_Win win)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Win_lock_all";
     FM_CHECK_INIT(call);
     FM_CHECK_WIN(call, win);
@@ -101,6 +105,7 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
 #pragma weak MPI_Win_unlock_all = PMPI_Win_unlock_all
 int PMPI_Win_unlock_all(MPI_Win win)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Win_unlock_all";
     FM_CHECK_INIT(call);
     FM_CHECK_WIN(call, win);
@@ -134,17 +139,34 @@ static int flush(const char *call, int rank, MPI_Win win)
 }
 
 #pragma weak MPI_Win_flush = PMPI_Win_flush
-int PMPI_Win_flush(int rank, MPI_Win win) { return flush("MPI_Win_flush", rank, win); }
+int PMPI_Win_flush(int rank, MPI_Win win)
+{
+    FM_API_LOCK();
+    return flush("MPI_Win_flush", rank, win);
+}
 #pragma weak MPI_Win_flush_local = PMPI_Win_flush_local
-int PMPI_Win_flush_local(int rank, MPI_Win win) { return flush("MPI_Win_flush_local", rank, win); }
+int PMPI_Win_flush_local(int rank, MPI_Win win)
+{
+    FM_API_LOCK();
+    return flush("MPI_Win_flush_local", rank, win);
+}
 #pragma weak MPI_Win_flush_all = PMPI_Win_flush_all
-int PMPI_Win_flush_all(MPI_Win win) { return flush("MPI_Win_flush_all", -1000, win); }
+int PMPI_Win_flush_all(MPI_Win win)
+{
+    FM_API_LOCK();
+    return flush("MPI_Win_flush_all", -1000, win);
+}
 #pragma weak MPI_Win_flush_local_all = PMPI_Win_flush_local_all
-int PMPI_Win_flush_local_all(MPI_Win win) { return flush("MPI_Win_flush_local_all", -1000, win); }
+int PMPI_Win_flush_local_all(MPI_Win win)
+{
+    FM_API_LOCK();
+    return flush("MPI_Win_flush_local_all", -1000, win);
+}
 
 #pragma weak MPI_Win_sync = PMPI_Win_sync
 int PMPI_Win_sync(MPI_Win win)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Win_sync");
     FM_CHECK_WIN("MPI_Win_sync", win);
     atomic_thread_fence(memory_order_seq_cst);
@@ -179,6 +201,7 @@ static int group_ranks(const char *call, MPI_Win win, MPI_Group group, int *out,
 #pragma weak MPI_Win_post = PMPI_Win_post
 int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Win_post";
     FM_CHECK_INIT(call);
     FM_CHECK_WIN(call, win);
@@ -201,6 +224,7 @@ int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 #pragma weak MPI_Win_start = PMPI_Win_start
 int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
+    FM_API_LOCK();
     const char *call = "MPI_Win_start";
     FM_CHECK_INIT(call);
     FM_CHECK_WIN(call, win);
@@ -218,6 +242,7 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 #pragma weak MPI_Win_complete = PMPI_Win_complete
 int PMPI_Win_complete(MPI_Win win)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Win_complete");
     FM_CHECK_WIN("MPI_Win_complete", win);
     if (win->naccess < 0)
@@ -230,6 +255,7 @@ int PMPI_Win_complete(MPI_Win win)
 #pragma weak MPI_Win_wait = PMPI_Win_wait
 int PMPI_Win_wait(MPI_Win win)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Win_wait");
     FM_CHECK_WIN("MPI_Win_wait", win);
     if (win->nexpose < 0)
@@ -241,6 +267,7 @@ int PMPI_Win_wait(MPI_Win win)
 #pragma weak MPI_Win_test = PMPI_Win_test
 int PMPI_Win_test(MPI_Win win, int *flag)
 {
+    FM_API_LOCK();
     FM_CHECK_INIT("MPI_Win_test");
     FM_CHECK_WIN("MPI_Win_test", win);
     if (!flag)

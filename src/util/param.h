@@ -63,6 +63,10 @@
     X(COLL_CACHE_PAGES, INT, "32", "0..65536", coll, TUNER_DETAIL, ALL_EQ, INIT, "4 KiB pages of each member's collective cache data area; larger bcasts (reduces: larger than half) use two-sided") \
     X(COLL_FANOUT, INT, "2", "1..64", coll, TUNER_DETAIL, ALL_EQ, INIT, "Children per member in the one-sided broadcast tree") \
     X(COLL_VERBOSE, BOOL, "0", "bool", coll, USER_DETAIL, LOCAL, LIVE, "Print one line per Barrier/Bcast/Reduce/Allreduce call (communicator rank 0 only) naming the algorithm used and why") \
+    X(PROGRESS_THREAD, ENUM, "off", "off|on", progress, USER_BASIC, LOCAL, INIT, "A thread that polls for incoming messages and completions while the application computes (passive-target RMA over active messages, rendezvous transfers, nonblocking collectives advance without MPI calls); on makes every MPI call take the library lock, as at MPI_THREAD_MULTIPLE") \
+    X(PROGRESS_THREAD_RATE, INT, "2000", "1..1000000", progress, TUNER_DETAIL, LOCAL, INIT, "Most wake-ups per second of an idle progress thread: it sleeps 1/RATE s between polls once nothing has happened for PROGRESS_THREAD_IDLE") \
+    X(PROGRESS_THREAD_IDLE, INT, "200000", "0..1000000000", progress, TUNER_DETAIL, LOCAL, INIT, "Nanoseconds the progress thread keeps polling without sleeping after its last event (0: sleep after the first empty poll)") \
+    X(PROGRESS_THREAD_CPU, INT, "-1", "-1..4095", progress, TUNER_DETAIL, LOCAL, INIT, "CPU the progress thread is bound to (-1: not bound, it runs wherever the process may)") \
     X(EXIT_TIMEOUT, INT, "3", "1..3600", boot, USER_BASIC, CONSTANT, FIXED, "Seconds mpiexec waits for ranks to end after an abort or a failure before it kills them") \
     X(SSH, STR, "ssh -o BatchMode=yes", "command", boot, USER_DETAIL, CONSTANT, FIXED, "Remote shell mpiexec --launcher ssh runs as: CMD HOST fabmpi_hostd (words split on blanks)") \
     X(BOOT_ADDR, STR, "", "host:port", boot, MPIDEV_DETAIL, CONSTANT, FIXED, "Set by mpiexec: address of the bootstrap server") \
@@ -99,6 +103,7 @@ enum { FM_PT2PT_AUTO, FM_PT2PT_SW, FM_PT2PT_OFI };
 enum { FM_SHM_COPY_AUTO, FM_SHM_COPY_CMA, FM_SHM_COPY_PIPELINE };
 enum { FM_SHM_DOORBELL_AUTO, FM_SHM_DOORBELL_ON, FM_SHM_DOORBELL_OFF };
 enum { FM_YIELD_AUTO, FM_YIELD_ALWAYS, FM_YIELD_NEVER };
+enum { FM_PROGRESS_THREAD_OFF, FM_PROGRESS_THREAD_ON };
 
 enum fm_param_verbosity {
     FM_VERB_USER_BASIC, FM_VERB_USER_DETAIL, FM_VERB_USER_ALL,
