@@ -39,7 +39,17 @@ static inline void bench_die(const char *msg)
 
 static inline void bench_init(int *argc, char ***argv, bench_opts *o, int need_ranks)
 {
-    MPI_Init(argc, argv);
+    /* --thread-multiple: the same run at MPI_THREAD_MULTIPLE (one thread). */
+    int multiple = 0, provided = 0;
+    for (int i = 1; i < *argc; i++)
+        multiple |= !strcmp((*argv)[i], "--thread-multiple");
+    if (multiple) {
+        MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+        if (provided != MPI_THREAD_MULTIPLE)
+            bench_die("--thread-multiple: MPI_THREAD_MULTIPLE not provided");
+    } else {
+        MPI_Init(argc, argv);
+    }
     memset(o, 0, sizeof *o);
     o->reps = 7;
     o->budget = 0.010;
@@ -50,6 +60,8 @@ static inline void bench_init(int *argc, char ***argv, bench_opts *o, int need_r
         const char *a = (*argv)[i];
         if (!strcmp(a, "--quick")) {
             o->quick = 1;
+        } else if (!strcmp(a, "--thread-multiple")) {
+            /* read above */
         } else if (!strcmp(a, "--reps") && i + 1 < *argc) {
             o->reps = atoi((*argv)[++i]);
             reps_set = 1;
@@ -61,7 +73,7 @@ static inline void bench_init(int *argc, char ***argv, bench_opts *o, int need_r
         } else {
             if (o->rank == 0)
                 fprintf(stderr, "bench: unknown option '%s' (known: --quick, --reps N, "
-                                "--budget-ms X, --max-size BYTES)\n", a);
+                                "--budget-ms X, --max-size BYTES, --thread-multiple)\n", a);
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }

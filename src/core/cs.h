@@ -15,19 +15,79 @@
 #ifndef FM_CORE_CS_H
 #define FM_CORE_CS_H
 
+#include <stdatomic.h>
+
 #define FM_HIDDEN __attribute__((visibility("hidden")))
 
 /* Set once, before any second thread may call MPI (MPI_Init_thread), or
  * when a progress thread starts. */
 extern int fm_cs_on FM_HIDDEN;
+/* MPI_Init_thread(MPI_THREAD_MULTIPLE): the calling thread owns the lock
+ * biased (below) if the kernel has membarrier(2). */
+void fm_cs_bias_to_caller(void) FM_HIDDEN;
 
 /* Progress hooks running on the lock holder's stack (core/progress.c):
  * while any are, a wait inside them keeps the lock. */
 extern int fm_progress_in_hooks FM_HIDDEN;
 
+/* The lock word (0 free, 1 held) and how many times this thread holds it.
+ * Taking it costs a compare-and-swap, which on x86 also drains the store
+ * buffer: after a poll that wrote to a ring line the other process reads,
+ * that wait cost a single-threaded 8-byte message rate 40%.  So the thread
+ * that asked for MPI_THREAD_MULTIPLE owns the lock "biased" (fm_cs_biased)
+ * until a second thread calls in: while it is the only caller it enters by
+ * a plain store to fm_cs_owner_in and a load of fm_cs_biased, no atomic
+ * read-modify-write.  The second thread revokes the bias once and for all
+ * (cs.c: a store, a membarrier(2) that fences the owner's CPU, then it
+ * waits until the owner is out), after which everyone takes the word. */
+extern atomic_int fm_cs_word FM_HIDDEN;
+extern atomic_int fm_cs_biased FM_HIDDEN;
+extern atomic_int fm_cs_owner_in FM_HIDDEN;
+extern __thread unsigned fm_cs_depth __attribute__((tls_model("initial-exec"))) FM_HIDDEN;
+/* This thread owns the bias / entered through it (cs.c sets them). */
+extern __thread unsigned char fm_cs_owner __attribute__((tls_model("initial-exec"))) FM_HIDDEN;
+extern __thread unsigned char fm_cs_via_bias __attribute__((tls_model("initial-exec"))) FM_HIDDEN;
+/* The word is taken by another thread, or the bias must go: cs.c. */
+void fm_cs_take_slow(void) FM_HIDDEN;
+void fm_cs_revoke(void) FM_HIDDEN;
+
 /* Take / give back the lock (recursively); only while fm_cs_on. */
-void fm_cs_enter(void) FM_HIDDEN;
-void fm_cs_exit(void) FM_HIDDEN;
+static inline void fm_cs_enter(void)
+{
+    if (fm_cs_depth++ != 0)
+        return;
+    if (fm_cs_owner) {
+        atomic_store_explicit(&fm_cs_owner_in, 1, memory_order_relaxed);
+        /* Dekker's order against the revoker, whose membarrier is the
+         * fence this side leaves out. */
+        atomic_signal_fence(memory_order_seq_cst);
+        if (__builtin_expect(atomic_load_explicit(&fm_cs_biased, memory_order_relaxed), 1)) {
+            fm_cs_via_bias = 1;
+            return;
+        }
+        atomic_store_explicit(&fm_cs_owner_in, 0, memory_order_release);
+    }
+    int free_ = 0;
+    if (!atomic_compare_exchange_strong_explicit(&fm_cs_word, &free_, 1, memory_order_acquire,
+                                                 memory_order_relaxed))
+        fm_cs_take_slow();
+    if (__builtin_expect(atomic_load_explicit(&fm_cs_biased, memory_order_relaxed), 0))
+        fm_cs_revoke();
+}
+
+static inline void fm_cs_exit(void)
+{
+    if (--fm_cs_depth != 0)
+        return;
+    if (fm_cs_via_bias) {
+        fm_cs_via_bias = 0;
+        atomic_signal_fence(memory_order_seq_cst);
+        atomic_store_explicit(&fm_cs_owner_in, 0, memory_order_release);
+    } else {
+        atomic_store_explicit(&fm_cs_word, 0, memory_order_release);
+    }
+}
+
 /* Inside a blocking wait: let a thread that wants the lock have it for a
  * while, then take it back.  No-op when nobody waits, or when the caller
  * holds the lock more than once (a callback's MPI call: the outer call's
@@ -72,7 +132,7 @@ static inline void fm_cs_guard_exit(int *held)
  * tail calls stay jumps, which a cleanup handler forbids), else the twin
  * runs it between fm_cs_enter and fm_cs_exit. */
 #define FM_API_LOCKED_TWIN(body, params, args)                                     \
-    static __attribute__((noinline, cold)) int body##_locked params                \
+    static __attribute__((noinline)) int body##_locked params                      \
     {                                                                              \
         fm_cs_enter();                                                             \
         int fm_cs_rc_ = body args;                                                 \

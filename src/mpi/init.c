@@ -73,8 +73,10 @@ static int init_common(int required)
                       : required < MPI_THREAD_SINGLE   ? MPI_THREAD_SINGLE
                                                        : required;
     /* Before the level is returned, so before a second thread may call. */
-    if (fm_thread_level == MPI_THREAD_MULTIPLE)
+    if (fm_thread_level == MPI_THREAD_MULTIPLE) {
+        fm_cs_bias_to_caller();
         fm_cs_on = 1;
+    }
     fm_mpi_state = 1;
     if (fm_param.PROGRESS_THREAD == FM_PROGRESS_THREAD_ON && fm_progress_thread_start() != FM_OK)
         fm_boot_abort(1, "fabmpi: MPI_Init could not start the progress thread (see the message above)");

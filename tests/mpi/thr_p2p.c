@@ -11,6 +11,10 @@
  *      matched by exactly one thread;
  *   5. a receiver blocked in MPI_Recv (thread 0) whose message is sent only
  *      after the other threads' traffic has finished.
+ * First of all, before any other thread has called MPI, the main thread
+ * blocks in MPI_Recv for a message a second thread sends to it: the first
+ * call of a second thread while the thread that initialized MPI waits
+ * inside a call (core/cs.h: the lock's bias must pass while it waits).
  * Needs MPI_THREAD_MULTIPLE; fails if it is not provided. */
 #include <pthread.h>
 #include <time.h>
@@ -158,6 +162,16 @@ static void check_all_seen(const char *what)
                    s, seen[s * RACE_MSGS + i] ? "unexpected" : "never received");
 }
 
+static void *first_other_caller(void *arg)
+{
+    (void)arg;
+    struct timespec pause = {0, 20 * 1000 * 1000}; /* let main block first */
+    nanosleep(&pause, NULL);
+    int v = 4242;
+    CHECK_MPI(MPI_Send(&v, 1, MPI_INT, rank, 77, MPI_COMM_WORLD));
+    return NULL;
+}
+
 static void *thread_main(void *arg)
 {
     int t = (int)(intptr_t)arg;
@@ -207,6 +221,12 @@ int main(int argc, char **argv)
     const char *e = getenv("FM_TEST_THREADS");
     nthreads = e ? atoi(e) : 4;
     CHECK(nthreads >= 2 && nthreads <= MAXT);
+    pthread_t first;
+    CHECK(pthread_create(&first, NULL, first_other_caller, NULL) == 0);
+    int got = -1;
+    CHECK_MPI(MPI_Recv(&got, 1, MPI_INT, rank, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK_EQ(got, 4242);
+    CHECK(pthread_join(first, NULL) == 0);
     seen = calloc((size_t)size * RACE_MSGS, 1);
     for (int t = 0; t < nthreads; t++)
         CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dups[t]));
