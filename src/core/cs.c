@@ -15,12 +15,20 @@
 
 int fm_cs_on;
 atomic_int fm_cs_word;
-atomic_int fm_cs_biased;
-atomic_int fm_cs_owner_in;
+struct fm_cs_slot *_Atomic fm_cs_bias;
 __thread unsigned fm_cs_depth __attribute__((tls_model("initial-exec")));
-__thread unsigned char fm_cs_owner __attribute__((tls_model("initial-exec")));
+__thread struct fm_cs_slot *fm_cs_me __attribute__((tls_model("initial-exec")));
 __thread unsigned char fm_cs_via_bias __attribute__((tls_model("initial-exec")));
-static pthread_mutex_t revoking = PTHREAD_MUTEX_INITIALIZER;
+const void *fm_cs_streak_thread;
+unsigned fm_cs_streak;
+
+/* Slots of the threads that have owned the bias: never freed, so a revoker
+ * may read the `in` of a thread that has exited (0: it left MPI first).
+ * Threads past the last slot never own the bias. */
+#define FM_CS_SLOTS 64
+static struct fm_cs_slot slots[FM_CS_SLOTS];
+static int nslots;     /* under the word */
+static int can_bias;   /* membarrier registered */
 
 /* Threads waiting to take the lock, and how many times a waiting thread
  * got it: a yielding holder waits for the count to move, so the lock
@@ -84,13 +92,24 @@ static void give(void)
     fm_cs_exit();
 }
 
+/* Give the calling thread (holding the word, or alone) a slot and the bias. */
+static void bias_to_me(void)
+{
+    if (!fm_cs_me) {
+        if (nslots == FM_CS_SLOTS)
+            return;
+        fm_cs_me = &slots[nslots++];
+    }
+    atomic_store_explicit(&fm_cs_bias, fm_cs_me, memory_order_release);
+}
+
 void fm_cs_bias_to_caller(void)
 {
 #ifndef __SANITIZE_THREAD__ /* TSan cannot see membarrier's ordering */
     /* MEMBARRIER_CMD_PRIVATE_EXPEDITED needs registering (Linux 4.14). */
     if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0) {
-        fm_cs_owner = 1;
-        atomic_store(&fm_cs_biased, 1);
+        can_bias = 1;
+        bias_to_me();
         fm_log(1, "MPI_THREAD_MULTIPLE: the library lock is biased to this thread until "
                   "another calls MPI");
         return;
@@ -102,20 +121,29 @@ void fm_cs_bias_to_caller(void)
 
 void fm_cs_revoke(void)
 {
-    /* Called holding the word; the owner never touches it while biased. */
-    pthread_mutex_lock(&revoking);
-    if (atomic_load_explicit(&fm_cs_biased, memory_order_relaxed)) {
-        atomic_store_explicit(&fm_cs_biased, 0, memory_order_relaxed);
-        /* A full fence on every CPU running one of our threads: from here
-         * the owner either is seen inside (owner_in 1) or sees the bias
-         * gone at its next entry. */
-        syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
-        /* An owner inside leaves at its return, or at its next empty poll
-         * in a wait (fm_cs_yield_slow: it takes the word from then on). */
-        while (atomic_load_explicit(&fm_cs_owner_in, memory_order_acquire))
-            sched_yield();
-    }
-    pthread_mutex_unlock(&revoking);
+    /* Called holding the word, which the owner does not take while biased. */
+    struct fm_cs_slot *owner = atomic_load_explicit(&fm_cs_bias, memory_order_relaxed);
+    if (!owner || owner == fm_cs_me)
+        return;
+    atomic_store_explicit(&fm_cs_bias, NULL, memory_order_relaxed);
+    /* A full fence on every CPU running one of our threads: from here the
+     * owner either is seen inside (in 1) or sees the bias gone at its next
+     * entry. */
+    syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+    /* An owner inside leaves at its return, or at its next empty poll in a
+     * wait (fm_cs_yield_slow: it takes the word from then on). */
+    while (atomic_load_explicit(&owner->in, memory_order_acquire))
+        sched_yield();
+}
+
+void fm_cs_rebias(void)
+{
+    /* This thread took the word FM_CS_REBIAS_AFTER times with nobody else
+     * taking it in between (a worker thread doing all the communication
+     * while main waits): its next calls go through the bias.  The call in
+     * progress holds the word and gives it back as usual. */
+    if (can_bias && !atomic_load_explicit(&fm_cs_bias, memory_order_relaxed))
+        bias_to_me();
 }
 
 /* How long a yielding holder lets a waiter run before taking the lock
@@ -127,8 +155,8 @@ void fm_cs_yield_slow(void)
 {
     if (fm_cs_via_bias) {
         /* Revoked while this call waits: leave by the bias, take the word. */
-        if (!atomic_load_explicit(&fm_cs_biased, memory_order_relaxed) && fm_cs_depth == 1 &&
-            !fm_progress_in_hooks) {
+        if (atomic_load_explicit(&fm_cs_bias, memory_order_relaxed) != fm_cs_me &&
+            fm_cs_depth == 1 && !fm_progress_in_hooks) {
             give();
             take();
         }

@@ -16,6 +16,7 @@
 #define FM_CORE_CS_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 
 #define FM_HIDDEN __attribute__((visibility("hidden")))
 
@@ -23,7 +24,7 @@
  * when a progress thread starts. */
 extern int fm_cs_on FM_HIDDEN;
 /* MPI_Init_thread(MPI_THREAD_MULTIPLE): the calling thread owns the lock
- * biased (below) if the kernel has membarrier(2). */
+ * biased (below) if the kernel has membarrier(2); without it, never. */
 void fm_cs_bias_to_caller(void) FM_HIDDEN;
 
 /* Progress hooks running on the lock holder's stack (core/progress.c):
@@ -33,46 +34,64 @@ extern int fm_progress_in_hooks FM_HIDDEN;
 /* The lock word (0 free, 1 held) and how many times this thread holds it.
  * Taking it costs a compare-and-swap, which on x86 also drains the store
  * buffer: after a poll that wrote to a ring line the other process reads,
- * that wait cost a single-threaded 8-byte message rate 40%.  So the thread
- * that asked for MPI_THREAD_MULTIPLE owns the lock "biased" (fm_cs_biased)
- * until a second thread calls in: while it is the only caller it enters by
- * a plain store to fm_cs_owner_in and a load of fm_cs_biased, no atomic
- * read-modify-write.  The second thread revokes the bias once and for all
- * (cs.c: a store, a membarrier(2) that fences the owner's CPU, then it
- * waits until the owner is out), after which everyone takes the word. */
+ * that wait cost a single-threaded 8-byte message rate 40%.  So the lock is
+ * "biased" to one thread at a time (fm_cs_bias: its slot): the thread that
+ * asked for MPI_THREAD_MULTIPLE, later any thread that took the word
+ * FM_CS_REBIAS_AFTER times in a row.  The bias owner enters by a plain store
+ * to its slot's `in` and a load of fm_cs_bias, no atomic read-modify-write.
+ * Another thread that takes the word revokes the bias (cs.c: a store, a
+ * membarrier(2) that fences the owner's CPU, then it waits until the owner
+ * is out). */
+struct fm_cs_slot {
+    atomic_int in; /* the bias owner is inside a call */
+    char pad[64 - sizeof(atomic_int)];
+};
 extern atomic_int fm_cs_word FM_HIDDEN;
-extern atomic_int fm_cs_biased FM_HIDDEN;
-extern atomic_int fm_cs_owner_in FM_HIDDEN;
+extern struct fm_cs_slot *_Atomic fm_cs_bias FM_HIDDEN;
 extern __thread unsigned fm_cs_depth __attribute__((tls_model("initial-exec"))) FM_HIDDEN;
-/* This thread owns the bias / entered through it (cs.c sets them). */
-extern __thread unsigned char fm_cs_owner __attribute__((tls_model("initial-exec"))) FM_HIDDEN;
+/* This thread's slot (NULL until it first could own the bias), and whether
+ * its current call entered through the bias. */
+extern __thread struct fm_cs_slot *fm_cs_me __attribute__((tls_model("initial-exec"))) FM_HIDDEN;
 extern __thread unsigned char fm_cs_via_bias __attribute__((tls_model("initial-exec"))) FM_HIDDEN;
-/* The word is taken by another thread, or the bias must go: cs.c. */
+/* Who took the word last, and how many times in a row (under the word). */
+extern const void *fm_cs_streak_thread FM_HIDDEN;
+extern unsigned fm_cs_streak FM_HIDDEN;
+#define FM_CS_REBIAS_AFTER 1000
+/* cs.c: the word is taken by another thread; the bias must go; or move to
+ * the caller. */
 void fm_cs_take_slow(void) FM_HIDDEN;
 void fm_cs_revoke(void) FM_HIDDEN;
+void fm_cs_rebias(void) FM_HIDDEN;
 
 /* Take / give back the lock (recursively); only while fm_cs_on. */
 static inline void fm_cs_enter(void)
 {
     if (fm_cs_depth++ != 0)
         return;
-    if (fm_cs_owner) {
-        atomic_store_explicit(&fm_cs_owner_in, 1, memory_order_relaxed);
+    struct fm_cs_slot *me = fm_cs_me;
+    if (me) {
+        atomic_store_explicit(&me->in, 1, memory_order_relaxed);
         /* Dekker's order against the revoker, whose membarrier is the
          * fence this side leaves out. */
         atomic_signal_fence(memory_order_seq_cst);
-        if (__builtin_expect(atomic_load_explicit(&fm_cs_biased, memory_order_relaxed), 1)) {
+        if (__builtin_expect(atomic_load_explicit(&fm_cs_bias, memory_order_relaxed) == me, 1)) {
             fm_cs_via_bias = 1;
             return;
         }
-        atomic_store_explicit(&fm_cs_owner_in, 0, memory_order_release);
+        atomic_store_explicit(&me->in, 0, memory_order_release);
     }
     int free_ = 0;
     if (!atomic_compare_exchange_strong_explicit(&fm_cs_word, &free_, 1, memory_order_acquire,
                                                  memory_order_relaxed))
         fm_cs_take_slow();
-    if (__builtin_expect(atomic_load_explicit(&fm_cs_biased, memory_order_relaxed), 0))
+    if (__builtin_expect(atomic_load_explicit(&fm_cs_bias, memory_order_relaxed) != NULL, 0))
         fm_cs_revoke();
+    if (fm_cs_streak_thread != &fm_cs_depth) {
+        fm_cs_streak_thread = &fm_cs_depth;
+        fm_cs_streak = 0;
+    } else if (__builtin_expect(++fm_cs_streak == FM_CS_REBIAS_AFTER, 0)) {
+        fm_cs_rebias();
+    }
 }
 
 static inline void fm_cs_exit(void)
@@ -82,7 +101,7 @@ static inline void fm_cs_exit(void)
     if (fm_cs_via_bias) {
         fm_cs_via_bias = 0;
         atomic_signal_fence(memory_order_seq_cst);
-        atomic_store_explicit(&fm_cs_owner_in, 0, memory_order_release);
+        atomic_store_explicit(&fm_cs_me->in, 0, memory_order_release);
     } else {
         atomic_store_explicit(&fm_cs_word, 0, memory_order_release);
     }
