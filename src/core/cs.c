@@ -45,15 +45,6 @@ static int try_take(void)
                                                  memory_order_relaxed);
 }
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ volatile("yield" ::: "memory");
-#endif
-}
-
 /* Waits are short (holders give the lock up whenever they wait for the
  * network), so a waiter spins a little, then yields its core, and only a
  * waiter kept out for long (thousands of yields: threads far outnumber
@@ -66,7 +57,7 @@ void fm_cs_take_slow(void)
     atomic_fetch_add_explicit(&cs_waiters, 1, memory_order_relaxed);
     for (unsigned n = 0; !try_take(); n++) {
         if (n < FM_CS_SPINS) {
-            cpu_relax();
+            fm_cpu_relax();
         } else if (n < FM_CS_SPINS + FM_CS_YIELDS) {
             sched_yield();
         } else {

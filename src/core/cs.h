@@ -20,6 +20,17 @@
 
 #define FM_HIDDEN __attribute__((visibility("hidden")))
 
+/* One spin of a busy wait: tells the core (and its sibling hyperthread)
+ * this thread is waiting. */
+static inline void fm_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield" ::: "memory");
+#endif
+}
+
 /* Set once, before any second thread may call MPI (MPI_Init_thread), or
  * when a progress thread starts. */
 extern int fm_cs_on FM_HIDDEN;

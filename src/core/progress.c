@@ -107,18 +107,10 @@ int fm_progress(void)
     return n;
 }
 
-/* Between empty polls of a spinning waiter: a pause keeps it from pulling
- * the ring line the sender is writing back and forth (each poll of a line
- * under write costs the sender a coherence round trip). */
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ volatile("yield" ::: "memory");
-#endif
-}
-
+/* Between empty polls of a spinning waiter, fm_cpu_relax (cs.h): a pause
+ * keeps it from pulling the ring line the sender is writing back and forth
+ * (each poll of a line under write costs the sender a coherence round
+ * trip). */
 /* Empty polls after which a waiter that is yielding starts to nap: a rank
  * idle this long (a few milliseconds of yields) is waiting for something
  * slow, and its yields cost the ranks doing work on the same core. */
@@ -131,12 +123,12 @@ void fm_progress_backoff(unsigned *spins)
         fm_cs_yield_slow();
     }
     if (fm_param.YIELD == FM_YIELD_NEVER) {
-        cpu_relax();
+        fm_cpu_relax();
         return;
     }
     unsigned n = ++*spins;
     if (!fm_oversubscribed && n <= (unsigned)fm_param.SPIN_COUNT) {
-        cpu_relax();
+        fm_cpu_relax();
         return;
     }
     if (n > (unsigned)fm_param.SPIN_COUNT + FM_NAP_AFTER) {
