@@ -69,6 +69,16 @@ void fm_cs_take_slow(void)
     atomic_fetch_add_explicit(&cs_handoffs, 1, memory_order_relaxed);
 }
 
+int fm_cs_try_enter(void)
+{
+    if (!try_take())
+        return 0;
+    fm_cs_depth = 1;
+    if (atomic_load_explicit(&fm_cs_bias, memory_order_relaxed) != NULL)
+        fm_cs_revoke();
+    return 1;
+}
+
 /* Take / give back the lock at depth 1 (the waits' hand-offs): the same
  * paths as fm_cs_enter/exit. */
 static void take(void)
@@ -125,6 +135,12 @@ void fm_cs_revoke(void)
      * wait (fm_cs_yield_slow: it takes the word from then on). */
     while (atomic_load_explicit(&owner->in, memory_order_acquire))
         sched_yield();
+}
+
+void fm_cs_bias_off(void)
+{
+    /* The bias in force, if any, goes at the new thread's first entry. */
+    can_bias = 0;
 }
 
 void fm_cs_rebias(void)

@@ -37,6 +37,9 @@ extern int fm_cs_on FM_HIDDEN;
 /* MPI_Init_thread(MPI_THREAD_MULTIPLE): the calling thread owns the lock
  * biased (below) if the kernel has membarrier(2); without it, never. */
 void fm_cs_bias_to_caller(void) FM_HIDDEN;
+/* A progress thread started: it takes the lock all the time, so the bias
+ * would only be revoked (a membarrier each time) and won back: none. */
+void fm_cs_bias_off(void) FM_HIDDEN;
 
 /* Progress hooks running on the lock holder's stack (core/progress.c):
  * while any are, a wait inside them keeps the lock. */
@@ -117,6 +120,13 @@ static inline void fm_cs_exit(void)
         atomic_store_explicit(&fm_cs_word, 0, memory_order_release);
     }
 }
+
+/* The progress thread's entry: the lock if it is free, else 0 at once.  It
+ * never queues for it, so an application thread waiting inside a call is
+ * never asked to hand the lock over to it (on a busy core each hand-over
+ * is a context switch); it polls when the application is computing, or
+ * napping in a long wait. */
+int fm_cs_try_enter(void) FM_HIDDEN;
 
 /* Inside a blocking wait: let a thread that wants the lock have it for a
  * while, then take it back.  No-op when nobody waits, or when the caller

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "boot/world.h"
 #include "core/cs.h"
 #include "core/progress.h"
 #include "util/log.h"
@@ -33,13 +34,19 @@ static long long now_ns(void)
 static void *progress_loop(void *arg)
 {
     (void)arg;
-    long long idle_ns = fm_param.PROGRESS_THREAD_IDLE;
+    /* Ranks outnumber cores: polling on after an event would take the
+     * core from a rank that has work (4 ranks of 2 cores: a blocking 4 KiB
+     * allreduce took 0.6 ms instead of 3 us). */
+    long long idle_ns = fm_oversubscribed ? 0 : fm_param.PROGRESS_THREAD_IDLE;
     struct timespec nap = {0, 1000000000L / fm_param.PROGRESS_THREAD_RATE};
     if (nap.tv_nsec >= 1000000000L)
         nap = (struct timespec){1, 0};
     long long last_event = now_ns();
     while (!atomic_load_explicit(&stopping, memory_order_acquire)) {
-        fm_cs_enter();
+        if (!fm_cs_try_enter()) { /* an application thread is in a call: it progresses */
+            nanosleep(&nap, NULL);
+            continue;
+        }
         int n = fm_progress();
         fm_cs_exit();
         if (n) {
@@ -59,6 +66,7 @@ int fm_progress_thread_start(void)
     if (running)
         return FM_OK;
     fm_cs_on = 1; /* from now on two threads touch library state */
+    fm_cs_bias_off();
     atomic_store(&stopping, 0);
     int rc = pthread_create(&thread, NULL, progress_loop, NULL);
     if (rc != 0) {
