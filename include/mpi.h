@@ -514,6 +514,11 @@ enum {
  * nonblocking requests only.  docs/THREADS.md. */
 int MPIX_Request_detach(MPI_Request *request, uintptr_t omp_event);
 int PMPIX_Request_detach(MPI_Request *request, uintptr_t omp_event);
+/* MPIX_Progress_thread: start (on = 1) or stop (on = 0) the progress
+ * thread (FABMPI_PROGRESS_THREAD); starting it twice, or stopping it when
+ * none runs, does nothing. */
+int MPIX_Progress_thread(int on);
+int PMPIX_Progress_thread(int on);
 
 #ifdef __cplusplus
 }

@@ -28,7 +28,8 @@ unsigned fm_cs_streak;
 #define FM_CS_SLOTS 64
 static struct fm_cs_slot slots[FM_CS_SLOTS];
 static int nslots;     /* under the word */
-static int can_bias;   /* membarrier registered */
+static int registered; /* membarrier registered */
+static int can_bias;   /* registered, and no progress thread runs */
 
 /* Threads waiting to take the lock, and how many times a waiting thread
  * got it: a yielding holder waits for the count to move, so the lock
@@ -109,7 +110,7 @@ void fm_cs_bias_to_caller(void)
 #ifndef __SANITIZE_THREAD__ /* TSan cannot see membarrier's ordering */
     /* MEMBARRIER_CMD_PRIVATE_EXPEDITED needs registering (Linux 4.14). */
     if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0) {
-        can_bias = 1;
+        registered = can_bias = 1;
         bias_to_me();
         fm_log(1, "MPI_THREAD_MULTIPLE: the library lock is biased to this thread until "
                   "another calls MPI");
@@ -142,6 +143,8 @@ void fm_cs_bias_off(void)
     /* The bias in force, if any, goes at the new thread's first entry. */
     can_bias = 0;
 }
+
+void fm_cs_bias_again(void) { can_bias = registered; }
 
 void fm_cs_rebias(void)
 {

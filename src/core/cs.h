@@ -40,6 +40,8 @@ void fm_cs_bias_to_caller(void) FM_HIDDEN;
 /* A progress thread started: it takes the lock all the time, so the bias
  * would only be revoked (a membarrier each time) and won back: none. */
 void fm_cs_bias_off(void) FM_HIDDEN;
+/* It stopped: a thread may win the bias again (FM_CS_REBIAS_AFTER). */
+void fm_cs_bias_again(void) FM_HIDDEN;
 
 /* Progress hooks running on the lock holder's stack (core/progress.c):
  * while any are, a wait inside them keeps the lock. */

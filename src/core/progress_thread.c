@@ -103,6 +103,8 @@ void fm_progress_thread_stop(int keep_lock)
     running = 0;
     if (!keep_lock)
         fm_cs_on = 0;
+    else
+        fm_cs_bias_again();
 }
 
 int fm_progress_thread_running(void) { return running; }

@@ -155,6 +155,39 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
     fm_boot_abort(errorcode, why);
 }
 
+/* fabmpi's extension: start (on = 1) or stop (on = 0) the progress thread
+ * FABMPI_PROGRESS_THREAD describes, e.g. around a computing phase. */
+#pragma weak MPIX_Progress_thread = PMPIX_Progress_thread
+int PMPIX_Progress_thread(int on)
+{
+    FM_API_LOCK();
+    static const char call[] = "MPIX_Progress_thread";
+    FM_CHECK_INIT(call);
+    if (on != 0 && on != 1)
+        return fm_raise(MPI_COMM_WORLD, call, MPI_ERR_ARG, "on=%d must be 0 (stop) or 1 (start)",
+                        on);
+    if (!on) {
+        fm_progress_thread_stop(fm_thread_level == MPI_THREAD_MULTIPLE);
+        return MPI_SUCCESS;
+    }
+    /* Below MPI_THREAD_MULTIPLE this call runs unlocked: take the lock
+     * before the thread can, and give it back on the way out. */
+    int take = !fm_cs_on;
+    if (take) {
+        fm_cs_on = 1;
+        fm_cs_enter();
+    }
+    int rc = fm_progress_thread_start();
+    if (take) {
+        fm_cs_exit();
+        if (rc != FM_OK)
+            fm_cs_on = 0;
+    }
+    return rc == FM_OK ? MPI_SUCCESS
+                       : fm_raise(MPI_COMM_WORLD, call, MPI_ERR_OTHER,
+                                  "could not start the progress thread (see the message above)");
+}
+
 #pragma weak MPI_Query_thread = PMPI_Query_thread
 int PMPI_Query_thread(int *provided)
 {

@@ -8,7 +8,9 @@
  * allreduce (the others' rounds must run).  All ranks are on one node, so
  * CLOCK_MONOTONIC is one clock: rank 0 must be done before every other rank
  * stopped computing.  Without a progress thread rank 0 stalls until they
- * call MPI again, and the check says so.  Run with 2 or more ranks. */
+ * call MPI again, and the check says so.  With FM_TEST_MPIX_SWITCH=1 the
+ * program starts the thread itself (MPIX_Progress_thread) for that phase
+ * only, and checks the call's errors.  Run with 2 or more ranks. */
 #include <time.h>
 
 #include "testutil.h"
@@ -43,6 +45,16 @@ int main(int argc, char **argv)
     long long mine = rank + 1, sum = -1;
     MPI_Request reqs[2];
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    const char *sw = getenv("FM_TEST_MPIX_SWITCH");
+    int switched = sw && atoi(sw) == 1;
+    if (switched) {
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        int cls = -1;
+        MPI_Error_class(MPIX_Progress_thread(2), &cls);
+        CHECK_EQ(cls, MPI_ERR_ARG);
+        CHECK_MPI(MPIX_Progress_thread(1));
+        CHECK_MPI(MPIX_Progress_thread(1)); /* running already: nothing */
+    }
 
     double compute_end = 0, steps_end = 0;
     if (rank != 0) {
@@ -101,6 +113,11 @@ int main(int argc, char **argv)
            "no_progress: rank 0 finished %.3f s after the first rank stopped computing (it "
            "stalled: no progress without MPI calls)",
            steps_end - first_end);
+    if (switched) {
+        CHECK_MPI(MPIX_Progress_thread(0));
+        CHECK_MPI(MPIX_Progress_thread(0)); /* none runs: nothing */
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD)); /* the library works on without it */
+    }
     free(big);
     CHECK_MPI(MPI_Win_free(&win));
     CHECK_MPI(MPI_Finalize());
