@@ -133,7 +133,7 @@ void fm_cs_revoke(void)
      * entry. */
     syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
     /* An owner inside leaves at its return, or at its next empty poll in a
-     * wait (fm_cs_yield_slow: it takes the word from then on). */
+     * wait (fm_cs_yield: it takes the word from then on). */
     while (atomic_load_explicit(&owner->in, memory_order_acquire))
         sched_yield();
 }
@@ -161,7 +161,7 @@ void fm_cs_rebias(void)
  * stall the holder. */
 #define FM_CS_HANDOFF_ROUNDS 64
 
-void fm_cs_yield_slow(void)
+void fm_cs_yield(void)
 {
     if (fm_cs_via_bias) {
         /* Revoked while this call waits: leave by the bias, take the word. */

@@ -134,17 +134,12 @@ int fm_cs_try_enter(void) FM_HIDDEN;
  * while, then take it back.  No-op when nobody waits, or when the caller
  * holds the lock more than once (a callback's MPI call: the outer call's
  * state must not change under it), or inside a progress hook. */
-void fm_cs_yield_slow(void) FM_HIDDEN;
+void fm_cs_yield(void) FM_HIDDEN;
 /* Inside a wait that is about to sleep (nap, futex): give the lock up around
  * it, unless an outer call holds it too; returns what fm_cs_resume needs. */
 unsigned fm_cs_suspend(void) FM_HIDDEN;
 void fm_cs_resume(unsigned depth) FM_HIDDEN;
 
-static inline void fm_cs_yield(void)
-{
-    if (__builtin_expect(fm_cs_on, 0))
-        fm_cs_yield_slow();
-}
 
 static inline int fm_cs_guard_enter(void)
 {

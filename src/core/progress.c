@@ -107,10 +107,6 @@ int fm_progress(void)
     return n;
 }
 
-/* Between empty polls of a spinning waiter, fm_cpu_relax (cs.h): a pause
- * keeps it from pulling the ring line the sender is writing back and forth
- * (each poll of a line under write costs the sender a coherence round
- * trip). */
 /* Empty polls after which a waiter that is yielding starts to nap: a rank
  * idle this long (a few milliseconds of yields) is waiting for something
  * slow, and its yields cost the ranks doing work on the same core. */
@@ -120,8 +116,11 @@ void fm_progress_backoff(unsigned *spins)
 {
     if (__builtin_expect(fm_cs_on, 0)) {
         /* Other threads may be waiting to call in: let them. */
-        fm_cs_yield_slow();
+        fm_cs_yield();
     }
+    /* Spinning: a pause keeps the waiter from pulling the ring line the
+     * sender is writing back and forth (each poll of a line under write
+     * costs the sender a coherence round trip). */
     if (fm_param.YIELD == FM_YIELD_NEVER) {
         fm_cpu_relax();
         return;

@@ -51,7 +51,6 @@ int fm_progress(void);
  * the lock off again unless keep_lock (MPI_THREAD_MULTIPLE still needs it). */
 int fm_progress_thread_start(void);
 void fm_progress_thread_stop(int keep_lock);
-int fm_progress_thread_running(void);
 
 /* The blocking-wait back-off: call once per empty poll; *spins starts at 0. */
 void fm_progress_backoff(unsigned *spins);

@@ -34,9 +34,8 @@ static long long now_ns(void)
 static void *progress_loop(void *arg)
 {
     (void)arg;
-    /* Ranks outnumber cores: polling on after an event would take the
-     * core from a rank that has work (4 ranks of 2 cores: a blocking 4 KiB
-     * allreduce took 0.6 ms instead of 3 us). */
+    /* Ranks outnumber cores: polling on after an event takes the core
+     * from a rank that has work (docs/THREADS.md has what it cost). */
     long long idle_ns = fm_oversubscribed ? 0 : fm_param.PROGRESS_THREAD_IDLE;
     struct timespec nap = {0, 1000000000L / fm_param.PROGRESS_THREAD_RATE};
     if (nap.tv_nsec >= 1000000000L)
@@ -106,5 +105,3 @@ void fm_progress_thread_stop(int keep_lock)
     else
         fm_cs_bias_again();
 }
-
-int fm_progress_thread_running(void) { return running; }
