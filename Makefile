@@ -9,6 +9,7 @@
 #   make test-cluster   two hosts (network namespaces + sshd) joined by mpiexec --launcher ssh
 #   make test-mpich     MPICH's test suite (../shared/mpich-testsuite), C directories, <= 8 ranks
 #   make bench      fabmpi vs Open MPI vs MPICH, side by side (bench/RESULTS.md)
+#   make bench-osu  the OSU Micro-Benchmarks 7.4, defaults, vs Open MPI and MPICH (bench/OSU.md)
 #   make install PREFIX=/opt/fabmpi
 #   make docs       regenerate docs/ENV.md from the knob table
 
@@ -28,7 +29,7 @@ BENCH_DEPS := openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox
 
 MESON_OPTS := -Dwerror=$(if $(filter 1,$(WERROR)),true,false)
 
-.PHONY: all build deps test-deps bench-deps demo test test-asan test-tsan test-fuzz test-cluster test-ofi test-valgrind test-mpich bench install docs clean
+.PHONY: all build deps test-deps bench-deps demo test test-asan test-tsan test-fuzz test-cluster test-ofi test-valgrind test-mpich bench bench-osu install docs clean
 
 all: build
 
@@ -120,6 +121,13 @@ test-valgrind: build
 
 bench: bench-deps build
 	python3 bench/run-bench --build $(BUILD)
+
+# OMB 7.4 from ../shared, unmodified, built against each implementation (libtool
+# supplies the ltmain.sh its configure expects); ROUNDS rounds (default 5).
+ROUNDS ?= 5
+bench-osu: bench-deps build
+	$(call ensure_packages,libtool)
+	python3 bench/run-osu --build $(BUILD) --rounds $(ROUNDS)
 
 install: deps
 	[ -f $(BUILD)-install/build.ninja ] || meson setup $(BUILD)-install --prefix=$(abspath $(PREFIX)) --libdir=lib -Dtests=false

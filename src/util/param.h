@@ -52,6 +52,7 @@
     X(EAGER_LIMIT, SIZE, "32k", "0..1m", pt2pt, TUNER_BASIC, LOCAL, LIVE, "Largest message sent eagerly through shared memory; larger ones use rendezvous") \
     X(OFI_EAGER_LIMIT, SIZE, "8k", "0..1m", pt2pt, TUNER_BASIC, LOCAL, LIVE, "Largest message sent eagerly over OFI (software engine); larger ones use rendezvous. A message whose payload plus headers exceeds the provider's own eager size (tcp;ofi_rxm: 16 KiB including its header) may complete out of order, which breaks MPI ordering") \
     X(SHM_RING_SIZE, SIZE, "256k", "16k..64m, power of two", shm, TUNER_DETAIL, ALL_EQ, INIT, "Bytes of each per-pair shared-memory ring") \
+    X(SHM_PREFAULT, BOOL, "1", "bool", shm, TUNER_DETAIL, LOCAL, INIT, "Write to every page of this rank's shared-memory rings at MPI_Init, so the first messages do not pay for mapping them; 0 saves init time (which grows with the ranks per node) when few pairs talk") \
     X(SHM_COPY, ENUM, "auto", "auto|cma|pipeline", shm, TUNER_BASIC, LOCAL, INIT, "Rendezvous copy: cma = process_vm_readv single copy, pipeline = chunks through the ring; auto tries CMA and falls back") \
     X(SHM_SPLIT_MIN, SIZE, "64k", "0..1g", shm, TUNER_DETAIL, LOCAL, LIVE, "Rendezvous messages this large (0 = never) are copied by both processes at once: the receiver pulls one half while the sender pushes the other") \
     X(SHM_DOORBELL, ENUM, "auto", "auto|on|off", shm, TUNER_DETAIL, ALL_EQ, INIT, "Doorbell bytes telling a receiver which rings have data (auto: on above 4 ranks per node)") \

@@ -31,10 +31,15 @@ void *fm_shm_seg_create(const char *name, size_t len, const char **failed)
         return NULL;
     }
     void *m = MAP_FAILED;
-    if (ftruncate(fd, (off_t)len) != 0)
+    int frc = 0;
+    if (ftruncate(fd, (off_t)len) != 0) {
         *failed = "size";
-    else if ((m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
+    } else if ((frc = posix_fallocate(fd, 0, (off_t)len)) != 0) {
+        errno = frc; /* posix_fallocate returns the error, errno untouched */
+        *failed = "size";
+    } else if ((m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
         *failed = "map";
+    }
     int e = errno;
     close(fd);
     if (m == MAP_FAILED) {

@@ -15,7 +15,9 @@
 int fm_shm_seg_name(char *out, size_t len, const char *what, int rank);
 
 /* Create segment `name` (exclusive, mode 0600), size it to len zeroed
- * bytes and map it.  NULL on failure with errno set and *failed naming the
+ * bytes and map it.  The bytes are allocated now (posix_fallocate), so a
+ * /dev/shm without room fails here ("size", ENOSPC) rather than with a
+ * SIGBUS at the first write to a page nobody could back.  NULL on failure with errno set and *failed naming the
  * step ("create", "size" or "map"); the name is gone again then. */
 void *fm_shm_seg_create(const char *name, size_t len, const char **failed);
 
