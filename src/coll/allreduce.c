@@ -64,8 +64,9 @@ static MPI_Count fm_piece(MPI_Count count, int pof2, int i)
  * other half to the partner and reduces the partner's copy of the kept
  * half into it; at the end it owns piece newrank, fully reduced.
  * Doubling then exchanges owned windows until everyone has everything. */
-static void fm_allreduce_halving(fm_coll_call *cc, void *rbuf, void *tmp, MPI_Count count,
-                                 MPI_Datatype dt, MPI_Op op, int newrank, int pof2, int rem)
+static void fm_allreduce_halving(fm_coll_call *cc, const void *src, void *rbuf, void *tmp,
+                                 MPI_Count count, MPI_Datatype dt, MPI_Op op, int newrank, int pof2,
+                                 int rem)
 {
     int lo = 0, hi = pof2;
     for (int mask = pof2 / 2; mask > 0; mask /= 2) {
@@ -74,6 +75,18 @@ static void fm_allreduce_halving(fm_coll_call *cc, void *rbuf, void *tmp, MPI_Co
         int send_lo = newrank & mask ? lo : mid, send_hi = newrank & mask ? mid : hi;
         MPI_Count k0 = fm_piece(count, pof2, keep_lo), k1 = fm_piece(count, pof2, keep_hi);
         MPI_Count s0 = fm_piece(count, pof2, send_lo), s1 = fm_piece(count, pof2, send_hi);
+        if (src) {
+            /* First round with our vector still in the send buffer: send
+             * from it, take the partner's half straight into rbuf and
+             * reduce ours into that (a commutative op: order is free). */
+            fm_cc_sendrecv(cc, fm_coll_at(src, s0, dt), s1 - s0, dt, partner, fm_coll_at(rbuf, k0, dt),
+                           k1 - k0, dt, partner);
+            fm_cc_op(cc, op, fm_coll_at(src, k0, dt), fm_coll_at(rbuf, k0, dt), k1 - k0, dt);
+            src = NULL;
+            lo = keep_lo;
+            hi = keep_hi;
+            continue;
+        }
         fm_cc_sendrecv(cc, fm_coll_at(rbuf, s0, dt), s1 - s0, dt, partner,
                        tmp ? fm_coll_at(tmp, k0, dt) : NULL, k1 - k0, dt, partner);
         fm_cc_op(cc, op, fm_coll_at(tmp, k0, dt), fm_coll_at(rbuf, k0, dt), k1 - k0, dt);
@@ -100,19 +113,24 @@ void fm_cc_allreduce(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_Count c
     const int size = cc->comm->size, rank = cc->comm->rank;
     if (count == 0 || dt->size == 0)
         return;
-    if (sbuf != MPI_IN_PLACE)
-        fm_cc_copy(cc, sbuf, count, dt, rbuf, count, dt);
-    if (size == 1)
-        return;
 
     int pof2 = 1;
     while (pof2 * 2 <= size)
         pof2 *= 2;
     const int rem = size - pof2;
+    int newrank = rank >= 2 * rem ? rank - rem : rank % 2 ? rank / 2 : -1;
+    const int halving = size > 1 && op->commute && count >= pof2 && count * dt->size >= FM_ALLREDUCE_LARGE;
+    /* A rank that starts halving with its vector in sbuf reads it from
+     * there (fm_allreduce_halving) rather than copying it into rbuf first:
+     * the copy was a third of the bytes a 2-rank 1 MiB allreduce moved. */
+    const void *src = halving && newrank >= 0 && rank >= 2 * rem && sbuf != MPI_IN_PLACE ? sbuf : NULL;
+    if (sbuf != MPI_IN_PLACE && !src)
+        fm_cc_copy(cc, sbuf, count, dt, rbuf, count, dt);
+    if (size == 1)
+        return;
     void *raw, *tmp = fm_cc_tmp(cc, count, dt, &raw);
     if (!tmp)
         fm_cc_fail(cc, FM_ERR_NOMEM); /* and take the peers' messages into nothing */
-    int newrank = rank >= 2 * rem ? rank - rem : rank % 2 ? rank / 2 : -1;
 
     if (rank < 2 * rem) {
         if (newrank < 0) {
@@ -123,9 +141,9 @@ void fm_cc_allreduce(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_Count c
         }
     }
     if (newrank >= 0) {
-        if (op->commute && count >= pof2 && count * dt->size >= FM_ALLREDUCE_LARGE) {
+        if (halving) {
             FM_PV_INC(coll_allreduce_halving);
-            fm_allreduce_halving(cc, rbuf, tmp, count, dt, op, newrank, pof2, rem);
+            fm_allreduce_halving(cc, src, rbuf, tmp, count, dt, op, newrank, pof2, rem);
         } else {
             FM_PV_INC(coll_allreduce_doubling);
             fm_allreduce_doubling(cc, rbuf, tmp, count, dt, op, newrank, pof2, rem);
