@@ -1,5 +1,7 @@
 /* shm_segment.c — named POSIX shared-memory segments (shm_segment.h). */
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/mman.h>
@@ -73,4 +75,16 @@ void *fm_shm_seg_map(const char *name, size_t *len, const char **failed)
     close(fd);
     errno = e;
     return m == MAP_FAILED ? NULL : m;
+}
+
+void fm_shm_touch(void *mem, size_t len)
+{
+    uint8_t *base = mem;
+    if (len < 8)
+        return;
+    for (size_t off = 0; off + 8 <= len; off += 4096)
+        atomic_fetch_or_explicit((_Atomic uint64_t *)(void *)(base + off), 0, memory_order_relaxed);
+    /* mem need not start a page: the last page may lie past the stride */
+    atomic_fetch_or_explicit((_Atomic uint64_t *)(void *)(base + ((len - 8) & ~(size_t)7)), 0,
+                             memory_order_relaxed);
 }

@@ -17,9 +17,19 @@ int fm_shm_seg_name(char *out, size_t len, const char *what, int rank);
 /* Create segment `name` (exclusive, mode 0600), size it to len zeroed
  * bytes and map it.  The bytes are allocated now (posix_fallocate), so a
  * /dev/shm without room fails here ("size", ENOSPC) rather than with a
- * SIGBUS at the first write to a page nobody could back.  NULL on failure with errno set and *failed naming the
- * step ("create", "size" or "map"); the name is gone again then. */
+ * SIGBUS at the first write to a page nobody could back.  NULL on failure
+ * with errno set and *failed naming the step ("create", "size" or "map");
+ * the name is gone again then. */
 void *fm_shm_seg_create(const char *name, size_t len, const char **failed);
+
+/* Write to every page of [mem, mem + len) (mem 8-byte aligned) from this
+ * process without changing a byte (an atomic OR of zero per page: safe on
+ * memory in use), so later accesses find the pages mapped.  A process's
+ * first write to a shared page costs far more than a message: on this
+ * project's VMs about 16 us a page, and MAP_POPULATE or MADV_POPULATE_WRITE
+ * did not remove it; only a write by each process that uses the page did
+ * (bench/warmup.c).  Callers honour FABMPI_SHM_PREFAULT. */
+void fm_shm_touch(void *mem, size_t len);
 
 /* Map an existing segment.  *len: its size as expected (0: whatever it
  * is), set to the size mapped.  NULL on failure with errno set and *failed

@@ -112,6 +112,8 @@ static int shm_attach(fm_crma *c, MPI_Comm comm, char *why)
     }
     c->self = create_own(c, own.name, why);
     if (c->self) {
+        if (fm_param.SHM_PREFAULT)
+            fm_shm_touch(c->self, c->seg_len);
         own.len = c->seg_len; /* 0 tells the others we failed */
         fm_crma_stamp(c);
     }
@@ -123,8 +125,9 @@ static int shm_attach(fm_crma *c, MPI_Comm comm, char *why)
         void *m = NULL;
         if (mapped == c->rank)
             m = c->self;
-        else if (cards[mapped].len == c->seg_len)
-            m = map_peer(&cards[mapped], mapped, why);
+        else if (cards[mapped].len == c->seg_len && (m = map_peer(&cards[mapped], mapped, why)) &&
+                 fm_param.SHM_PREFAULT)
+            fm_shm_touch(m, c->seg_len); /* first calls at full speed (osu_bcast 64 B: 3x) */
         if (!m) {
             ok = 0;
             break;

@@ -65,17 +65,6 @@ void fm_ring_format(void *mem, size_t size)
     atomic_init(&c->tail, 0);
 }
 
-void fm_ring_touch(void *mem)
-{
-    uint8_t *base = mem;
-    size_t bytes = fm_ring_footprint(((fm_ring_ctl *)mem)->size);
-    /* An atomic OR of zero writes without changing anything: safe on a
-     * ring already in use.  mem need not start a page, hence the last word. */
-    for (size_t off = 0; off < bytes; off += 4096)
-        atomic_fetch_or_explicit((_Atomic uint64_t *)(void *)(base + off), 0, memory_order_relaxed);
-    atomic_fetch_or_explicit((_Atomic uint64_t *)(void *)(base + bytes - 8), 0, memory_order_relaxed);
-}
-
 static int attach(void *mem, uint8_t **data, _Atomic uint64_t **tail, uint64_t *size)
 {
     fm_ring_ctl *c = mem;

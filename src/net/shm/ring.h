@@ -91,9 +91,6 @@ size_t fm_ring_max_msg(size_t size);
 /* Initialise a ring in zero-filled memory `mem` (64-byte aligned).  Done
  * once, by the segment owner, before anyone attaches. */
 void fm_ring_format(void *mem, size_t size);
-/* Write to every page of the formatted ring at `mem` from this process
- * without changing a byte (segment.c: FABMPI_SHM_PREFAULT). */
-void fm_ring_touch(void *mem);
 /* Attach to a formatted ring.  FM_ERR_NET if the magic or size is wrong. */
 int fm_ring_tx_attach(fm_ring_tx *tx, void *mem);
 int fm_ring_rx_attach(fm_ring_rx *rx, void *mem);

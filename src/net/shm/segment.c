@@ -10,13 +10,10 @@
  *
  * In steps 2 and 3 each process also writes once to every page of the
  * rings it reads (ours) and writes (one in each peer's segment), unless
- * FABMPI_SHM_PREFAULT=0.  The first write to a shared page by a process
- * costs far more than a message: on this project's VMs (about 16 us a page
- * each) the first pass through a 256 KiB ring moved 8 B messages at 5 M/s
- * and every later pass at 14 M/s, a quarter of OSU's default osu_mbw_mr
- * run.  Neither MAP_POPULATE nor MADV_POPULATE_WRITE removed it, nor a
- * write by one side only (bench/warmup.c).  The price is init time: 2 x
- * (ranks per node) x 65 page writes per rank. */
+ * FABMPI_SHM_PREFAULT=0 (fm_shm_touch says why): the first pass through a
+ * fresh 256 KiB ring moved 8 B messages at 5 M/s and every later pass at
+ * 14 M/s, a quarter of OSU's default osu_mbw_mr run.  The price is init
+ * time: 2 x (ranks per node) x 65 page writes per rank. */
 #include "net/shm/shm.h"
 
 #include <assert.h>
@@ -120,9 +117,10 @@ static int create_own(size_t ring_size)
     h->owner_rank = s->rank;
     h->owner_pid = (int32_t)getpid();
     for (int i = 0; i < s->nlocal; i++) {
-        fm_ring_format((uint8_t *)base + FM_SHM_RINGS_OFF + (size_t)i * stride, ring_size);
+        uint8_t *ring = (uint8_t *)base + FM_SHM_RINGS_OFF + (size_t)i * stride;
+        fm_ring_format(ring, ring_size);
         if (fm_param.SHM_PREFAULT)
-            fm_ring_touch((uint8_t *)base + FM_SHM_RINGS_OFF + (size_t)i * stride);
+            fm_shm_touch(ring, fm_ring_footprint(ring_size));
     }
     h->magic = FM_SHM_MAGIC; /* last: a peer seeing it sees the rest (the fence orders us) */
     return FM_OK;
@@ -172,7 +170,7 @@ static int map_peer(int i)
     else
         rc = fm_ring_tx_attach(&p->tx, ring_in(base, s->me));
     if (rc == FM_OK && fm_param.SHM_PREFAULT)
-        fm_ring_touch(ring_in(base, s->me));
+        fm_shm_touch(ring_in(base, s->me), h->ring_stride); /* checked to lie in the mapping */
     if (rc != FM_OK) {
         fm_error_msg("shm: rank %d's segment /dev/shm%s is not what this fabmpi expects "
                      "(magic %llx version %u rings %u owner %d; expected version %d, %d rings, owner %d): "
