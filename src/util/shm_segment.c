@@ -1,8 +1,8 @@
 /* shm_segment.c — named POSIX shared-memory segments (shm_segment.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdint.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
