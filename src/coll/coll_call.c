@@ -136,5 +136,5 @@ void *fm_cc_tmp(fm_coll_call *cc, MPI_Count count, MPI_Datatype dt, void **raw)
 void fm_cc_tmp_done(fm_coll_call *cc, void *raw)
 {
     if (!cc->sched)
-        free(raw);
+        fm_coll_tmp_free(raw);
 }

@@ -39,9 +39,15 @@ static inline void *fm_coll_at(const void *buf, MPI_Aint disp, MPI_Datatype dt)
 
 /* A scratch buffer able to hold (count, dt): sized by the true extent, so
  * derived types with lb != 0 or holes fit.  Returns the buffer pointer to
- * pass with (count, dt) and sets *raw to what free() takes; NULL when out of
- * memory.  count 0 still gives a valid pointer. */
+ * pass with (count, dt) and sets *raw to what fm_coll_tmp_free takes; NULL
+ * when out of memory.  count 0 still gives a valid pointer.  Large buffers
+ * are kept for reuse (their pages stay mapped). */
 void *fm_coll_tmp_alloc(MPI_Count count, MPI_Datatype dt, void **raw);
+/* Give back *raw of fm_coll_tmp_alloc; any other malloc'd pointer (or NULL)
+ * is simply freed. */
+void fm_coll_tmp_free(void *raw);
+/* Free the kept buffers no one holds (MPI_Finalize). */
+void fm_coll_tmp_release_all(void);
 
 /* Copy (src, scount, sdt) into (dst, rcount, rdt) as a send/receive pair
  * would: type signatures are assumed to match.  FM_ERR_TRUNCATE (after

@@ -1,13 +1,20 @@
 /* reduce_scatter.c — reduce_scatter and reduce_scatter_block.
  *
- * Reduce the whole vector to rank 0 (in rank order, so any op is fine),
- * then scatter the pieces.  Two latency terms of log p / p; simple and
- * correct for non-commutative ops and derived types. */
+ * Commutative ops with an input buffer (not MPI_IN_PLACE), on up to
+ * FM_RS_PAIRWISE_RANKS members or for large vectors: pairwise exchange —
+ * p - 1 rounds, each member sending one block and folding one in, so it
+ * moves (p - 1) / p of the vector once.  At 2 ranks and 1 MiB that is one
+ * 512 KiB exchange, where reduce-then-scatter moved 1 MiB to rank 0 and
+ * 512 KiB back (osu_reduce_scatter 178 us against Open MPI's 139).
+ * Otherwise: reduce the whole vector to rank 0 (in rank order, so any op is
+ * fine), then scatter the pieces — two latency terms of log p; correct for
+ * non-commutative ops. */
 #include <stdlib.h>
 
 #include "coll/coll.h"
 #include "coll/coll_call.h"
 #include "coll/coll_util.h"
+#include "coll/op.h"
 #include "core/comm.h"
 #include "util/status.h"
 
@@ -24,6 +31,34 @@ static void fm_rs_reduce(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_Cou
         fm_cc_fail(cc, FM_ERR_NOMEM);
     fm_cc_set_tag(cc, FM_TAG_REDUCE);
     fm_cc_reduce(cc, mine, *full, total, dt, op, 0);
+}
+
+#define FM_RS_PAIRWISE_RANKS 4
+#define FM_RS_PAIRWISE_BYTES (64 * 1024)
+
+/* Round k sends the block of member rank + k and receives member rank - k's
+ * contribution to ours; counts and displs (elements) per member. */
+static void fm_rs_pairwise(fm_coll_call *cc, const void *sbuf, void *rbuf, fm_iarr rcounts,
+                           MPI_Count rcount, const MPI_Aint *displs, MPI_Datatype dt, MPI_Op op)
+{
+    const int size = cc->comm->size, rank = cc->comm->rank;
+    const int v = !fm_iarr_null(rcounts);
+#define RS_COUNT(i) (v ? fm_iarr_at(rcounts, (i)) : rcount)
+#define RS_DISPL(i) (v ? displs[(i)] : (MPI_Aint)rcount * (i))
+    const MPI_Count mine = RS_COUNT(rank);
+    fm_cc_copy(cc, fm_coll_at(sbuf, RS_DISPL(rank), dt), mine, dt, rbuf, mine, dt);
+    void *raw, *tmp = fm_cc_tmp(cc, mine, dt, &raw);
+    if (!tmp)
+        fm_cc_fail(cc, FM_ERR_NOMEM); /* and take the peers' messages into nothing */
+    for (int k = 1; k < size; k++) {
+        const int to = (rank + k) % size, from = (rank - k + size) % size;
+        fm_cc_sendrecv(cc, fm_coll_at(sbuf, RS_DISPL(to), dt), RS_COUNT(to), dt, to, tmp, mine, dt,
+                       from);
+        fm_cc_op(cc, op, tmp, rbuf, mine, dt);
+    }
+#undef RS_COUNT
+#undef RS_DISPL
+    fm_cc_tmp_done(cc, raw);
 }
 
 /* rcounts absent: reduce_scatter_block with rcount per member. */
@@ -49,6 +84,12 @@ void fm_cc_reduce_scatter(fm_coll_call *cc, const void *sbuf, void *rbuf, fm_iar
             displs[i] = total;
             total += fm_iarr_at(rcounts, i);
         }
+    }
+    if (op->commute && sbuf != MPI_IN_PLACE &&
+        (size <= FM_RS_PAIRWISE_RANKS || total * dt->size >= FM_RS_PAIRWISE_BYTES)) {
+        fm_rs_pairwise(cc, sbuf, rbuf, rcounts, rcount, displs, dt, op);
+        free(displs);
+        return;
     }
     void *full, *raw;
     fm_rs_reduce(cc, sbuf, rbuf, total, dt, op, &full, &raw);

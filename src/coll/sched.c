@@ -251,7 +251,7 @@ static void sched_free(struct fm_sched *s)
             fm_op_release(s->steps[i].op);
     }
     for (int i = 0; i < s->nkeep; i++)
-        free(s->keep[i]);
+        fm_coll_tmp_free(s->keep[i]);
     struct fm_vci *v = s->comm->vci;
     fm_comm_release(s->comm);
     if (v->nsched_spare < FM_SCHED_KEEP) {

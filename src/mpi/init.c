@@ -8,6 +8,7 @@
 
 #include "boot/boot.h"
 #include "coll/coll.h"
+#include "coll/coll_util.h"
 #include "boot/hang.h"
 #include "core/progress.h"
 #include "core/world.h"
@@ -134,6 +135,7 @@ int PMPI_Finalize(void)
         return fm_raise_status(MPI_COMM_WORLD, "MPI_Finalize", rc);
     fm_progress_thread_stop(fm_thread_level == MPI_THREAD_MULTIPLE);
     fm_comm_finalize();
+    fm_coll_tmp_release_all();
     fm_f_finalize();
     fm_pt2pt_finalize();
     fm_boot_finalize();

@@ -170,6 +170,6 @@ int fm_crma_reduce(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count, MP
     }
     fm_crma_finish(c, seq);
     for (int i = 0; i < 3; i++)
-        free(raw[i]);
+        fm_coll_tmp_free(raw[i]);
     return rc;
 }
