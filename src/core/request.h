@@ -28,6 +28,7 @@ enum {
     FM_REQF_ANY_SOURCE = 32,
     FM_REQF_INTERNAL = 64,  /* created by the library (collectives); never seen by users */
     FM_REQF_PACK = 128,     /* send: sbuf/count/dt is non-contiguous; DATA chunks are packed */
+    FM_REQF_PULLED = 256,   /* send: counted in fm_rndv_out[peer] until FIN or cancel */
 };
 
 struct fm_sched;

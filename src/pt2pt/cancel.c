@@ -27,6 +27,8 @@
 
 static void complete_cancelled(struct fm_request *r)
 {
+    if (r->kind == FM_REQ_SEND)
+        fm_rndv_out_done(r, r->peer_world);
     r->status.fm_cancelled = 1;
     fm_req_complete(r);
 }

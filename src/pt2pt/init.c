@@ -19,6 +19,7 @@ void fm_pending_teardown(void);
 int fm_pending_any(void);
 
 size_t *fm_eager_lim; /* per world rank */
+unsigned *fm_rndv_out;
 static int eager_n;       /* its entries */
 
 const fm_pt2pt_engine fm_pt2pt_sw = {
@@ -58,7 +59,8 @@ int fm_pt2pt_init(int world_rank, int world_size)
 {
     int rc;
     fm_eager_lim = calloc((size_t)world_size, sizeof *fm_eager_lim);
-    if (!fm_eager_lim || fm_pending_setup(world_size) != FM_OK)
+    fm_rndv_out = calloc((size_t)world_size, sizeof *fm_rndv_out);
+    if (!fm_eager_lim || !fm_rndv_out || fm_pending_setup(world_size) != FM_OK)
         return FM_ERR_NOMEM;
     if ((rc = fm_transports_init(world_rank, world_size, fm_deliver)) != FM_OK)
         return rc;
@@ -87,5 +89,7 @@ void fm_pt2pt_finalize(void)
     fm_pending_teardown();
     free(fm_eager_lim);
     fm_eager_lim = NULL;
+    free(fm_rndv_out);
+    fm_rndv_out = NULL;
     eager_n = 0;
 }

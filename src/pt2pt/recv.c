@@ -97,10 +97,13 @@ static int pull_worthwhile(const struct fm_request *r, int peer, const fm_hdr_rn
            fm_dt_is_contig(r->dt);
 }
 
-/* Split copies pay off only for large messages, and need push. */
+/* Split copies pay off only for large messages, need push, and only while
+ * the sender's core is otherwise idle: not while it is pulling messages of
+ * ours (fm_rndv_out). */
 static int split_worthwhile(int peer, uint64_t take)
 {
-    return fm_param.SHM_SPLIT_MIN && take >= fm_param.SHM_SPLIT_MIN && fm_net_can_push(fm_peer_net[peer]);
+    return fm_param.SHM_SPLIT_MIN && take >= fm_param.SHM_SPLIT_MIN && !fm_rndv_out[peer] &&
+           fm_net_can_push(fm_peer_net[peer]);
 }
 
 /* Where a split copy's back part (the sender's) starts. */
@@ -271,8 +274,9 @@ static void on_wdone(int peer, const void *msg, size_t len)
 
 static void on_fin(int peer, const void *msg, size_t len)
 {
-    (void)peer, (void)len;
+    (void)len;
     struct fm_request *s = (struct fm_request *)(uintptr_t)((const fm_hdr_rndv *)msg)->sreq;
+    fm_rndv_out_done(s, peer);
     s->sent = 1;
     fm_req_complete(s);
 }

@@ -119,6 +119,8 @@ int fm_sw_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
     h.sreq = (uintptr_t)r;
     h.rreq = h.offset = 0;
     h.addr = (uintptr_t)data;
+    r->flags |= FM_REQF_PULLED;
+    fm_rndv_out[peer]++;
     return fm_send_or_park(peer, &h, sizeof h, NULL, 0, r);
 }
 
