@@ -50,11 +50,19 @@ static void fm_rs_pairwise(fm_coll_call *cc, const void *sbuf, void *rbuf, fm_ia
     void *raw, *tmp = fm_cc_tmp(cc, mine, dt, &raw);
     if (!tmp)
         fm_cc_fail(cc, FM_ERR_NOMEM); /* and take the peers' messages into nothing */
+    /* Empty blocks are not exchanged: both ends know every count. */
     for (int k = 1; k < size; k++) {
         const int to = (rank + k) % size, from = (rank - k + size) % size;
-        fm_cc_sendrecv(cc, fm_coll_at(sbuf, RS_DISPL(to), dt), RS_COUNT(to), dt, to, tmp, mine, dt,
-                       from);
-        fm_cc_op(cc, op, tmp, rbuf, mine, dt);
+        struct fm_request *r[2];
+        long long w[2];
+        fm_cc_batch b = {.reqs = r, .want = w};
+        if (mine)
+            fm_cc_irecv(cc, &b, tmp, mine, dt, from);
+        if (RS_COUNT(to))
+            fm_cc_isend(cc, &b, fm_coll_at(sbuf, RS_DISPL(to), dt), RS_COUNT(to), dt, to);
+        fm_cc_waitall(cc, &b);
+        if (mine)
+            fm_cc_op(cc, op, tmp, rbuf, mine, dt);
     }
 #undef RS_COUNT
 #undef RS_DISPL
@@ -84,6 +92,10 @@ void fm_cc_reduce_scatter(fm_coll_call *cc, const void *sbuf, void *rbuf, fm_iar
             displs[i] = total;
             total += fm_iarr_at(rcounts, i);
         }
+    }
+    if (total == 0 || dt->size == 0) {
+        free(displs);
+        return; /* every member knows every count: nothing to do anywhere */
     }
     if (op->commute && sbuf != MPI_IN_PLACE &&
         (size <= FM_RS_PAIRWISE_RANKS || total * dt->size >= FM_RS_PAIRWISE_BYTES)) {
