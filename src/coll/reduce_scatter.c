@@ -5,7 +5,7 @@
  * p - 1 rounds, each member sending one block and folding one in, so it
  * moves (p - 1) / p of the vector once.  At 2 ranks and 1 MiB that is one
  * 512 KiB exchange, where reduce-then-scatter moved 1 MiB to rank 0 and
- * 512 KiB back (osu_reduce_scatter 178 us against Open MPI's 139).
+ * 512 KiB back: osu_reduce_scatter 178 -> 83 us (Open MPI 139).
  * Otherwise: reduce the whole vector to rank 0 (in rank order, so any op is
  * fine), then scatter the pieces — two latency terms of log p; correct for
  * non-commutative ops. */

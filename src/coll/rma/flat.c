@@ -160,8 +160,9 @@ static int flat_blocking(flat_call *f)
  * 5-17 us in osu_bcast's Bcast for rank 0 to get a core (7.8 us average
  * against Open MPI's 1.6); leaving after it, they find the data there (0.25
  * to 1.2 us; osu_scatter 3.8 -> 0.33, osu_scatterv 4.0 -> 0.35).  A barrier
- * plus Bcast takes as long as before (bench loop, medians of 5: 16.4 and
- * 15.5 us); osu_barrier alone 9.0 -> 11.9 us at 4 ranks (Open MPI 13.2). */
+ * plus Bcast takes as long as before (bench/bcast_after_barrier.c, wall
+ * time per iteration, medians of 5: 16.4 and 15.5 us); osu_barrier alone
+ * 9.0 -> 11.9 us at 4 ranks (Open MPI 13.2). */
 int fm_crma_barrier_flat(fm_crma *c)
 {
     flat_call f = {.c = c, .op = MPI_OP_NULL, .dt = MPI_BYTE};
