@@ -1,4 +1,4 @@
-/* bindings.h — what the Fortran bindings (bindings.c, generated; special.c)
+/* bindings.h — what the Fortran bindings (bindings_*.c, generated; special.c)
  * need to turn Fortran arguments into C ones: handles through the
  * MPI_*_f2c/c2f tables, the sentinels (MPI_BOTTOM, MPI_IN_PLACE,
  * MPI_STATUS_IGNORE, ... are common-block variables whose addresses the
