@@ -16,9 +16,14 @@ FAMILIES = [
     ('rma', 'one-sided communication',
      r'Win_|Put$|Get$|Get_accumulate|Rput$|Rget$|Rget_accumulate|Accumulate|Raccumulate'
      r'|Fetch_and_op|Compare_and_swap|Alloc_mem|Free_mem'),
-    ('coll', 'collective operations and reduction operators',
+    ('icoll', 'nonblocking and persistent collective operations',
+     r'I(barrier|bcast|gatherv?|scatterv?|allgatherv?|alltoall[vw]?|reduce|allreduce'
+     r'|reduce_scatter(_block)?|scan|exscan)$'
+     r'|(Barrier|Bcast|Gatherv?|Scatterv?|Allgatherv?|Alltoall[vw]?|Reduce|Allreduce'
+     r'|Reduce_scatter(_block)?|Scan|Exscan)_init$'),
+    ('coll', 'blocking collective operations and reduction operators',
      r'(Barrier|Bcast|Gatherv?|Scatterv?|Allgatherv?|Alltoall[vw]?|Reduce|Allreduce'
-     r'|Reduce_scatter(_block)?|Scan|Exscan)(_init)?$|Reduce_local|Op_'),
+     r'|Reduce_scatter(_block)?|Scan|Exscan)$|Reduce_local|Op_'),
     ('dtype', 'datatypes and packing',
      r'Type_|Pack|Unpack|Get_address|Get_elements|Aint_'),
     ('comm', 'groups, communicators and their attributes',
@@ -44,4 +49,4 @@ def family(name):
 
 # The order families are presented in (a header's sections): the standard's
 # chapters, roughly.
-ORDER = ['env', 'pt2pt', 'dtype', 'coll', 'comm', 'topo', 'rma', 'io', 'tools']
+ORDER = ['env', 'pt2pt', 'dtype', 'coll', 'icoll', 'comm', 'topo', 'rma', 'io', 'tools']
