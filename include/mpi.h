@@ -501,6 +501,25 @@ enum {
     MPI_T_PVAR_CLASS_COUNTER, MPI_T_PVAR_CLASS_AGGREGATE, MPI_T_PVAR_CLASS_TIMER,
     MPI_T_PVAR_CLASS_GENERIC
 };
+/* Events (MPI-4.0 section 15.3.8). */
+typedef struct fm_event_registration *MPI_T_event_registration;
+typedef struct fm_event_instance *MPI_T_event_instance;
+/* In increasing order of what a callback promises: a callback registered
+ * for a level may also be called where a lower one is required. */
+typedef enum {
+    MPI_T_CB_REQUIRE_NONE = 0, MPI_T_CB_REQUIRE_MPI_RESTRICTED, MPI_T_CB_REQUIRE_THREAD_SAFE,
+    MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE
+} MPI_T_cb_safety;
+typedef enum { MPI_T_SOURCE_ORDERED = 0, MPI_T_SOURCE_UNORDERED } MPI_T_source_order;
+typedef void MPI_T_event_cb_function(MPI_T_event_instance event_instance,
+                                     MPI_T_event_registration event_registration,
+                                     MPI_T_cb_safety cb_safety, void *user_data);
+typedef void MPI_T_event_free_cb_function(MPI_T_event_registration event_registration,
+                                          MPI_T_cb_safety cb_safety, void *user_data);
+typedef void MPI_T_event_dropped_cb_function(MPI_Count count,
+                                             MPI_T_event_registration event_registration,
+                                             int source_index, MPI_T_cb_safety cb_safety,
+                                             void *user_data);
 
 /* ---- procedures ----------------------------------------------------------- */
 /* Every MPI_ procedure fabmpi defines and its PMPI_ twin, generated from the

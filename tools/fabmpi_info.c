@@ -48,24 +48,37 @@ static const char *cma_status(void)
                       : "available (single-copy rendezvous)";
 }
 
-/* The performance variables, as a tool sees them through MPI_T. */
-static void print_pvars(void)
+/* cat_of[i]: the category of performance variable (events: 0) or event
+ * (events: 1) i. */
+static void categories_of(int events, char cat_of[256][16])
 {
-    int provided, ncat, npvar;
-    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
-        return;
+    int ncat;
     MPI_T_category_get_num(&ncat);
-    MPI_T_pvar_get_num(&npvar);
-    char cat_of[256][16] = {{0}};
     for (int c = 0; c < ncat; c++) {
         char name[16];
         int len = sizeof name, n = 0, idx[256];
         MPI_T_category_get_info(c, name, &len, NULL, NULL, NULL, &n, NULL);
-        MPI_T_category_get_pvars(c, n < 256 ? n : 256, idx);
+        if (events) {
+            MPI_T_category_get_num_events(c, &n);
+            MPI_T_category_get_events(c, n < 256 ? n : 256, idx);
+        } else {
+            MPI_T_category_get_pvars(c, n < 256 ? n : 256, idx);
+        }
         for (int k = 0; k < n && k < 256; k++)
             if (idx[k] < 256)
                 snprintf(cat_of[idx[k]], sizeof cat_of[0], "%s", name);
     }
+}
+
+/* The performance variables and events, as a tool sees them through MPI_T. */
+static void print_pvars(void)
+{
+    int provided, npvar, nev;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+        return;
+    MPI_T_pvar_get_num(&npvar);
+    char cat_of[256][16] = {{0}};
+    categories_of(0, cat_of);
     static const char *const cls[] = {"", "state", "level", "size", "percentage", "highwater",
                                       "lowwater", "counter", "aggregate", "timer", "generic"};
     printf("performance variables (MPI_T; categories as for the knobs):\n");
@@ -76,6 +89,17 @@ static void print_pvars(void)
         MPI_T_enum en;
         MPI_T_pvar_get_info(i, name, &nl, &verb, &c, &dt, &en, desc, &dl, &bind, &ro, &cont, &atomic);
         printf("  %-28s %-9s %-8s %s%s\n", name, c >= 1 && c <= 10 ? cls[c] : "?", cat_of[i], desc,
+               bind == MPI_T_BIND_MPI_COMM ? " (per communicator)" : "");
+    }
+    MPI_T_event_get_num(&nev);
+    memset(cat_of, 0, sizeof cat_of);
+    categories_of(1, cat_of);
+    printf("events (MPI_T, told to registered callbacks; source 0: the time-stamp counter):\n");
+    for (int i = 0; i < nev && i < 256; i++) {
+        char name[64], desc[1024];
+        int nl = sizeof name, dl = sizeof desc, bind;
+        MPI_T_event_get_info(i, name, &nl, NULL, NULL, NULL, NULL, NULL, NULL, desc, &dl, &bind);
+        printf("  %-28s %-8s %s%s\n", name, cat_of[i], desc,
                bind == MPI_T_BIND_MPI_COMM ? " (per communicator)" : "");
     }
     MPI_T_finalize();
@@ -101,7 +125,7 @@ int main(int argc, char **argv)
     printf("  standard:    MPI %d.%d\n", MPI_VERSION, MPI_SUBVERSION);
     printf("  prefix:      %s\n", FM_PREFIX);
     printf("  build:       %s, compiler %s\n", FM_BUILD_TYPE, FM_CC);
-    printf("  thread level: up to MPI_THREAD_SERIALIZED\n");
+    printf("  thread level: up to MPI_THREAD_MULTIPLE (one library lock; docs/THREADS.md)\n");
     printf("  MPI_TAG_UB:  2147483647 (software matching; FABMPI_PT2PT=ofi: per tag mode below)\n");
     printf("transports:\n");
     printf("  self         available\n");

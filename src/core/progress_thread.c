@@ -16,6 +16,7 @@
 #include "boot/world.h"
 #include "core/cs.h"
 #include "core/progress.h"
+#include "util/event.h"
 #include "util/log.h"
 #include "util/param.h"
 #include "util/status.h"
@@ -34,6 +35,7 @@ static long long now_ns(void)
 static void *progress_loop(void *arg)
 {
     (void)arg;
+    fm_event_on_library_thread = 1; /* events told here need thread-safe callbacks */
     /* Ranks outnumber cores: polling on after an event takes the core
      * from a rank that has work (docs/THREADS.md has what it cost). */
     long long idle_ns = fm_oversubscribed ? 0 : fm_param.PROGRESS_THREAD_IDLE;

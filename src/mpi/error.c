@@ -15,6 +15,7 @@
 #include "mpi/api.h"
 #include "mpi/errclass.h"
 #include "mpi/f2c.h"
+#include "util/event.h"
 #include "util/log.h"
 
 static char err_text[FM_ERR_SLOTS][MPI_MAX_ERROR_STRING];
@@ -104,6 +105,10 @@ int fm_raise(MPI_Comm comm, const char *call, int errclass, const char *fmt, ...
     vsnprintf(t + n, MPI_MAX_ERROR_STRING - (size_t)n, fmt, ap);
     va_end(ap);
     err_code_of_slot[slot] = code;
+    if (fm_event_wanted(FM_EV_error_raised)) {
+        struct fm_ev_error_raised d = {code, errclass};
+        fm_event_raise(FM_EV_error_raised, 0, &d);
+    }
     return fm_call_errhandler(comm, code);
 }
 

@@ -5,23 +5,23 @@
 
 #include "core/cs.h"
 #include "mpi/mpit.h"
+#include "util/event.h"
 #include "util/param.h"
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int refs; /* MPI_T_init_thread calls not yet finalized */
 
 int fm_mpit_enter(void)
 {
-    pthread_mutex_lock(&lock);
+    pthread_mutex_lock(&fm_tools_lock);
     if (refs)
         return MPI_SUCCESS;
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&fm_tools_lock);
     return MPI_T_ERR_NOT_INITIALIZED;
 }
 
 int fm_mpit_leave(int rc)
 {
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&fm_tools_lock);
     return rc;
 }
 
@@ -42,11 +42,11 @@ void fm_mpit_string(const char *s, char *buf, int *len)
 int PMPI_T_init_thread(int required, int *provided)
 {
     FM_API_LOCK();
-    pthread_mutex_lock(&lock);
+    pthread_mutex_lock(&fm_tools_lock);
     /* The knobs are the control variables: read them now if MPI_Init has
      * not (it then keeps them, and what MPI_T wrote meanwhile). */
     if (!refs && fm_param_load(NULL, 0) != 0) {
-        pthread_mutex_unlock(&lock);
+        pthread_mutex_unlock(&fm_tools_lock);
         return MPI_T_ERR_CANNOT_INIT; /* a bad FABMPI_* value: MPI_Init says which */
     }
     refs++;
@@ -55,7 +55,7 @@ int PMPI_T_init_thread(int required, int *provided)
         *provided = required < MPI_THREAD_SINGLE     ? MPI_THREAD_SINGLE
                     : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
                                                      : required;
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&fm_tools_lock);
     return MPI_SUCCESS;
 }
 
@@ -69,6 +69,7 @@ int PMPI_T_finalize(void)
     if (--refs == 0) {
         fm_mpit_cvar_release_all();
         fm_mpit_pvar_release_all();
+        fm_event_release_all();
     }
     return fm_mpit_leave(MPI_SUCCESS);
 }

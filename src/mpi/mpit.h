@@ -1,9 +1,11 @@
 /* mpit.h — what the MPI_T files share (mpit.c, mpit_cvar.c, mpit_pvar.c,
- * mpit_category.c): the one lock, the init count, string returns.
+ * mpit_event.c, mpit_category.c): the one lock, the init count, string
+ * returns.
  *
  * MPI_T procedures work before MPI_Init and after MPI_Finalize, from any
- * thread: each takes fm_mpit_lock for its whole body (none is on a hot
- * path).  They return MPI_T_ERR_* classes and never call an error
+ * thread: each takes the tools lock (util/event.h's fm_tools_lock,
+ * recursive, so an event callback may call them) for its whole body (none
+ * is on a hot path).  They return MPI_T_ERR_* classes and never call an error
  * handler, as the standard says. */
 #ifndef FM_MPI_MPIT_H
 #define FM_MPI_MPIT_H
@@ -30,6 +32,7 @@ MPI_T_enum fm_mpit_enum_of(int knob);
  * each belongs to, for mpit_category.c. */
 int fm_mpit_pvar_count(void);
 int fm_mpit_pvar_category(int i);
+int fm_mpit_event_category(int i); /* FM_NEVENTS of them (util/event.h) */
 /* Drop every session and handle (the last MPI_T_finalize). */
 void fm_mpit_cvar_release_all(void);
 void fm_mpit_pvar_release_all(void);

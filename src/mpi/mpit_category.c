@@ -1,6 +1,6 @@
 /* mpit_category.c — MPI_T categories (util/category.h): one per layer,
- * holding the control variables whose knob names it and the performance
- * variables counted there; shm and ofi sit inside net.  The set never
+ * holding the control variables whose knob names it, the performance
+ * variables counted there and the events raised there (util/event.h); shm and ofi sit inside net.  The set never
  * changes while a program runs, so MPI_T_category_changed always answers
  * the same number. */
 #include <string.h>
@@ -8,6 +8,7 @@
 #include "core/cs.h"
 #include "mpi/mpit.h"
 #include "util/category.h"
+#include "util/event.h"
 #include "util/param.h"
 
 struct category {
@@ -20,19 +21,21 @@ struct category {
 static const struct category cats[] = {FM_CATEGORIES(FM_CATEGORY_ROW)};
 #undef FM_CATEGORY_ROW
 
-enum member { CVARS, PVARS, SUBCATEGORIES };
+enum member { CVARS, PVARS, EVENTS, SUBCATEGORIES };
 
 /* Fill indices[0..len) with the first len members of category c of a
  * kind; returns how many there are in all. */
 static int members(int c, enum member kind, int len, int *indices)
 {
-    int n = 0, total = kind == CVARS ? fm_param_count()
-                        : kind == PVARS ? fm_mpit_pvar_count()
+    int n = 0, total = kind == CVARS    ? fm_param_count()
+                       : kind == PVARS  ? fm_mpit_pvar_count()
+                       : kind == EVENTS ? FM_NEVENTS
                                         : FM_NCATEGORIES;
     for (int i = 0; i < total; i++) {
         int of = kind == CVARS ? (int)fm_param_desc(i)->category
-                 : kind == PVARS ? fm_mpit_pvar_category(i)
-                                 : cats[i].parent;
+                 : kind == PVARS  ? fm_mpit_pvar_category(i)
+                 : kind == EVENTS ? fm_mpit_event_category(i)
+                                  : cats[i].parent;
         if (of != c)
             continue;
         if (indices && n < len)
@@ -118,6 +121,28 @@ int PMPI_T_category_get_pvars(int cat_index, int len, int indices[])
 {
     FM_API_LOCK();
     return get_members(cat_index, PVARS, len, indices);
+}
+
+#pragma weak MPI_T_category_get_events = PMPI_T_category_get_events
+int PMPI_T_category_get_events(int cat_index, int len, int indices[])
+{
+    FM_API_LOCK();
+    return get_members(cat_index, EVENTS, len, indices);
+}
+
+#pragma weak MPI_T_category_get_num_events = PMPI_T_category_get_num_events
+int PMPI_T_category_get_num_events(int cat_index, int *num_events)
+{
+    FM_API_LOCK();
+    int rc = fm_mpit_enter();
+    if (rc)
+        return rc;
+    if (cat_index < 0 || cat_index >= FM_NCATEGORIES)
+        return fm_mpit_leave(MPI_T_ERR_INVALID_INDEX);
+    if (!num_events)
+        return fm_mpit_leave(MPI_T_ERR_INVALID);
+    *num_events = members(cat_index, EVENTS, 0, NULL);
+    return fm_mpit_leave(MPI_SUCCESS);
 }
 
 #pragma weak MPI_T_category_get_categories = PMPI_T_category_get_categories

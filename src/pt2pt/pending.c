@@ -7,6 +7,7 @@
 
 #include "core/vci.h"
 #include "pt2pt/internal.h"
+#include "util/event.h"
 #include "util/log.h"
 #include "util/status.h"
 #include "util/pvar.h"
@@ -85,6 +86,10 @@ int fm_send_or_park(int peer, const void *hdr, size_t hlen, const void *payload,
     e->payload = payload;
     e->plen = plen;
     e->req = req;
+    if (fm_event_wanted(FM_EV_pt2pt_send_parked)) {
+        struct fm_ev_pt2pt_send_parked d = {peer, (long long)plen};
+        fm_event_raise(FM_EV_pt2pt_send_parked, 0, &d);
+    }
     return FM_OK;
 }
 

@@ -14,6 +14,7 @@
 #include "util/log.h"
 #include "util/memcheck.h"
 #include "util/status.h"
+#include "util/event.h"
 #include "util/pvar.h"
 
 
@@ -378,4 +379,8 @@ void fm_deliver(int peer, const void *msg, size_t len)
         memcpy(u->data, e.payload, h->len);
     FM_PV_INC(pt2pt_unexpected);
     fm_match_add_unexpected(q, &u->me);
+    if (fm_event_wanted(FM_EV_pt2pt_unexpected)) {
+        struct fm_ev_pt2pt_unexpected d = {h->src, h->tag, (long long)h->len};
+        fm_event_raise(FM_EV_pt2pt_unexpected, h->ctx, &d);
+    }
 }
