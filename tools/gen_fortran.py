@@ -9,6 +9,11 @@ defines, from the standard's apis.json (imported by tools/gen-mpi-api):
   src/fortran/interfaces_f08.f90  the same for mpi_f08: its handle types,
                               TYPE(MPI_Status) and OPTIONAL ierror describe
                               the same C wrappers
+  src/fortran/bindings_<family>_c.c  mpi_x_c_ and pmpi_x_c_: the large-count
+                              variants (MPI_Send_c), which mpi_f08 alone
+                              offers, as specific procedures of the generic
+                              name (MPI_Send with an INTEGER(KIND=
+                              MPI_COUNT_KIND) count); overload() says which
 
 A procedure with a parameter these rules cannot convert (user callbacks,
 attribute values) is listed in HAND_WRITTEN when src/fortran/special.c or
@@ -19,6 +24,7 @@ and, in mpi_f08, the standard's abstract interfaces of the callbacks
 callbacks.c converts."""
 
 import mpi_families
+import mpi_large
 
 HANDLES = {  # kind -> (C type, MPI_<Name>_f2c name, f2c.h kind)
     'COMMUNICATOR': ('MPI_Comm', 'Comm', 'FM_F_COMM'),
@@ -50,12 +56,6 @@ HAND_WRITTEN = {
 # user callback (not_bound(): MPI-IO's and sessions' error handlers, which
 # fabmpi does not define yet).
 NOT_BOUND = {}
-# The large-count variants (MPI_Send_c): mpif.h and `use mpi` have none,
-# and mpi_f08 binds them as specific procedures of the same generic name
-# (MPI_Send with INTEGER(KIND=MPI_COUNT_KIND) count), which these one-name
-# interfaces cannot express.  gen-mpi-api passes only the standard's own
-# names here, so they never get a wrapper.
-LARGE_NOT_BOUND = 'mpi_f08 overloads of the generic names, not generated yet'
 # Arrays of handles whose length the standard writes as `*`: how to count.
 STAR_LENGTH = {
     ('MPI_Alltoallw', 'sendtypes'): 'fm_f_comm_peers(PMPI_Comm_f2c(*comm))',
@@ -86,6 +86,36 @@ def not_bound(entry):
     return None
 
 
+# Integer kinds of the same width here (8 bytes on every platform fabmpi
+# builds for): a large-count variant that differs from its procedure only
+# between them is the same Fortran interface, and the standard leaves it
+# out of the generic (MPI_Type_get_extent_c).  Were they to differ, the
+# generics these would then omit are still correct, only narrower.
+WIDE_KINDS = ('MPI_ADDRESS_KIND', 'MPI_COUNT_KIND', 'MPI_OFFSET_KIND')
+
+
+def f08_type(kinds, p, large):
+    k = kinds[p['kind']]
+    t = (large and k.get('f08_large')) or k['f08_small']
+    return 'INTEGER(8)' if t and any(w in t for w in WIDE_KINDS) else t
+
+
+def overload(entry, kinds, defined):
+    """Why mpi_f08 has no large-count overload of this procedure (the
+    specific MPI_X_c of the generic MPI_X), or None when it has one."""
+    if entry['name'] + mpi_large.SUFFIX not in defined:
+        return 'no large-count variant defined'
+    if not entry['attributes']['f08_expressible']:
+        return 'no mpi_f08 binding in the standard'
+    if entry['name'] in HAND_WRITTEN or not_bound(entry):
+        return 'takes a user callback, bound by hand in its small form only'
+    small = [f08_type(kinds, p, False) for p in fortran_params(entry, 'f08')]
+    large = [f08_type(kinds, p, True) for p in fortran_params(entry, 'f08', large=True)]
+    if small == large:
+        return 'the same Fortran interface as the procedure itself'
+    return None
+
+
 def callback_types(apis, defined):
     """The callback prototypes (MPI_Comm_copy_attr_function, ...) of the
     CALLBACKS procedures fabmpi defines, by lower-case name."""
@@ -103,26 +133,28 @@ def predefined_callbacks(apis, defined, lang):
                   e['attributes'][f'{lang}_expressible'])
 
 
-def f90_params(entry):
+def f90_params(entry, large=False):
+    """The arguments of the Fortran binding (large: of the _c variant's)."""
     return [p for p in entry['parameters'] if 'f90_parameter' not in p['suppress'].split()
-            and p['kind'] != 'VARARGS' and not p['large_only']]
+            and p['kind'] != 'VARARGS' and (large or not p['large_only'])]
 
 
-def c_params(entry):
+def c_params(entry, large=False):
     return [p for p in entry['parameters'] if 'c_parameter' not in p['suppress'].split()
-            and not p['large_only']]
+            and (large or not p['large_only'])]
 
 
-def wrapper_param(kinds, p):
+def wrapper_param(kinds, p, large=False):
     """The C declaration of one Fortran argument as gfortran passes it."""
     kind, name = p['kind'], p['name']
     if kind in BUFFERS:
         return f'void *{name}'
     if kind == 'STRING':
         return f'char *{name}'
-    if kind == 'C_BUFFER' or kinds[kind]['f90_small'].startswith('INTEGER(KIND='):
-        ctype = 'MPI_Count' if 'COUNT_KIND' in kinds[kind]['f90_small'] else \
-            'MPI_Offset' if 'OFFSET_KIND' in kinds[kind]['f90_small'] else 'MPI_Aint'
+    ftype = (large and kinds[kind].get('f08_large')) or kinds[kind]['f90_small']
+    if kind == 'C_BUFFER' or ftype.startswith('INTEGER(KIND='):
+        ctype = 'MPI_Count' if 'COUNT_KIND' in ftype else \
+            'MPI_Offset' if 'OFFSET_KIND' in ftype else 'MPI_Aint'
         return f'{ctype} *{name}'
     return f'MPI_Fint *{name}'
 
@@ -131,11 +163,11 @@ class Wrapper:
     """Builds the body of one C wrapper: declarations, conversions before
     the call, the call's arguments, conversions after."""
 
-    def __init__(self, entry, kinds):
-        self.e, self.kinds = entry, kinds
+    def __init__(self, entry, kinds, large=False):
+        self.e, self.kinds, self.large = entry, kinds, large
         self.name = entry['name']
         self.decl, self.before, self.args, self.after, self.cleanup = [], [], [], [], []
-        self.fparams = f90_params(entry)
+        self.fparams = f90_params(entry, large)
         self.fnames = {p['name'] for p in self.fparams}
 
     def length(self, p):
@@ -230,7 +262,7 @@ class Wrapper:
         self.args.append(n if pointer else f'*{n}')
 
     def render(self):
-        for p in c_params(self.e):
+        for p in c_params(self.e, self.large):
             if p['kind'] == 'ARGUMENT_COUNT' and p['pointer'] is False:
                 self.args.append('0')       # MPI_Info_create_env(argc, argv): none
             elif p['kind'] in ('ARGUMENT_COUNT', 'ARGUMENT_LIST'):
@@ -240,7 +272,8 @@ class Wrapper:
             else:
                 self.param(p)
         has_ierror = any(p['name'] == 'ierror' for p in self.fparams)
-        call = f'(profiled ? P{self.name} : {self.name})({", ".join(self.args)})'
+        callee = self.name + (mpi_large.SUFFIX if self.large else '')
+        call = f'(profiled ? P{callee} : {callee})({", ".join(self.args)})'
         lines = [f'    {x}' for x in self.decl + self.before]
         ret = self.e['return_kind']
         if ret != 'ERROR_CODE':
@@ -256,16 +289,58 @@ class Wrapper:
         return lines
 
 
-def signature(entry, kinds, name):
-    params = [wrapper_param(kinds, p) for p in f90_params(entry)]
-    params += [f'size_t {p["name"]}_len' for p in f90_params(entry) if p['kind'] == 'STRING']
+def signature(entry, kinds, name, large=False):
+    params = [wrapper_param(kinds, p, large) for p in f90_params(entry, large)]
+    params += [f'size_t {p["name"]}_len' for p in f90_params(entry, large)
+               if p['kind'] == 'STRING']
     ret = entry['return_kind']
     rtype = 'void' if ret == 'ERROR_CODE' else kinds[ret]['iso_c_small']
     return rtype, f'{name}({", ".join(params) or "void"})'
 
 
+def wrapper(e, kinds, large):
+    """The C lines of one procedure's binding: a static body taking
+    `profiled`, then mpi_x_ and pmpi_x_ (large: mpi_x_c_, pmpi_x_c_)."""
+    low = e['name'].lower() + (mpi_large.SUFFIX if large else '')
+    rtype, sig = signature(e, kinds, 'f_' + low[4:], large)
+    params = f90_params(e, large)
+    args = [p['name'] for p in params] + [f'{p["name"]}_len' for p in params
+                                          if p['kind'] == 'STRING']
+    out = [f'/* {e["name"]}{mpi_large.SUFFIX if large else ""} */']
+    sig = sig.replace('(void)', '(int profiled)') if sig.endswith('(void)') else \
+        sig.replace('(', '(int profiled, ', 1)
+    out.append(f'static inline {rtype} {sig}')
+    out.append('{')
+    out += Wrapper(e, kinds, large).render()
+    out.append('}')
+    for prefix, prof in (('', 0), ('p', 1)):
+        _, s = signature(e, kinds, f'{prefix}{low}_', large)
+        call = f'f_{low[4:]}({", ".join([str(prof)] + args)})'
+        out.append(f'{rtype} {s}')
+        out.append(f'{{ {"return " if rtype != "void" else ""}{call}; }}')
+    out.append('')
+    return out
+
+
+def file_head(fam, what, large):
+    if large:
+        first = [f'/* bindings_{fam}_c.c - the large-count Fortran bindings (use mpi_f08) of',
+                 f' * {what}: mpi_x_c_ calls MPI_X_c,',
+                 ' * pmpi_x_c_ PMPI_X_c; mpi_f08\'s generic MPI_X names them as its specific',
+                 ' * MPI_X_c (tools/gen_fortran.py overload()).']
+    else:
+        first = [f'/* bindings_{fam}.c - the Fortran bindings (mpif.h, use mpi) of',
+                 f' * {what}: of the procedures fabmpi defines, mpi_x_ calls MPI_X,',
+                 ' * so a C profiling library sees Fortran calls too; pmpi_x_ calls PMPI_X.']
+    return first + [' *',
+                    ' * GENERATED by tools/gen-mpi-api from the MPI standard\'s apis.json; do',
+                    ' * not edit.  Conversions: src/fortran/bindings.h. */',
+                    '#include "fortran/bindings.h"', '']
+
+
 def c_bindings(apis, kinds, defined):
-    """({family: text of src/fortran/bindings_<family>.c}, names bound)."""
+    """({file key: text of src/fortran/bindings_<key>.c}, names bound): key
+    <family> for the procedures, <family>_c for their large-count variants."""
     files = {}
     bound = []
     for key in sorted(apis):
@@ -275,54 +350,33 @@ def c_bindings(apis, kinds, defined):
                 name in HAND_WRITTEN or not_bound(e)):
             continue
         fam, what = mpi_families.family(name)
-        if fam not in files:
-            files[fam] = [f'/* bindings_{fam}.c - the Fortran bindings (mpif.h, use mpi) of',
-                          f' * {what}: of the procedures fabmpi defines, mpi_x_ calls MPI_X,',
-                          ' * so a C profiling library sees Fortran calls too; pmpi_x_ calls PMPI_X.',
-                          ' *',
-                          ' * GENERATED by tools/gen-mpi-api from the MPI standard\'s apis.json; do',
-                          ' * not edit.  Conversions: src/fortran/bindings.h. */',
-                          '#include "fortran/bindings.h"', '']
-        out = files[fam]
-        low = name.lower()
-        rtype, sig = signature(e, kinds, 'f_' + low[4:])
-        body = Wrapper(e, kinds).render()
-        args = [p['name'] for p in f90_params(e)] + \
-               [f'{p["name"]}_len' for p in f90_params(e) if p['kind'] == 'STRING']
-        out.append(f'/* {name} */')
-        sig = sig.replace('(void)', '(int profiled)') if sig.endswith('(void)') else \
-            sig.replace('(', '(int profiled, ', 1)
-        out.append(f'static inline {rtype} {sig}')
-        out.append('{')
-        out += body
-        out.append('}')
-        for prefix, prof in (('', 0), ('p', 1)):
-            _, s = signature(e, kinds, f'{prefix}{low}_')
-            call = f'f_{low[4:]}({", ".join([str(prof)] + args)})'
-            out.append(f'{rtype} {s}')
-            out.append(f'{{ {"return " if rtype != "void" else ""}{call}; }}')
-        out.append('')
+        variants = [False] + ([True] if overload(e, kinds, defined) is None else [])
+        for large in variants:
+            k = fam + mpi_large.SUFFIX if large else fam
+            if k not in files:
+                files[k] = file_head(fam, what, large)
+            files[k] += wrapper(e, kinds, large)
         bound.append(name)
-    return {fam: '\n'.join(out) for fam, out in files.items()}, bound
+    return {k: '\n'.join(out) for k, out in files.items()}, bound
 
 
 # ---- the mpi module's interfaces -----------------------------------------
 
-def fortran_params(entry, lang):
+def fortran_params(entry, lang, large=False):
     if lang == 'f90':
-        return f90_params(entry)
+        return f90_params(entry, large)
     return [p for p in entry['parameters'] if 'f08_parameter' not in p['suppress'].split()
-            and p['kind'] != 'VARARGS' and not p['large_only']]
+            and p['kind'] != 'VARARGS' and (large or not p['large_only'])]
 
 
-def fortran_decl(kinds, p, lang, abstract=frozenset()):
+def fortran_decl(kinds, p, lang, abstract=frozenset(), large=False):
     """A dummy argument of the interface in `use mpi` (f90) or `use mpi_f08`
     (f08).  Both describe the same C wrapper: an f08 handle type holds
     just its INTEGER (MPI_VAL), TYPE(MPI_Status) is the INTEGER status, and
     TYPE(C_PTR) is an address integer, so they pass alike.  A callback whose
     prototype is in `abstract` (f08) has that abstract interface."""
     kind, name = p['kind'], p['name']
-    ftype = kinds[kind][f'{lang}_small']
+    ftype = (large and kinds[kind].get('f08_large')) or kinds[kind][f'{lang}_small']
     intent = {'in': 'IN', 'out': 'OUT', 'inout': 'INOUT'}[p['param_direction']]
     dims = ''
     if p['length'] is not None:
@@ -380,26 +434,34 @@ def fortran_interfaces(apis, kinds, names, lang, defined=frozenset()):
     abstract = {t for t in abstract if apis[t]['attributes']['f08_expressible']}
     if abstract:
         out += abstract_interfaces(apis, kinds, abstract)
-    out.append('INTERFACE')
-    for name in names:
-        e = apis[name.lower()]
-        if not e['attributes'][f'{lang}_expressible']:
-            continue
-        params = fortran_params(e, lang)
+    def interface(e, large):
+        params = fortran_params(e, lang, large)
         plist = ', '.join(p['name'] for p in params)
+        name = e['name'] + (mpi_large.SUFFIX if large else '')
         ret = e['return_kind']
         if ret == 'ERROR_CODE':
             head, tail = f'SUBROUTINE {name}({plist})', 'END SUBROUTINE'
         else:
             rtype = kinds[ret][f'{lang}_small'] or 'DOUBLE PRECISION'
             head, tail = f'{rtype} FUNCTION {name}({plist})', 'END FUNCTION'
-        out.append(f'  {head}')
-        out.append('    IMPORT')
-        out.append('    IMPLICIT NONE')
+        lines = [f'  {head}', '    IMPORT', '    IMPLICIT NONE']
         for p in params:
-            out += [f'    {x}' for x in fortran_decl(kinds, p, lang, abstract)]
-        out.append(f'  {tail}')
-    out += ['END INTERFACE', '']
+            lines += [f'    {x}' for x in fortran_decl(kinds, p, lang, abstract, large)]
+        return lines + [f'  {tail}']
+
+    plain, generic = [], []
+    for name in names:
+        e = apis[name.lower()]
+        if not e['attributes'][f'{lang}_expressible']:
+            continue
+        if lang == 'f08' and overload(e, kinds, defined) is None:
+            # The generic name, with the procedure and its large-count
+            # variant as specifics (Fortran lets one share the name).
+            generic += [f'INTERFACE {name}'] + interface(e, False) + interface(e, True) + \
+                       [f'END INTERFACE {name}', '']
+        else:
+            plain += interface(e, False)
+    out += ['INTERFACE'] + plain + ['END INTERFACE', ''] + generic
     # The predefined callbacks, external procedures of libfabmpi_fortran.
     predefined = predefined_callbacks(apis, defined, lang)
     if predefined:

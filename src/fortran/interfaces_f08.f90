@@ -107,21 +107,6 @@ INTERFACE
     INTEGER, INTENT(IN) :: errorcode
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
-  SUBROUTINE MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
-    INTEGER, INTENT(IN) :: origin_count
-    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
-    INTEGER, INTENT(IN) :: target_rank
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-    INTEGER, INTENT(IN) :: target_count
-    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
-    TYPE(MPI_Op), INTENT(IN) :: op
-    TYPE(MPI_Win), INTENT(IN) :: win
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
   SUBROUTINE MPI_Add_error_class(errorclass, ierror)
     IMPORT
     IMPLICIT NONE
@@ -154,200 +139,12 @@ INTERFACE
     INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: addr1
     INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: addr2
   END FUNCTION
-  SUBROUTINE MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*) :: sendbuf
-    INTEGER, INTENT(IN) :: sendcount
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*) :: recvbuf
-    INTEGER, INTENT(IN) :: recvcount
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    INTEGER, INTENT(IN) :: sendcount
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcount
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Info), INTENT(IN) :: info
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*) :: sendbuf
-    INTEGER, INTENT(IN) :: sendcount
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*) :: recvbuf
-    INTEGER, INTENT(IN) :: recvcounts(*)
-    INTEGER, INTENT(IN) :: displs(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    INTEGER, INTENT(IN) :: sendcount
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcounts(*)
-    INTEGER, INTENT(IN) :: displs(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Info), INTENT(IN) :: info
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
   SUBROUTINE MPI_Alloc_mem(size, info, baseptr, ierror)
     IMPORT
     IMPLICIT NONE
     INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
     TYPE(MPI_Info), INTENT(IN) :: info
     TYPE(C_PTR), INTENT(OUT) :: baseptr
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*) :: sendbuf
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*) :: recvbuf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    TYPE(MPI_Op), INTENT(IN) :: op
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    TYPE(MPI_Op), INTENT(IN) :: op
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Info), INTENT(IN) :: info
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*) :: sendbuf
-    INTEGER, INTENT(IN) :: sendcount
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*) :: recvbuf
-    INTEGER, INTENT(IN) :: recvcount
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    INTEGER, INTENT(IN) :: sendcount
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcount
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Info), INTENT(IN) :: info
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*) :: sendbuf
-    INTEGER, INTENT(IN) :: sendcounts(*)
-    INTEGER, INTENT(IN) :: sdispls(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*) :: recvbuf
-    INTEGER, INTENT(IN) :: recvcounts(*)
-    INTEGER, INTENT(IN) :: rdispls(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    INTEGER, INTENT(IN) :: sendcounts(*)
-    INTEGER, INTENT(IN) :: sdispls(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcounts(*)
-    INTEGER, INTENT(IN) :: rdispls(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Info), INTENT(IN) :: info
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*) :: sendbuf
-    INTEGER, INTENT(IN) :: sendcounts(*)
-    INTEGER, INTENT(IN) :: sdispls(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*) :: recvbuf
-    INTEGER, INTENT(IN) :: recvcounts(*)
-    INTEGER, INTENT(IN) :: rdispls(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    INTEGER, INTENT(IN) :: sendcounts(*)
-    INTEGER, INTENT(IN) :: sdispls(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcounts(*)
-    INTEGER, INTENT(IN) :: rdispls(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Info), INTENT(IN) :: info
-    TYPE(MPI_Request), INTENT(OUT) :: request
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
   SUBROUTINE MPI_Barrier(comm, ierror)
@@ -362,71 +159,6 @@ INTERFACE
     TYPE(MPI_Comm), INTENT(IN) :: comm
     TYPE(MPI_Info), INTENT(IN) :: info
     TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Bcast(buffer, count, datatype, root, comm, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-    TYPE(*), DIMENSION(*) :: buffer
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    INTEGER, INTENT(IN) :: root
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Bcast_init(buffer, count, datatype, root, comm, info, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    INTEGER, INTENT(IN) :: root
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Info), INTENT(IN) :: info
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Bsend(buf, count, datatype, dest, tag, comm, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-    TYPE(*), DIMENSION(*) :: buf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    INTEGER, INTENT(IN) :: dest
-    INTEGER, INTENT(IN) :: tag
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Bsend_init(buf, count, datatype, dest, tag, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    INTEGER, INTENT(IN) :: dest
-    INTEGER, INTENT(IN) :: tag
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Buffer_attach(buffer, size, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
-    INTEGER, INTENT(IN) :: size
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Buffer_detach(buffer_addr, size, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
-    TYPE(*), DIMENSION(*) :: buffer_addr
-    INTEGER, INTENT(OUT) :: size
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
   SUBROUTINE MPI_Cancel(request, ierror)
@@ -822,34 +554,6 @@ INTERFACE
     INTEGER, INTENT(OUT) :: resultlen
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
-  SUBROUTINE MPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*) :: sendbuf
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*) :: recvbuf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    TYPE(MPI_Op), INTENT(IN) :: op
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    TYPE(MPI_Op), INTENT(IN) :: op
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Info), INTENT(IN) :: info
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
   SUBROUTINE MPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, ierror)
     IMPORT
     IMPLICIT NONE
@@ -882,127 +586,12 @@ INTERFACE
     TYPE(*), DIMENSION(*), ASYNCHRONOUS :: base
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
-  SUBROUTINE MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*) :: sendbuf
-    INTEGER, INTENT(IN) :: sendcount
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*) :: recvbuf
-    INTEGER, INTENT(IN) :: recvcount
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    INTEGER, INTENT(IN) :: root
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    INTEGER, INTENT(IN) :: sendcount
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcount
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    INTEGER, INTENT(IN) :: root
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Info), INTENT(IN) :: info
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*) :: sendbuf
-    INTEGER, INTENT(IN) :: sendcount
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*) :: recvbuf
-    INTEGER, INTENT(IN) :: recvcounts(*)
-    INTEGER, INTENT(IN) :: displs(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    INTEGER, INTENT(IN) :: root
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    INTEGER, INTENT(IN) :: sendcount
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcounts(*)
-    INTEGER, INTENT(IN) :: displs(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    INTEGER, INTENT(IN) :: root
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Info), INTENT(IN) :: info
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
-    INTEGER, INTENT(IN) :: origin_count
-    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
-    INTEGER, INTENT(IN) :: target_rank
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-    INTEGER, INTENT(IN) :: target_count
-    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
-    TYPE(MPI_Win), INTENT(IN) :: win
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
-    INTEGER, INTENT(IN) :: origin_count
-    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: result_addr
-    INTEGER, INTENT(IN) :: result_count
-    TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
-    INTEGER, INTENT(IN) :: target_rank
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-    INTEGER, INTENT(IN) :: target_count
-    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
-    TYPE(MPI_Op), INTENT(IN) :: op
-    TYPE(MPI_Win), INTENT(IN) :: win
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
   SUBROUTINE MPI_Get_address(location, address, ierror)
     IMPORT
     IMPLICIT NONE
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
     TYPE(*), DIMENSION(*), ASYNCHRONOUS :: location
     INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: address
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Get_count(status, datatype, count, ierror)
-    IMPORT
-    IMPLICIT NONE
-    TYPE(MPI_Status), INTENT(IN) :: status
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    INTEGER, INTENT(OUT) :: count
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Get_elements(status, datatype, count, ierror)
-    IMPORT
-    IMPLICIT NONE
-    TYPE(MPI_Status), INTENT(IN) :: status
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    INTEGER, INTENT(OUT) :: count
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
   SUBROUTINE MPI_Get_elements_x(status, datatype, count, ierror)
@@ -1204,175 +793,9 @@ INTERFACE
     TYPE(MPI_Group), INTENT(OUT) :: newgroup
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
-  SUBROUTINE MPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    INTEGER, INTENT(IN) :: sendcount
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcount
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    INTEGER, INTENT(IN) :: sendcount
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcounts(*)
-    INTEGER, INTENT(IN) :: displs(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    TYPE(MPI_Op), INTENT(IN) :: op
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    INTEGER, INTENT(IN) :: sendcount
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcount
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    INTEGER, INTENT(IN) :: sendcounts(*)
-    INTEGER, INTENT(IN) :: sdispls(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcounts(*)
-    INTEGER, INTENT(IN) :: rdispls(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    INTEGER, INTENT(IN) :: sendcounts(*)
-    INTEGER, INTENT(IN) :: sdispls(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcounts(*)
-    INTEGER, INTENT(IN) :: rdispls(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
   SUBROUTINE MPI_Ibarrier(comm, request, ierror)
     IMPORT
     IMPLICIT NONE
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Ibcast(buffer, count, datatype, root, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    INTEGER, INTENT(IN) :: root
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Ibsend(buf, count, datatype, dest, tag, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    INTEGER, INTENT(IN) :: dest
-    INTEGER, INTENT(IN) :: tag
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    TYPE(MPI_Op), INTENT(IN) :: op
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    INTEGER, INTENT(IN) :: sendcount
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcount
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    INTEGER, INTENT(IN) :: root
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    INTEGER, INTENT(IN) :: sendcount
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcounts(*)
-    INTEGER, INTENT(IN) :: displs(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    INTEGER, INTENT(IN) :: root
     TYPE(MPI_Comm), INTENT(IN) :: comm
     TYPE(MPI_Request), INTENT(OUT) :: request
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
@@ -1386,97 +809,6 @@ INTERFACE
     LOGICAL, INTENT(OUT) :: flag
     TYPE(MPI_Message), INTENT(OUT) :: message
     TYPE(MPI_Status), INTENT(OUT) :: status
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Imrecv(buf, count, datatype, message, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    TYPE(MPI_Message), INTENT(INOUT) :: message
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    INTEGER, INTENT(IN) :: sendcount
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcount
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    INTEGER, INTENT(IN) :: sendcount
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcounts(*)
-    INTEGER, INTENT(IN) :: displs(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    INTEGER, INTENT(IN) :: sendcount
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcount
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    INTEGER, INTENT(IN) :: sendcounts(*)
-    INTEGER, INTENT(IN) :: sdispls(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcounts(*)
-    INTEGER, INTENT(IN) :: rdispls(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    INTEGER, INTENT(IN) :: sendcounts(*)
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcounts(*)
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
   SUBROUTINE MPI_Info_create(info, ierror)
@@ -1610,186 +942,10 @@ INTERFACE
     TYPE(MPI_Status), INTENT(OUT) :: status
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
-  SUBROUTINE MPI_Irecv(buf, count, datatype, source, tag, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    INTEGER, INTENT(IN) :: source
-    INTEGER, INTENT(IN) :: tag
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    TYPE(MPI_Op), INTENT(IN) :: op
-    INTEGER, INTENT(IN) :: root
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcounts(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    TYPE(MPI_Op), INTENT(IN) :: op
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcount
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    TYPE(MPI_Op), INTENT(IN) :: op
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Irsend(buf, count, datatype, dest, tag, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    INTEGER, INTENT(IN) :: dest
-    INTEGER, INTENT(IN) :: tag
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
   SUBROUTINE MPI_Is_thread_main(flag, ierror)
     IMPORT
     IMPLICIT NONE
     LOGICAL, INTENT(OUT) :: flag
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    TYPE(MPI_Op), INTENT(IN) :: op
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    INTEGER, INTENT(IN) :: sendcount
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcount
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    INTEGER, INTENT(IN) :: root
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    INTEGER, INTENT(IN) :: sendcounts(*)
-    INTEGER, INTENT(IN) :: displs(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcount
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    INTEGER, INTENT(IN) :: root
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Isend(buf, count, datatype, dest, tag, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    INTEGER, INTENT(IN) :: dest
-    INTEGER, INTENT(IN) :: tag
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    INTEGER, INTENT(IN) :: sendcount
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    INTEGER, INTENT(IN) :: dest
-    INTEGER, INTENT(IN) :: sendtag
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcount
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    INTEGER, INTENT(IN) :: source
-    INTEGER, INTENT(IN) :: recvtag
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    INTEGER, INTENT(IN) :: dest
-    INTEGER, INTENT(IN) :: sendtag
-    INTEGER, INTENT(IN) :: source
-    INTEGER, INTENT(IN) :: recvtag
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Issend(buf, count, datatype, dest, tag, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    INTEGER, INTENT(IN) :: dest
-    INTEGER, INTENT(IN) :: tag
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
   SUBROUTINE MPI_Mprobe(source, tag, comm, message, status, ierror)
@@ -1800,177 +956,6 @@ INTERFACE
     TYPE(MPI_Comm), INTENT(IN) :: comm
     TYPE(MPI_Message), INTENT(OUT) :: message
     TYPE(MPI_Status), INTENT(OUT) :: status
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Mrecv(buf, count, datatype, message, status, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-    TYPE(*), DIMENSION(*) :: buf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    TYPE(MPI_Message), INTENT(INOUT) :: message
-    TYPE(MPI_Status), INTENT(OUT) :: status
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*) :: sendbuf
-    INTEGER, INTENT(IN) :: sendcount
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*) :: recvbuf
-    INTEGER, INTENT(IN) :: recvcount
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    INTEGER, INTENT(IN) :: sendcount
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcount
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Info), INTENT(IN) :: info
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*) :: sendbuf
-    INTEGER, INTENT(IN) :: sendcount
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*) :: recvbuf
-    INTEGER, INTENT(IN) :: recvcounts(*)
-    INTEGER, INTENT(IN) :: displs(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    INTEGER, INTENT(IN) :: sendcount
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcounts(*)
-    INTEGER, INTENT(IN) :: displs(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Info), INTENT(IN) :: info
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*) :: sendbuf
-    INTEGER, INTENT(IN) :: sendcount
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*) :: recvbuf
-    INTEGER, INTENT(IN) :: recvcount
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    INTEGER, INTENT(IN) :: sendcount
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcount
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Info), INTENT(IN) :: info
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*) :: sendbuf
-    INTEGER, INTENT(IN) :: sendcounts(*)
-    INTEGER, INTENT(IN) :: sdispls(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*) :: recvbuf
-    INTEGER, INTENT(IN) :: recvcounts(*)
-    INTEGER, INTENT(IN) :: rdispls(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    INTEGER, INTENT(IN) :: sendcounts(*)
-    INTEGER, INTENT(IN) :: sdispls(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcounts(*)
-    INTEGER, INTENT(IN) :: rdispls(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Info), INTENT(IN) :: info
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*) :: sendbuf
-    INTEGER, INTENT(IN) :: sendcounts(*)
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*) :: recvbuf
-    INTEGER, INTENT(IN) :: recvcounts(*)
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    INTEGER, INTENT(IN) :: sendcounts(*)
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcounts(*)
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Info), INTENT(IN) :: info
-    TYPE(MPI_Request), INTENT(OUT) :: request
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
   SUBROUTINE MPI_Op_commutative(op, commute, ierror)
@@ -1994,52 +979,6 @@ INTERFACE
     TYPE(MPI_Op), INTENT(INOUT) :: op
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
-  SUBROUTINE MPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-    TYPE(*), DIMENSION(*) :: inbuf
-    INTEGER, INTENT(IN) :: incount
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-    TYPE(*), DIMENSION(*) :: outbuf
-    INTEGER, INTENT(IN) :: outsize
-    INTEGER, INTENT(INOUT) :: position
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
-    IMPORT
-    IMPLICIT NONE
-    CHARACTER(LEN=*), INTENT(IN) :: datarep
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-    TYPE(*), DIMENSION(*) :: inbuf
-    INTEGER, INTENT(IN) :: incount
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-    TYPE(*), DIMENSION(*) :: outbuf
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: outsize
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(INOUT) :: position
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Pack_external_size(datarep, incount, datatype, size, ierror)
-    IMPORT
-    IMPLICIT NONE
-    CHARACTER(LEN=*), INTENT(IN) :: datarep
-    INTEGER, INTENT(IN) :: incount
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: size
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Pack_size(incount, datatype, comm, size, ierror)
-    IMPORT
-    IMPLICIT NONE
-    INTEGER, INTENT(IN) :: incount
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    INTEGER, INTENT(OUT) :: size
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
   SUBROUTINE MPI_Pcontrol(level)
     IMPORT
     IMPLICIT NONE
@@ -2054,164 +993,10 @@ INTERFACE
     TYPE(MPI_Status), INTENT(OUT) :: status
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
-  SUBROUTINE MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
-    INTEGER, INTENT(IN) :: origin_count
-    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
-    INTEGER, INTENT(IN) :: target_rank
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-    INTEGER, INTENT(IN) :: target_count
-    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
-    TYPE(MPI_Win), INTENT(IN) :: win
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
   SUBROUTINE MPI_Query_thread(provided, ierror)
     IMPORT
     IMPLICIT NONE
     INTEGER, INTENT(OUT) :: provided
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
-    INTEGER, INTENT(IN) :: origin_count
-    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
-    INTEGER, INTENT(IN) :: target_rank
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-    INTEGER, INTENT(IN) :: target_count
-    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
-    TYPE(MPI_Op), INTENT(IN) :: op
-    TYPE(MPI_Win), INTENT(IN) :: win
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Recv(buf, count, datatype, source, tag, comm, status, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-    TYPE(*), DIMENSION(*) :: buf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    INTEGER, INTENT(IN) :: source
-    INTEGER, INTENT(IN) :: tag
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Status), INTENT(OUT) :: status
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Recv_init(buf, count, datatype, source, tag, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    INTEGER, INTENT(IN) :: source
-    INTEGER, INTENT(IN) :: tag
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*) :: sendbuf
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*) :: recvbuf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    TYPE(MPI_Op), INTENT(IN) :: op
-    INTEGER, INTENT(IN) :: root
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    TYPE(MPI_Op), INTENT(IN) :: op
-    INTEGER, INTENT(IN) :: root
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Info), INTENT(IN) :: info
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-    TYPE(*), DIMENSION(*) :: inbuf
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
-    TYPE(*), DIMENSION(*) :: inoutbuf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    TYPE(MPI_Op), INTENT(IN) :: op
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*) :: sendbuf
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*) :: recvbuf
-    INTEGER, INTENT(IN) :: recvcounts(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    TYPE(MPI_Op), INTENT(IN) :: op
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*) :: sendbuf
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*) :: recvbuf
-    INTEGER, INTENT(IN) :: recvcount
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    TYPE(MPI_Op), INTENT(IN) :: op
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcount
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    TYPE(MPI_Op), INTENT(IN) :: op
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Info), INTENT(IN) :: info
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcounts(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    TYPE(MPI_Op), INTENT(IN) :: op
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Info), INTENT(IN) :: info
-    TYPE(MPI_Request), INTENT(OUT) :: request
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
   SUBROUTINE MPI_Request_free(request, ierror)
@@ -2226,259 +1011,6 @@ INTERFACE
     TYPE(MPI_Request), INTENT(IN) :: request
     LOGICAL, INTENT(OUT) :: flag
     TYPE(MPI_Status), INTENT(OUT) :: status
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
-    INTEGER, INTENT(IN) :: origin_count
-    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
-    INTEGER, INTENT(IN) :: target_rank
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-    INTEGER, INTENT(IN) :: target_count
-    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
-    TYPE(MPI_Win), INTENT(IN) :: win
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
-    INTEGER, INTENT(IN) :: origin_count
-    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: result_addr
-    INTEGER, INTENT(IN) :: result_count
-    TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
-    INTEGER, INTENT(IN) :: target_rank
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-    INTEGER, INTENT(IN) :: target_count
-    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
-    TYPE(MPI_Op), INTENT(IN) :: op
-    TYPE(MPI_Win), INTENT(IN) :: win
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
-    INTEGER, INTENT(IN) :: origin_count
-    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
-    INTEGER, INTENT(IN) :: target_rank
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-    INTEGER, INTENT(IN) :: target_count
-    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
-    TYPE(MPI_Win), INTENT(IN) :: win
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Rsend(buf, count, datatype, dest, tag, comm, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-    TYPE(*), DIMENSION(*) :: buf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    INTEGER, INTENT(IN) :: dest
-    INTEGER, INTENT(IN) :: tag
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Rsend_init(buf, count, datatype, dest, tag, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    INTEGER, INTENT(IN) :: dest
-    INTEGER, INTENT(IN) :: tag
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*) :: sendbuf
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*) :: recvbuf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    TYPE(MPI_Op), INTENT(IN) :: op
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    TYPE(MPI_Op), INTENT(IN) :: op
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Info), INTENT(IN) :: info
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*) :: sendbuf
-    INTEGER, INTENT(IN) :: sendcount
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*) :: recvbuf
-    INTEGER, INTENT(IN) :: recvcount
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    INTEGER, INTENT(IN) :: root
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    INTEGER, INTENT(IN) :: sendcount
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcount
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    INTEGER, INTENT(IN) :: root
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Info), INTENT(IN) :: info
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*) :: sendbuf
-    INTEGER, INTENT(IN) :: sendcounts(*)
-    INTEGER, INTENT(IN) :: displs(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*) :: recvbuf
-    INTEGER, INTENT(IN) :: recvcount
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    INTEGER, INTENT(IN) :: root
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
-    INTEGER, INTENT(IN) :: sendcounts(*)
-    INTEGER, INTENT(IN) :: displs(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-    INTEGER, INTENT(IN) :: recvcount
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    INTEGER, INTENT(IN) :: root
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Info), INTENT(IN) :: info
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Send(buf, count, datatype, dest, tag, comm, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-    TYPE(*), DIMENSION(*) :: buf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    INTEGER, INTENT(IN) :: dest
-    INTEGER, INTENT(IN) :: tag
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Send_init(buf, count, datatype, dest, tag, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    INTEGER, INTENT(IN) :: dest
-    INTEGER, INTENT(IN) :: tag
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-    TYPE(*), DIMENSION(*) :: sendbuf
-    INTEGER, INTENT(IN) :: sendcount
-    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-    INTEGER, INTENT(IN) :: dest
-    INTEGER, INTENT(IN) :: sendtag
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    TYPE(*), DIMENSION(*) :: recvbuf
-    INTEGER, INTENT(IN) :: recvcount
-    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-    INTEGER, INTENT(IN) :: source
-    INTEGER, INTENT(IN) :: recvtag
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Status), INTENT(OUT) :: status
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-    TYPE(*), DIMENSION(*) :: buf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    INTEGER, INTENT(IN) :: dest
-    INTEGER, INTENT(IN) :: sendtag
-    INTEGER, INTENT(IN) :: source
-    INTEGER, INTENT(IN) :: recvtag
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Status), INTENT(OUT) :: status
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Ssend(buf, count, datatype, dest, tag, comm, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-    TYPE(*), DIMENSION(*) :: buf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    INTEGER, INTENT(IN) :: dest
-    INTEGER, INTENT(IN) :: tag
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Ssend_init(buf, count, datatype, dest, tag, comm, request, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    INTEGER, INTENT(IN) :: dest
-    INTEGER, INTENT(IN) :: tag
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Request), INTENT(OUT) :: request
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
   SUBROUTINE MPI_Start(request, ierror)
@@ -2574,29 +1106,6 @@ INTERFACE
     TYPE(MPI_Datatype), INTENT(INOUT) :: datatype
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
-  SUBROUTINE MPI_Type_contiguous(count, oldtype, newtype, ierror)
-    IMPORT
-    IMPLICIT NONE
-    INTEGER, INTENT(IN) :: count
-    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
-    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
-    IMPORT
-    IMPLICIT NONE
-    INTEGER, INTENT(IN) :: size
-    INTEGER, INTENT(IN) :: rank
-    INTEGER, INTENT(IN) :: ndims
-    INTEGER, INTENT(IN) :: array_of_gsizes(*)
-    INTEGER, INTENT(IN) :: array_of_distribs(*)
-    INTEGER, INTENT(IN) :: array_of_dargs(*)
-    INTEGER, INTENT(IN) :: array_of_psizes(*)
-    INTEGER, INTENT(IN) :: order
-    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
-    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
   SUBROUTINE MPI_Type_create_f90_complex(p, r, newtype, ierror)
     IMPORT
     IMPLICIT NONE
@@ -2620,46 +1129,6 @@ INTERFACE
     TYPE(MPI_Datatype), INTENT(OUT) :: newtype
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
-  SUBROUTINE MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
-    IMPORT
-    IMPLICIT NONE
-    INTEGER, INTENT(IN) :: count
-    INTEGER, INTENT(IN) :: array_of_blocklengths(*)
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: array_of_displacements(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
-    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
-    IMPORT
-    IMPLICIT NONE
-    INTEGER, INTENT(IN) :: count
-    INTEGER, INTENT(IN) :: blocklength
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: array_of_displacements(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
-    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype, ierror)
-    IMPORT
-    IMPLICIT NONE
-    INTEGER, INTENT(IN) :: count
-    INTEGER, INTENT(IN) :: blocklength
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: stride
-    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
-    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
-    IMPORT
-    IMPLICIT NONE
-    INTEGER, INTENT(IN) :: count
-    INTEGER, INTENT(IN) :: blocklength
-    INTEGER, INTENT(IN) :: array_of_displacements(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
-    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
   SUBROUTINE MPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state, ierror)
     IMPORT
     IMPLICIT NONE
@@ -2675,28 +1144,6 @@ INTERFACE
     TYPE(MPI_Datatype), INTENT(IN) :: oldtype
     INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: lb
     INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extent
-    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype, ierror)
-    IMPORT
-    IMPLICIT NONE
-    INTEGER, INTENT(IN) :: count
-    INTEGER, INTENT(IN) :: array_of_blocklengths(*)
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: array_of_displacements(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: array_of_types(*)
-    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype, ierror)
-    IMPORT
-    IMPLICIT NONE
-    INTEGER, INTENT(IN) :: ndims
-    INTEGER, INTENT(IN) :: array_of_sizes(*)
-    INTEGER, INTENT(IN) :: array_of_subsizes(*)
-    INTEGER, INTENT(IN) :: array_of_starts(*)
-    INTEGER, INTENT(IN) :: order
-    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
     TYPE(MPI_Datatype), INTENT(OUT) :: newtype
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
@@ -2733,28 +1180,6 @@ INTERFACE
     INTEGER, INTENT(IN) :: type_keyval
     INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: attribute_val
     LOGICAL, INTENT(OUT) :: flag
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes, ierror)
-    IMPORT
-    IMPLICIT NONE
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    INTEGER, INTENT(IN) :: max_integers
-    INTEGER, INTENT(IN) :: max_addresses
-    INTEGER, INTENT(IN) :: max_datatypes
-    INTEGER, INTENT(OUT) :: array_of_integers(*)
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: array_of_addresses(*)
-    TYPE(MPI_Datatype), INTENT(OUT) :: array_of_datatypes(*)
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner, ierror)
-    IMPORT
-    IMPLICIT NONE
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    INTEGER, INTENT(OUT) :: num_integers
-    INTEGER, INTENT(OUT) :: num_addresses
-    INTEGER, INTENT(OUT) :: num_datatypes
-    INTEGER, INTENT(OUT) :: combiner
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
   SUBROUTINE MPI_Type_get_extent(datatype, lb, extent, ierror)
@@ -2797,16 +1222,6 @@ INTERFACE
     INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: true_extent
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
-  SUBROUTINE MPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
-    IMPORT
-    IMPLICIT NONE
-    INTEGER, INTENT(IN) :: count
-    INTEGER, INTENT(IN) :: array_of_blocklengths(*)
-    INTEGER, INTENT(IN) :: array_of_displacements(*)
-    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
-    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
   SUBROUTINE MPI_Type_match_size(typeclass, size, datatype, ierror)
     IMPORT
     IMPLICIT NONE
@@ -2830,56 +1245,11 @@ INTERFACE
     CHARACTER(LEN=*), INTENT(IN) :: type_name
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
-  SUBROUTINE MPI_Type_size(datatype, size, ierror)
-    IMPORT
-    IMPLICIT NONE
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    INTEGER, INTENT(OUT) :: size
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
   SUBROUTINE MPI_Type_size_x(datatype, size, ierror)
     IMPORT
     IMPLICIT NONE
     TYPE(MPI_Datatype), INTENT(IN) :: datatype
     INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Type_vector(count, blocklength, stride, oldtype, newtype, ierror)
-    IMPORT
-    IMPLICIT NONE
-    INTEGER, INTENT(IN) :: count
-    INTEGER, INTENT(IN) :: blocklength
-    INTEGER, INTENT(IN) :: stride
-    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
-    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-    TYPE(*), DIMENSION(*) :: inbuf
-    INTEGER, INTENT(IN) :: insize
-    INTEGER, INTENT(INOUT) :: position
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-    TYPE(*), DIMENSION(*) :: outbuf
-    INTEGER, INTENT(IN) :: outcount
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror)
-    IMPORT
-    IMPLICIT NONE
-    CHARACTER(LEN=*), INTENT(IN) :: datarep
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-    TYPE(*), DIMENSION(*) :: inbuf
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: insize
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(INOUT) :: position
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-    TYPE(*), DIMENSION(*) :: outbuf
-    INTEGER, INTENT(IN) :: outcount
-    TYPE(MPI_Datatype), INTENT(IN) :: datatype
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
   SUBROUTINE MPI_Wait(request, status, ierror)
@@ -2916,28 +1286,6 @@ INTERFACE
     TYPE(MPI_Status), INTENT(OUT) :: array_of_statuses(*)
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
-  SUBROUTINE MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win, ierror)
-    IMPORT
-    IMPLICIT NONE
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
-    INTEGER, INTENT(IN) :: disp_unit
-    TYPE(MPI_Info), INTENT(IN) :: info
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(C_PTR), INTENT(OUT) :: baseptr
-    TYPE(MPI_Win), INTENT(OUT) :: win
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win, ierror)
-    IMPORT
-    IMPLICIT NONE
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
-    INTEGER, INTENT(IN) :: disp_unit
-    TYPE(MPI_Info), INTENT(IN) :: info
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(C_PTR), INTENT(OUT) :: baseptr
-    TYPE(MPI_Win), INTENT(OUT) :: win
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
   SUBROUTINE MPI_Win_attach(win, base, size, ierror)
     IMPORT
     IMPLICIT NONE
@@ -2958,18 +1306,6 @@ INTERFACE
     IMPORT
     IMPLICIT NONE
     TYPE(MPI_Win), INTENT(IN) :: win
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Win_create(base, size, disp_unit, info, comm, win, ierror)
-    IMPORT
-    IMPLICIT NONE
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: base
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
-    INTEGER, INTENT(IN) :: disp_unit
-    TYPE(MPI_Info), INTENT(IN) :: info
-    TYPE(MPI_Comm), INTENT(IN) :: comm
-    TYPE(MPI_Win), INTENT(OUT) :: win
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
   SUBROUTINE MPI_Win_create_dynamic(info, comm, win, ierror)
@@ -3147,16 +1483,6 @@ INTERFACE
     CHARACTER(LEN=*), INTENT(IN) :: win_name
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
-  SUBROUTINE MPI_Win_shared_query(win, rank, size, disp_unit, baseptr, ierror)
-    IMPORT
-    IMPLICIT NONE
-    TYPE(MPI_Win), INTENT(IN) :: win
-    INTEGER, INTENT(IN) :: rank
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: size
-    INTEGER, INTENT(OUT) :: disp_unit
-    TYPE(C_PTR), INTENT(OUT) :: baseptr
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  END SUBROUTINE
   SUBROUTINE MPI_Win_start(group, assert, win, ierror)
     IMPORT
     IMPLICIT NONE
@@ -3206,6 +1532,3717 @@ INTERFACE
     IMPLICIT NONE
   END FUNCTION
 END INTERFACE
+
+INTERFACE MPI_Accumulate
+  SUBROUTINE MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
+    INTEGER, INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER, INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Accumulate
+
+INTERFACE MPI_Allgather
+  SUBROUTINE MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Allgather
+
+INTERFACE MPI_Allgather_init
+  SUBROUTINE MPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Allgather_init
+
+INTERFACE MPI_Allgatherv
+  SUBROUTINE MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER, INTENT(IN) :: recvcounts(*)
+    INTEGER, INTENT(IN) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Allgatherv
+
+INTERFACE MPI_Allgatherv_init
+  SUBROUTINE MPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcounts(*)
+    INTEGER, INTENT(IN) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Allgatherv_init
+
+INTERFACE MPI_Allreduce
+  SUBROUTINE MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Allreduce
+
+INTERFACE MPI_Allreduce_init
+  SUBROUTINE MPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Allreduce_init
+
+INTERFACE MPI_Alltoall
+  SUBROUTINE MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Alltoall
+
+INTERFACE MPI_Alltoall_init
+  SUBROUTINE MPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Alltoall_init
+
+INTERFACE MPI_Alltoallv
+  SUBROUTINE MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcounts(*)
+    INTEGER, INTENT(IN) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER, INTENT(IN) :: recvcounts(*)
+    INTEGER, INTENT(IN) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Alltoallv
+
+INTERFACE MPI_Alltoallv_init
+  SUBROUTINE MPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendcounts(*)
+    INTEGER, INTENT(IN) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcounts(*)
+    INTEGER, INTENT(IN) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Alltoallv_init
+
+INTERFACE MPI_Alltoallw
+  SUBROUTINE MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcounts(*)
+    INTEGER, INTENT(IN) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER, INTENT(IN) :: recvcounts(*)
+    INTEGER, INTENT(IN) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Alltoallw
+
+INTERFACE MPI_Alltoallw_init
+  SUBROUTINE MPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendcounts(*)
+    INTEGER, INTENT(IN) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcounts(*)
+    INTEGER, INTENT(IN) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Alltoallw_init
+
+INTERFACE MPI_Bcast
+  SUBROUTINE MPI_Bcast(buffer, count, datatype, root, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    TYPE(*), DIMENSION(*) :: buffer
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Bcast_c(buffer, count, datatype, root, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    TYPE(*), DIMENSION(*) :: buffer
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Bcast
+
+INTERFACE MPI_Bcast_init
+  SUBROUTINE MPI_Bcast_init(buffer, count, datatype, root, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Bcast_init
+
+INTERFACE MPI_Bsend
+  SUBROUTINE MPI_Bsend(buf, count, datatype, dest, tag, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Bsend_c(buf, count, datatype, dest, tag, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Bsend
+
+INTERFACE MPI_Bsend_init
+  SUBROUTINE MPI_Bsend_init(buf, count, datatype, dest, tag, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Bsend_init
+
+INTERFACE MPI_Buffer_attach
+  SUBROUTINE MPI_Buffer_attach(buffer, size, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+    INTEGER, INTENT(IN) :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Buffer_attach_c(buffer, size, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Buffer_attach
+
+INTERFACE MPI_Buffer_detach
+  SUBROUTINE MPI_Buffer_detach(buffer_addr, size, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+    TYPE(*), DIMENSION(*) :: buffer_addr
+    INTEGER, INTENT(OUT) :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Buffer_detach_c(buffer_addr, size, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+    TYPE(*), DIMENSION(*) :: buffer_addr
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Buffer_detach
+
+INTERFACE MPI_Exscan
+  SUBROUTINE MPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Exscan
+
+INTERFACE MPI_Exscan_init
+  SUBROUTINE MPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Exscan_init
+
+INTERFACE MPI_Gather
+  SUBROUTINE MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Gather
+
+INTERFACE MPI_Gather_init
+  SUBROUTINE MPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Gather_init
+
+INTERFACE MPI_Gatherv
+  SUBROUTINE MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER, INTENT(IN) :: recvcounts(*)
+    INTEGER, INTENT(IN) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Gatherv
+
+INTERFACE MPI_Gatherv_init
+  SUBROUTINE MPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcounts(*)
+    INTEGER, INTENT(IN) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Gatherv_init
+
+INTERFACE MPI_Get
+  SUBROUTINE MPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
+    INTEGER, INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER, INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Get
+
+INTERFACE MPI_Get_accumulate
+  SUBROUTINE MPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
+    INTEGER, INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: result_addr
+    INTEGER, INTENT(IN) :: result_count
+    TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER, INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: result_addr
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: result_count
+    TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Get_accumulate
+
+INTERFACE MPI_Get_count
+  SUBROUTINE MPI_Get_count(status, datatype, count, ierror)
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Status), INTENT(IN) :: status
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(OUT) :: count
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Get_count_c(status, datatype, count, ierror)
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Status), INTENT(IN) :: status
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: count
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Get_count
+
+INTERFACE MPI_Get_elements
+  SUBROUTINE MPI_Get_elements(status, datatype, count, ierror)
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Status), INTENT(IN) :: status
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(OUT) :: count
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Get_elements_c(status, datatype, count, ierror)
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Status), INTENT(IN) :: status
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: count
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Get_elements
+
+INTERFACE MPI_Iallgather
+  SUBROUTINE MPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Iallgather
+
+INTERFACE MPI_Iallgatherv
+  SUBROUTINE MPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcounts(*)
+    INTEGER, INTENT(IN) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Iallgatherv
+
+INTERFACE MPI_Iallreduce
+  SUBROUTINE MPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Iallreduce
+
+INTERFACE MPI_Ialltoall
+  SUBROUTINE MPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Ialltoall
+
+INTERFACE MPI_Ialltoallv
+  SUBROUTINE MPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendcounts(*)
+    INTEGER, INTENT(IN) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcounts(*)
+    INTEGER, INTENT(IN) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Ialltoallv
+
+INTERFACE MPI_Ialltoallw
+  SUBROUTINE MPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendcounts(*)
+    INTEGER, INTENT(IN) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcounts(*)
+    INTEGER, INTENT(IN) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Ialltoallw
+
+INTERFACE MPI_Ibcast
+  SUBROUTINE MPI_Ibcast(buffer, count, datatype, root, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Ibcast_c(buffer, count, datatype, root, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Ibcast
+
+INTERFACE MPI_Ibsend
+  SUBROUTINE MPI_Ibsend(buf, count, datatype, dest, tag, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Ibsend
+
+INTERFACE MPI_Iexscan
+  SUBROUTINE MPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Iexscan
+
+INTERFACE MPI_Igather
+  SUBROUTINE MPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Igather
+
+INTERFACE MPI_Igatherv
+  SUBROUTINE MPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcounts(*)
+    INTEGER, INTENT(IN) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Igatherv
+
+INTERFACE MPI_Imrecv
+  SUBROUTINE MPI_Imrecv(buf, count, datatype, message, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Message), INTENT(INOUT) :: message
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Imrecv_c(buf, count, datatype, message, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Message), INTENT(INOUT) :: message
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Imrecv
+
+INTERFACE MPI_Ineighbor_allgather
+  SUBROUTINE MPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Ineighbor_allgather
+
+INTERFACE MPI_Ineighbor_allgatherv
+  SUBROUTINE MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcounts(*)
+    INTEGER, INTENT(IN) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Ineighbor_allgatherv
+
+INTERFACE MPI_Ineighbor_alltoall
+  SUBROUTINE MPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Ineighbor_alltoall
+
+INTERFACE MPI_Ineighbor_alltoallv
+  SUBROUTINE MPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendcounts(*)
+    INTEGER, INTENT(IN) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcounts(*)
+    INTEGER, INTENT(IN) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Ineighbor_alltoallv
+
+INTERFACE MPI_Ineighbor_alltoallw
+  SUBROUTINE MPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Ineighbor_alltoallw
+
+INTERFACE MPI_Irecv
+  SUBROUTINE MPI_Irecv(buf, count, datatype, source, tag, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Irecv_c(buf, count, datatype, source, tag, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Irecv
+
+INTERFACE MPI_Ireduce
+  SUBROUTINE MPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Ireduce
+
+INTERFACE MPI_Ireduce_scatter
+  SUBROUTINE MPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcounts(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Ireduce_scatter
+
+INTERFACE MPI_Ireduce_scatter_block
+  SUBROUTINE MPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Ireduce_scatter_block
+
+INTERFACE MPI_Irsend
+  SUBROUTINE MPI_Irsend(buf, count, datatype, dest, tag, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Irsend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Irsend
+
+INTERFACE MPI_Iscan
+  SUBROUTINE MPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Iscan
+
+INTERFACE MPI_Iscatter
+  SUBROUTINE MPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Iscatter
+
+INTERFACE MPI_Iscatterv
+  SUBROUTINE MPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendcounts(*)
+    INTEGER, INTENT(IN) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Iscatterv
+
+INTERFACE MPI_Isend
+  SUBROUTINE MPI_Isend(buf, count, datatype, dest, tag, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Isend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Isend
+
+INTERFACE MPI_Isendrecv
+  SUBROUTINE MPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: sendtag
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: recvtag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: sendtag
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: recvtag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Isendrecv
+
+INTERFACE MPI_Isendrecv_replace
+  SUBROUTINE MPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: sendtag
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: recvtag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: sendtag
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: recvtag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Isendrecv_replace
+
+INTERFACE MPI_Issend
+  SUBROUTINE MPI_Issend(buf, count, datatype, dest, tag, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Issend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Issend
+
+INTERFACE MPI_Mrecv
+  SUBROUTINE MPI_Mrecv(buf, count, datatype, message, status, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Message), INTENT(INOUT) :: message
+    TYPE(MPI_Status), INTENT(OUT) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Mrecv_c(buf, count, datatype, message, status, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Message), INTENT(INOUT) :: message
+    TYPE(MPI_Status), INTENT(OUT) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Mrecv
+
+INTERFACE MPI_Neighbor_allgather
+  SUBROUTINE MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Neighbor_allgather
+
+INTERFACE MPI_Neighbor_allgather_init
+  SUBROUTINE MPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Neighbor_allgather_init
+
+INTERFACE MPI_Neighbor_allgatherv
+  SUBROUTINE MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER, INTENT(IN) :: recvcounts(*)
+    INTEGER, INTENT(IN) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Neighbor_allgatherv
+
+INTERFACE MPI_Neighbor_allgatherv_init
+  SUBROUTINE MPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcounts(*)
+    INTEGER, INTENT(IN) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Neighbor_allgatherv_init
+
+INTERFACE MPI_Neighbor_alltoall
+  SUBROUTINE MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Neighbor_alltoall
+
+INTERFACE MPI_Neighbor_alltoall_init
+  SUBROUTINE MPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Neighbor_alltoall_init
+
+INTERFACE MPI_Neighbor_alltoallv
+  SUBROUTINE MPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcounts(*)
+    INTEGER, INTENT(IN) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER, INTENT(IN) :: recvcounts(*)
+    INTEGER, INTENT(IN) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Neighbor_alltoallv
+
+INTERFACE MPI_Neighbor_alltoallv_init
+  SUBROUTINE MPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendcounts(*)
+    INTEGER, INTENT(IN) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcounts(*)
+    INTEGER, INTENT(IN) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Neighbor_alltoallv_init
+
+INTERFACE MPI_Neighbor_alltoallw
+  SUBROUTINE MPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER, INTENT(IN) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Neighbor_alltoallw
+
+INTERFACE MPI_Neighbor_alltoallw_init
+  SUBROUTINE MPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Neighbor_alltoallw_init
+
+INTERFACE MPI_Pack
+  SUBROUTINE MPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    TYPE(*), DIMENSION(*) :: inbuf
+    INTEGER, INTENT(IN) :: incount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+    TYPE(*), DIMENSION(*) :: outbuf
+    INTEGER, INTENT(IN) :: outsize
+    INTEGER, INTENT(INOUT) :: position
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    TYPE(*), DIMENSION(*) :: inbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+    TYPE(*), DIMENSION(*) :: outbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outsize
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Pack
+
+INTERFACE MPI_Pack_external
+  SUBROUTINE MPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*), INTENT(IN) :: datarep
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    TYPE(*), DIMENSION(*) :: inbuf
+    INTEGER, INTENT(IN) :: incount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+    TYPE(*), DIMENSION(*) :: outbuf
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: outsize
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(INOUT) :: position
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*), INTENT(IN) :: datarep
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    TYPE(*), DIMENSION(*) :: inbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+    TYPE(*), DIMENSION(*) :: outbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outsize
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Pack_external
+
+INTERFACE MPI_Pack_external_size
+  SUBROUTINE MPI_Pack_external_size(datarep, incount, datatype, size, ierror)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*), INTENT(IN) :: datarep
+    INTEGER, INTENT(IN) :: incount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Pack_external_size_c(datarep, incount, datatype, size, ierror)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*), INTENT(IN) :: datarep
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Pack_external_size
+
+INTERFACE MPI_Pack_size
+  SUBROUTINE MPI_Pack_size(incount, datatype, comm, size, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: incount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, INTENT(OUT) :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Pack_size_c(incount, datatype, comm, size, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Pack_size
+
+INTERFACE MPI_Put
+  SUBROUTINE MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
+    INTEGER, INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER, INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Put
+
+INTERFACE MPI_Raccumulate
+  SUBROUTINE MPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
+    INTEGER, INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER, INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Raccumulate
+
+INTERFACE MPI_Recv
+  SUBROUTINE MPI_Recv(buf, count, datatype, source, tag, comm, status, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Status), INTENT(OUT) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Recv_c(buf, count, datatype, source, tag, comm, status, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Status), INTENT(OUT) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Recv
+
+INTERFACE MPI_Recv_init
+  SUBROUTINE MPI_Recv_init(buf, count, datatype, source, tag, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Recv_init_c(buf, count, datatype, source, tag, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Recv_init
+
+INTERFACE MPI_Reduce
+  SUBROUTINE MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Reduce
+
+INTERFACE MPI_Reduce_init
+  SUBROUTINE MPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Reduce_init
+
+INTERFACE MPI_Reduce_local
+  SUBROUTINE MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    TYPE(*), DIMENSION(*) :: inbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
+    TYPE(*), DIMENSION(*) :: inoutbuf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    TYPE(*), DIMENSION(*) :: inbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
+    TYPE(*), DIMENSION(*) :: inoutbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Reduce_local
+
+INTERFACE MPI_Reduce_scatter
+  SUBROUTINE MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER, INTENT(IN) :: recvcounts(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Reduce_scatter
+
+INTERFACE MPI_Reduce_scatter_block
+  SUBROUTINE MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Reduce_scatter_block
+
+INTERFACE MPI_Reduce_scatter_block_init
+  SUBROUTINE MPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Reduce_scatter_block_init
+
+INTERFACE MPI_Reduce_scatter_init
+  SUBROUTINE MPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcounts(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Reduce_scatter_init
+
+INTERFACE MPI_Rget
+  SUBROUTINE MPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
+    INTEGER, INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER, INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Rget
+
+INTERFACE MPI_Rget_accumulate
+  SUBROUTINE MPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
+    INTEGER, INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: result_addr
+    INTEGER, INTENT(IN) :: result_count
+    TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER, INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: result_addr
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: result_count
+    TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Rget_accumulate
+
+INTERFACE MPI_Rput
+  SUBROUTINE MPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
+    INTEGER, INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER, INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+    TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+    INTEGER, INTENT(IN) :: target_rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+    TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+    TYPE(MPI_Win), INTENT(IN) :: win
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Rput
+
+INTERFACE MPI_Rsend
+  SUBROUTINE MPI_Rsend(buf, count, datatype, dest, tag, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Rsend_c(buf, count, datatype, dest, tag, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Rsend
+
+INTERFACE MPI_Rsend_init
+  SUBROUTINE MPI_Rsend_init(buf, count, datatype, dest, tag, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Rsend_init
+
+INTERFACE MPI_Scan
+  SUBROUTINE MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Scan
+
+INTERFACE MPI_Scan_init
+  SUBROUTINE MPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Scan_init
+
+INTERFACE MPI_Scatter
+  SUBROUTINE MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Scatter
+
+INTERFACE MPI_Scatter_init
+  SUBROUTINE MPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Scatter_init
+
+INTERFACE MPI_Scatterv
+  SUBROUTINE MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcounts(*)
+    INTEGER, INTENT(IN) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Scatterv
+
+INTERFACE MPI_Scatterv_init
+  SUBROUTINE MPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendcounts(*)
+    INTEGER, INTENT(IN) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Scatterv_init
+
+INTERFACE MPI_Send
+  SUBROUTINE MPI_Send(buf, count, datatype, dest, tag, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Send_c(buf, count, datatype, dest, tag, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Send
+
+INTERFACE MPI_Send_init
+  SUBROUTINE MPI_Send_init(buf, count, datatype, dest, tag, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Send_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Send_init
+
+INTERFACE MPI_Sendrecv
+  SUBROUTINE MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER, INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: sendtag
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER, INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: recvtag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Status), INTENT(OUT) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    TYPE(*), DIMENSION(*) :: sendbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: sendtag
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    TYPE(*), DIMENSION(*) :: recvbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: recvtag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Status), INTENT(OUT) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Sendrecv
+
+INTERFACE MPI_Sendrecv_replace
+  SUBROUTINE MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: sendtag
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: recvtag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Status), INTENT(OUT) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: sendtag
+    INTEGER, INTENT(IN) :: source
+    INTEGER, INTENT(IN) :: recvtag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Status), INTENT(OUT) :: status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Sendrecv_replace
+
+INTERFACE MPI_Ssend
+  SUBROUTINE MPI_Ssend(buf, count, datatype, dest, tag, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*) :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Ssend_c(buf, count, datatype, dest, tag, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*) :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Ssend
+
+INTERFACE MPI_Ssend_init
+  SUBROUTINE MPI_Ssend_init(buf, count, datatype, dest, tag, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: dest
+    INTEGER, INTENT(IN) :: tag
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Ssend_init
+
+INTERFACE MPI_Type_contiguous
+  SUBROUTINE MPI_Type_contiguous(count, oldtype, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Type_contiguous_c(count, oldtype, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Type_contiguous
+
+INTERFACE MPI_Type_create_darray
+  SUBROUTINE MPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: size
+    INTEGER, INTENT(IN) :: rank
+    INTEGER, INTENT(IN) :: ndims
+    INTEGER, INTENT(IN) :: array_of_gsizes(*)
+    INTEGER, INTENT(IN) :: array_of_distribs(*)
+    INTEGER, INTENT(IN) :: array_of_dargs(*)
+    INTEGER, INTENT(IN) :: array_of_psizes(*)
+    INTEGER, INTENT(IN) :: order
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: size
+    INTEGER, INTENT(IN) :: rank
+    INTEGER, INTENT(IN) :: ndims
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: array_of_gsizes(*)
+    INTEGER, INTENT(IN) :: array_of_distribs(*)
+    INTEGER, INTENT(IN) :: array_of_dargs(*)
+    INTEGER, INTENT(IN) :: array_of_psizes(*)
+    INTEGER, INTENT(IN) :: order
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Type_create_darray
+
+INTERFACE MPI_Type_create_hindexed
+  SUBROUTINE MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: count
+    INTEGER, INTENT(IN) :: array_of_blocklengths(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: array_of_displacements(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: array_of_blocklengths(*)
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: array_of_displacements(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Type_create_hindexed
+
+INTERFACE MPI_Type_create_hindexed_block
+  SUBROUTINE MPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: count
+    INTEGER, INTENT(IN) :: blocklength
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: array_of_displacements(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: blocklength
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: array_of_displacements(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Type_create_hindexed_block
+
+INTERFACE MPI_Type_create_hvector
+  SUBROUTINE MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: count
+    INTEGER, INTENT(IN) :: blocklength
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: stride
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Type_create_hvector_c(count, blocklength, stride, oldtype, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: blocklength
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: stride
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Type_create_hvector
+
+INTERFACE MPI_Type_create_indexed_block
+  SUBROUTINE MPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: count
+    INTEGER, INTENT(IN) :: blocklength
+    INTEGER, INTENT(IN) :: array_of_displacements(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: blocklength
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: array_of_displacements(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Type_create_indexed_block
+
+INTERFACE MPI_Type_create_struct
+  SUBROUTINE MPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: count
+    INTEGER, INTENT(IN) :: array_of_blocklengths(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: array_of_displacements(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: array_of_types(*)
+    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: array_of_blocklengths(*)
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: array_of_displacements(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: array_of_types(*)
+    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Type_create_struct
+
+INTERFACE MPI_Type_create_subarray
+  SUBROUTINE MPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: ndims
+    INTEGER, INTENT(IN) :: array_of_sizes(*)
+    INTEGER, INTENT(IN) :: array_of_subsizes(*)
+    INTEGER, INTENT(IN) :: array_of_starts(*)
+    INTEGER, INTENT(IN) :: order
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: ndims
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: array_of_sizes(*)
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: array_of_subsizes(*)
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: array_of_starts(*)
+    INTEGER, INTENT(IN) :: order
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Type_create_subarray
+
+INTERFACE MPI_Type_get_contents
+  SUBROUTINE MPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes, ierror)
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: max_integers
+    INTEGER, INTENT(IN) :: max_addresses
+    INTEGER, INTENT(IN) :: max_datatypes
+    INTEGER, INTENT(OUT) :: array_of_integers(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: array_of_addresses(*)
+    TYPE(MPI_Datatype), INTENT(OUT) :: array_of_datatypes(*)
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes, ierror)
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: max_integers
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: max_addresses
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: max_large_counts
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: max_datatypes
+    INTEGER, INTENT(OUT) :: array_of_integers(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: array_of_addresses(*)
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: array_of_large_counts(*)
+    TYPE(MPI_Datatype), INTENT(OUT) :: array_of_datatypes(*)
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Type_get_contents
+
+INTERFACE MPI_Type_get_envelope
+  SUBROUTINE MPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner, ierror)
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(OUT) :: num_integers
+    INTEGER, INTENT(OUT) :: num_addresses
+    INTEGER, INTENT(OUT) :: num_datatypes
+    INTEGER, INTENT(OUT) :: combiner
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner, ierror)
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: num_integers
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: num_addresses
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: num_large_counts
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: num_datatypes
+    INTEGER, INTENT(OUT) :: combiner
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Type_get_envelope
+
+INTERFACE MPI_Type_indexed
+  SUBROUTINE MPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: count
+    INTEGER, INTENT(IN) :: array_of_blocklengths(*)
+    INTEGER, INTENT(IN) :: array_of_displacements(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: array_of_blocklengths(*)
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: array_of_displacements(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Type_indexed
+
+INTERFACE MPI_Type_size
+  SUBROUTINE MPI_Type_size(datatype, size, ierror)
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(OUT) :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Type_size_c(datatype, size, ierror)
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Type_size
+
+INTERFACE MPI_Type_vector
+  SUBROUTINE MPI_Type_vector(count, blocklength, stride, oldtype, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: count
+    INTEGER, INTENT(IN) :: blocklength
+    INTEGER, INTENT(IN) :: stride
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Type_vector_c(count, blocklength, stride, oldtype, newtype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: blocklength
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: stride
+    TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+    TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Type_vector
+
+INTERFACE MPI_Unpack
+  SUBROUTINE MPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    TYPE(*), DIMENSION(*) :: inbuf
+    INTEGER, INTENT(IN) :: insize
+    INTEGER, INTENT(INOUT) :: position
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+    TYPE(*), DIMENSION(*) :: outbuf
+    INTEGER, INTENT(IN) :: outcount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    TYPE(*), DIMENSION(*) :: inbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: insize
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+    TYPE(*), DIMENSION(*) :: outbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outcount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Unpack
+
+INTERFACE MPI_Unpack_external
+  SUBROUTINE MPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*), INTENT(IN) :: datarep
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    TYPE(*), DIMENSION(*) :: inbuf
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: insize
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(INOUT) :: position
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+    TYPE(*), DIMENSION(*) :: outbuf
+    INTEGER, INTENT(IN) :: outcount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*), INTENT(IN) :: datarep
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    TYPE(*), DIMENSION(*) :: inbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: insize
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+    TYPE(*), DIMENSION(*) :: outbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outcount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Unpack_external
+
+INTERFACE MPI_Win_allocate
+  SUBROUTINE MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+    INTEGER, INTENT(IN) :: disp_unit
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(C_PTR), INTENT(OUT) :: baseptr
+    TYPE(MPI_Win), INTENT(OUT) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: disp_unit
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(C_PTR), INTENT(OUT) :: baseptr
+    TYPE(MPI_Win), INTENT(OUT) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Win_allocate
+
+INTERFACE MPI_Win_allocate_shared
+  SUBROUTINE MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+    INTEGER, INTENT(IN) :: disp_unit
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(C_PTR), INTENT(OUT) :: baseptr
+    TYPE(MPI_Win), INTENT(OUT) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: disp_unit
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(C_PTR), INTENT(OUT) :: baseptr
+    TYPE(MPI_Win), INTENT(OUT) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Win_allocate_shared
+
+INTERFACE MPI_Win_create
+  SUBROUTINE MPI_Win_create(base, size, disp_unit, info, comm, win, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: base
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+    INTEGER, INTENT(IN) :: disp_unit
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Win), INTENT(OUT) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Win_create_c(base, size, disp_unit, info, comm, win, ierror)
+    IMPORT
+    IMPLICIT NONE
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+    TYPE(*), DIMENSION(*), ASYNCHRONOUS :: base
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: disp_unit
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Win), INTENT(OUT) :: win
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Win_create
+
+INTERFACE MPI_Win_shared_query
+  SUBROUTINE MPI_Win_shared_query(win, rank, size, disp_unit, baseptr, ierror)
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, INTENT(IN) :: rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: size
+    INTEGER, INTENT(OUT) :: disp_unit
+    TYPE(C_PTR), INTENT(OUT) :: baseptr
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr, ierror)
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Win), INTENT(IN) :: win
+    INTEGER, INTENT(IN) :: rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: size
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: disp_unit
+    TYPE(C_PTR), INTENT(OUT) :: baseptr
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Win_shared_query
 
 ! The predefined callbacks (src/fortran/callbacks_predefined.c).
 PROCEDURE(MPI_Comm_copy_attr_function) :: MPI_COMM_DUP_FN
