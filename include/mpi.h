@@ -269,6 +269,16 @@ extern MPI_Fint fab_f_bottom_, fab_f_in_place_, fab_f_status_ignore_[MPI_STATUS_
     fab_f_errcodes_ignore_[1];
 #define MPI_F_STATUS_IGNORE ((MPI_Fint *)fab_f_status_ignore_)
 #define MPI_F_STATUSES_IGNORE ((MPI_Fint *)fab_f_statuses_ignore_)
+/* mpi_f08's TYPE(MPI_Status) as C sees it (MPI-3.1 17.2.5): the same
+ * MPI_STATUS_SIZE INTEGERs, so its sentinels are the Fortran ones. */
+typedef struct MPI_F08_status {
+    MPI_Fint MPI_SOURCE;
+    MPI_Fint MPI_TAG;
+    MPI_Fint MPI_ERROR;
+    MPI_Fint fm_internal[MPI_STATUS_SIZE - 3];
+} MPI_F08_status;
+#define MPI_F08_STATUS_IGNORE ((MPI_F08_status *)fab_f_status_ignore_)
+#define MPI_F08_STATUSES_IGNORE ((MPI_F08_status *)fab_f_statuses_ignore_)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)0)
 #define MPI_ERRCODES_IGNORE ((int *)0)
 /* Addresses of library objects rather than small integers: GCC warns

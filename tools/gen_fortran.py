@@ -233,6 +233,12 @@ class Wrapper:
             self.args.append(f'fm_f_statuses({n})' if p['length'] is not None
                              else f'fm_f_status({n})')
             return
+        if kind == 'F08_STATUS':   # TYPE(MPI_Status): MPI_F08_status's layout
+            self.args.append(f'(MPI_F08_status *){n}')
+            return
+        if kind == 'F90_STATUS':   # an INTEGER status, as C's MPI_Fint *
+            self.args.append(n)
+            return
         if kind == 'STRING':
             if d == 'in':
                 self.decl.append(f'char *c_{n} = fm_f_cstring({n}, {n}_len);')
@@ -389,6 +395,8 @@ def fortran_decl(kinds, p, lang, abstract=frozenset(), large=False):
                 f'TYPE(*), DIMENSION(*){asynchronous} :: {name}']
     if kind == 'STRING':
         return [f'CHARACTER(LEN=*), INTENT({intent}) :: {name}']
+    if kind == 'F90_STATUS':
+        return [f'INTEGER, INTENT({intent}) :: {name}(MPI_STATUS_SIZE)']
     if kind == 'STATUS' and lang == 'f90':
         dims = 'MPI_STATUS_SIZE, *' if p['length'] is not None else 'MPI_STATUS_SIZE'
         return [f'INTEGER, INTENT({intent}) :: {name}({dims})']

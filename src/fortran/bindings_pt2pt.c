@@ -517,6 +517,30 @@ void mpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierro
 void pmpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierror)
 { f_startall(1, count, array_of_requests, ierror); }
 
+/* MPI_Status_f082f */
+static inline void f_status_f082f(int profiled, MPI_Fint *f08_status, MPI_Fint *f_status, MPI_Fint *ierror)
+{
+    int rc = (profiled ? PMPI_Status_f082f : MPI_Status_f082f)((MPI_F08_status *)f08_status, f_status);
+    if (ierror)
+        *ierror = rc;
+}
+void mpi_status_f082f_(MPI_Fint *f08_status, MPI_Fint *f_status, MPI_Fint *ierror)
+{ f_status_f082f(0, f08_status, f_status, ierror); }
+void pmpi_status_f082f_(MPI_Fint *f08_status, MPI_Fint *f_status, MPI_Fint *ierror)
+{ f_status_f082f(1, f08_status, f_status, ierror); }
+
+/* MPI_Status_f2f08 */
+static inline void f_status_f2f08(int profiled, MPI_Fint *f_status, MPI_Fint *f08_status, MPI_Fint *ierror)
+{
+    int rc = (profiled ? PMPI_Status_f2f08 : MPI_Status_f2f08)(f_status, (MPI_F08_status *)f08_status);
+    if (ierror)
+        *ierror = rc;
+}
+void mpi_status_f2f08_(MPI_Fint *f_status, MPI_Fint *f08_status, MPI_Fint *ierror)
+{ f_status_f2f08(0, f_status, f08_status, ierror); }
+void pmpi_status_f2f08_(MPI_Fint *f_status, MPI_Fint *f08_status, MPI_Fint *ierror)
+{ f_status_f2f08(1, f_status, f08_status, ierror); }
+
 /* MPI_Status_set_cancelled */
 static inline void f_status_set_cancelled(int profiled, MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror)
 {

@@ -1026,6 +1026,20 @@ INTERFACE
     TYPE(MPI_Request), INTENT(INOUT) :: array_of_requests(*)
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   END SUBROUTINE
+  SUBROUTINE MPI_Status_f082f(f08_status, f_status, ierror)
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Status), INTENT(IN) :: f08_status
+    INTEGER, INTENT(OUT) :: f_status(MPI_STATUS_SIZE)
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Status_f2f08(f_status, f08_status, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: f_status(MPI_STATUS_SIZE)
+    TYPE(MPI_Status), INTENT(OUT) :: f08_status
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  END SUBROUTINE
   SUBROUTINE MPI_Status_set_cancelled(status, flag, ierror)
     IMPORT
     IMPLICIT NONE

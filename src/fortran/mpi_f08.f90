@@ -9,6 +9,7 @@
 ! nonblocking calls (and declare them ASYNCHRONOUS).
 module mpi_f08
   use, intrinsic :: iso_c_binding, only : c_int, c_ptr
+  use fabmpi_status ! TYPE(MPI_Status)
   implicit none
 
   type, bind(C) :: MPI_Comm
@@ -38,12 +39,6 @@ module mpi_f08
   type, bind(C) :: MPI_Message
     integer(c_int) :: MPI_VAL
   end type MPI_Message
-  ! MPI_SOURCE, MPI_TAG, MPI_ERROR, then the library's (cancelled flag and
-  ! received byte count).
-  type, bind(C) :: MPI_Status
-    integer(c_int) :: MPI_SOURCE, MPI_TAG, MPI_ERROR
-    integer(c_int) :: fm_internal(3)
-  end type MPI_Status
 
   logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .false.
   logical, parameter :: MPI_ASYNC_PROTECTS_NONBLOCKING = .false.

@@ -324,6 +324,54 @@ int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
     return MPI_SUCCESS;
 }
 
+/* The four conversions with mpi_f08's status: all three forms hold the
+ * same MPI_STATUS_SIZE integers (mpi.h), so each is a copy.  NULL or a
+ * STATUS_IGNORE sentinel on either side is an error, as for MPI_Status_c2f
+ * (writing into a sentinel would change it for every later call). */
+_Static_assert(sizeof(MPI_F08_status) == sizeof(MPI_Status), "MPI_F08_status is a Fortran status");
+
+static int status_copy(const char *call, const void *from, const char *from_name, void *to,
+                       const char *to_name)
+{
+    const void *ignore[] = {MPI_F_STATUS_IGNORE, MPI_F_STATUSES_IGNORE};
+    for (int side = 0; side < 2; side++) {
+        const void *p = side ? to : from;
+        if (!p || p == ignore[0] || p == ignore[1])
+            return fm_raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "%s=%s", side ? to_name : from_name,
+                            p ? "a STATUS_IGNORE sentinel" : "NULL");
+    }
+    memcpy(to, from, sizeof(MPI_Status));
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Status_c2f08 = PMPI_Status_c2f08
+int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status)
+{
+    FM_API_LOCK();
+    return status_copy("MPI_Status_c2f08", c_status, "c_status", f08_status, "f08_status");
+}
+
+#pragma weak MPI_Status_f082c = PMPI_Status_f082c
+int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status)
+{
+    FM_API_LOCK();
+    return status_copy("MPI_Status_f082c", f08_status, "f08_status", c_status, "c_status");
+}
+
+#pragma weak MPI_Status_f082f = PMPI_Status_f082f
+int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status)
+{
+    FM_API_LOCK();
+    return status_copy("MPI_Status_f082f", f08_status, "f08_status", f_status, "f_status");
+}
+
+#pragma weak MPI_Status_f2f08 = PMPI_Status_f2f08
+int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status)
+{
+    FM_API_LOCK();
+    return status_copy("MPI_Status_f2f08", f_status, "f_status", f08_status, "f08_status");
+}
+
 #pragma weak MPI_Status_f2c = PMPI_Status_f2c
 int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 {

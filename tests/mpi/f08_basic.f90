@@ -1,5 +1,6 @@
 ! f08_basic - the mpi_f08 module: handle types compared with == and /=,
-! TYPE(MPI_Status) fields, OPTIONAL ierror left out and given, nonblocking
+! TYPE(MPI_Status) fields and conversions to and from the INTEGER status,
+! OPTIONAL ierror left out and given, nonblocking
 ! exchange with ASYNCHRONOUS buffers, collectives, a derived type, a
 ! communicator split and free, an error class through MPI_ERRORS_RETURN,
 ! and a one-sided fence epoch.
@@ -13,7 +14,7 @@ program f08_basic
   type(MPI_Datatype) :: pair
   type(MPI_Win) :: win
   integer, asynchronous :: sbuf(8), rbuf(8)
-  integer :: winbuf(4), p(2), q(2)
+  integer :: winbuf(4), p(2), q(2), istat(MPI_STATUS_SIZE)
   double precision :: x, y
 
   call MPI_Init()
@@ -33,6 +34,15 @@ program f08_basic
   call check(statuses(1)%MPI_SOURCE == left .and. statuses(1)%MPI_TAG == 3, 'status fields')
   call MPI_Get_count(statuses(1), MPI_INTEGER, count)
   call check(count == 8, 'MPI_Get_count')
+  ! To the INTEGER status and back, the count kept.
+  istat = -1
+  call MPI_Status_f082f(statuses(1), istat)
+  call check(istat(1) == left .and. istat(2) == 3, 'MPI_Status_f082f fields')
+  call MPI_Status_f2f08(istat, status, ierr)
+  call check(ierr == MPI_SUCCESS .and. status%MPI_SOURCE == left, 'MPI_Status_f2f08')
+  count = -1
+  call MPI_Get_count(status, MPI_INTEGER, count)
+  call check(count == 8, 'MPI_Get_count after the round trip')
   call check(all(reqs == MPI_REQUEST_NULL), 'completed requests are MPI_REQUEST_NULL')
   call MPI_Sendrecv(rank, 1, MPI_INTEGER, right, 4, got, 1, MPI_INTEGER, left, 4, &
                     MPI_COMM_WORLD, status)

@@ -3,7 +3,11 @@
  * Fortran value), null handles are 0 both ways, predefined handles have the
  * fixed values mpif.h uses, a value naming no object converts to a handle
  * every call refuses with the kind's error class, and MPI_Status_c2f /
- * MPI_Status_f2c copy the fields and refuse MPI_F_STATUS_IGNORE. */
+ * MPI_Status_f2c and the mpi_f08 status conversions (c2f08, f082c, f082f,
+ * f2f08) copy the fields, the count included, and refuse the
+ * STATUS_IGNORE sentinels and NULL. */
+#include <string.h>
+
 #include "testutil.h"
 
 int main(int argc, char **argv)
@@ -77,6 +81,39 @@ int main(int argc, char **argv)
     rc = MPI_Status_f2c(MPI_F_STATUS_IGNORE, &back);
     MPI_Error_class(rc, &cls);
     CHECKF(cls == MPI_ERR_ARG, "status_f2c(MPI_F_STATUS_IGNORE): class %d", cls);
+
+    /* mpi_f08's status, from C: a received status keeps its count through
+     * C -> f08 -> Fortran INTEGER -> f08 -> C. */
+    int five = 5, got = 0, n = -1;
+    MPI_Status rs;
+    CHECK(MPI_Sendrecv(&five, 1, MPI_INT, 0, 9, &got, 1, MPI_INT, 0, 9, MPI_COMM_SELF, &rs) ==
+          MPI_SUCCESS);
+    MPI_F08_status f08, f08b;
+    MPI_Fint fst2[MPI_STATUS_SIZE];
+    CHECK(MPI_Status_c2f08(&rs, &f08) == MPI_SUCCESS);
+    CHECK(f08.MPI_SOURCE == 0 && f08.MPI_TAG == 9);
+    CHECK(MPI_Status_f082f(&f08, fst2) == MPI_SUCCESS);
+    CHECK(fst2[0] == 0 && fst2[1] == 9);
+    CHECK(MPI_Status_f2f08(fst2, &f08b) == MPI_SUCCESS);
+    CHECK(MPI_Status_f082c(&f08b, &back) == MPI_SUCCESS);
+    CHECK(back.MPI_SOURCE == 0 && back.MPI_TAG == 9);
+    CHECK(MPI_Get_count(&back, MPI_INT, &n) == MPI_SUCCESS && n == 1);
+    rc = MPI_Status_f082c(MPI_F08_STATUS_IGNORE, &back);
+    MPI_Error_class(rc, &cls);
+    CHECKF(cls == MPI_ERR_ARG, "status_f082c(MPI_F08_STATUS_IGNORE): class %d", cls);
+    rc = MPI_Status_f2f08(MPI_F_STATUS_IGNORE, &f08);
+    MPI_Error_class(rc, &cls);
+    CHECKF(cls == MPI_ERR_ARG, "status_f2f08(MPI_F_STATUS_IGNORE): class %d", cls);
+    rc = MPI_Status_c2f08(&rs, MPI_F08_STATUS_IGNORE);
+    MPI_Error_class(rc, &cls);
+    CHECKF(cls == MPI_ERR_ARG, "status_c2f08 into MPI_F08_STATUS_IGNORE: class %d", cls);
+    rc = MPI_Status_f082f(&f08, NULL);
+    MPI_Error_class(rc, &cls);
+    CHECKF(cls == MPI_ERR_ARG, "status_f082f into NULL: class %d", cls);
+    char text[MPI_MAX_ERROR_STRING];
+    int tl;
+    MPI_Error_string(rc, text, &tl);
+    CHECKF(strstr(text, "MPI_Status_f082f") && strstr(text, "f_status=NULL"), "message: %s", text);
 
     MPI_Win_free(&win);
     MPI_Group_free(&g);

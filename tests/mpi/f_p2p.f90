@@ -1,6 +1,7 @@
 ! f_p2p - point-to-point from Fortran (use mpi): blocking and nonblocking
 ! ring exchanges with exact payloads, statuses (MPI_SOURCE, MPI_TAG,
-! MPI_Get_count, MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE), MPI_ANY_SOURCE with
+! MPI_Get_count, MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE, conversion to and
+! from TYPE(MPI_Status)), MPI_ANY_SOURCE with
 ! MPI_Probe, MPI_Sendrecv, persistent requests, and Fortran request handles
 ! that are given back: 20000 Isend/Irecv/Waitall keep the handles small.
 program f_p2p
@@ -9,6 +10,7 @@ program f_p2p
   implicit none
   integer :: ierr, rank, size, right, left, i, n, maxreq, count
   integer :: reqs(2), status(MPI_STATUS_SIZE), statuses(MPI_STATUS_SIZE, 2)
+  type(MPI_Status) :: st08
   ! Buffers of nonblocking and persistent calls are ASYNCHRONOUS (MPI-3.1
   ! section 17.1.17): without it gfortran drops the stores to sbuf that only
   ! MPI_Startall reads.
@@ -36,6 +38,13 @@ program f_p2p
   call check(statuses(MPI_TAG, 1) == 7, 'status MPI_TAG')
   call MPI_Get_count(statuses(:, 1), MPI_INTEGER, count, ierr)
   call check(count == 10, 'MPI_Get_count')
+  ! The mpi module's TYPE(MPI_Status) (mpi_f08's), converted both ways.
+  call MPI_Status_f2f08(statuses(:, 1), st08, ierr)
+  call check_ok(ierr, 'MPI_Status_f2f08')
+  call check(st08%MPI_SOURCE == left .and. st08%MPI_TAG == 7, 'MPI_Status_f2f08 fields')
+  status = -1
+  call MPI_Status_f082f(st08, status, ierr)
+  call check(all(status == statuses(:, 1)), 'MPI_Status_f082f round trip')
   call check(reqs(1) == MPI_REQUEST_NULL .and. reqs(2) == MPI_REQUEST_NULL, &
              'completed requests are MPI_REQUEST_NULL')
 
