@@ -14,6 +14,7 @@
 #include "core/world.h"
 #include "dtype/dtype.h"
 #include "fm_config.h"
+#include "am/am.h"
 #include "mpi/api.h"
 #include "mpi/f2c.h"
 #include "mpi/info.h"
@@ -62,11 +63,15 @@ static int init_common(int required)
     fm_local_size = info.local_size;
     fm_dt_init();
     unsigned errors_before = fm_log_errors;
+    if (fm_am_publish() != FM_OK)
+        fm_boot_abort(1, "fabmpi: MPI_Init could not reserve the active-message segment");
     if ((rc = fm_pt2pt_init(info.rank, info.size)) != FM_OK) {
         if (fm_log_errors == errors_before)
             fm_error_msg("setting up transports failed: %s (%s)", fm_status_msg(rc), fm_status_name(rc));
         fm_boot_abort(1, "fabmpi: MPI_Init could not set up its transports (see the message above)");
     }
+    if (fm_am_init(info.rank, info.size) != FM_OK)
+        fm_boot_abort(1, "fabmpi: MPI_Init could not set up active messages (see the message above)");
     if ((rc = fm_comm_init(info.rank, info.size)) != FM_OK)
         fm_boot_abort(1, "fabmpi: MPI_Init could not create MPI_COMM_WORLD");
     main_thread = pthread_self();
@@ -138,6 +143,7 @@ int PMPI_Finalize(void)
     fm_coll_tmp_release_all();
     fm_f_finalize();
     fm_pt2pt_finalize();
+    fm_am_finalize();
     fm_boot_finalize();
     fm_mpi_state = 2;
     return MPI_SUCCESS;

@@ -158,6 +158,10 @@ struct fm_net {
     const fm_net_ops *ops;
     unsigned caps;      /* FM_NET_CAP_* */
     size_t max_msg;     /* largest message (header included) send() takes */
+    size_t ordered_max; /* largest message whose order with the others to
+                         * the same peer is kept (tcp;ofi_rxm hands larger
+                         * ones to its own rendezvous, which may complete
+                         * after later small ones) */
     size_t eager_limit; /* largest payload point-to-point sends eagerly (its
                          * knob, bounded by max_msg) */
     /* Set by ops->rma->open(). */

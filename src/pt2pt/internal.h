@@ -97,11 +97,6 @@ void fm_send_ctrl(int peer, int proto, uint64_t sreq, uint64_t rreq, uint64_t le
 
 /* Transport callback for every arriving message. */
 void fm_deliver(int peer, const void *msg, size_t len);
-/* Deliver messages of protocol `proto` (FM_PROTO_HANDLER_FIRST <= proto <
- * FM_PROTO_MAX) to handler, called from progress with the whole message
- * (valid during the call).  FM_ERR_ARG when proto is out of that range or
- * has another handler. */
-int fm_deliver_register(unsigned proto, fm_net_deliver_fn *handler);
 
 /* Largest eager payload to `peer` (set at init, pt2pt/init.c).  Inline for
  * the same reason as fm_pending_to. */

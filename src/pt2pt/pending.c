@@ -16,6 +16,7 @@ struct fm_pending {
     struct fm_pending *next;
     struct fm_request *req; /* told through fm_on_sent; stream owner */
     int stream;             /* 1: push DATA chunks of req until req->limit */
+    char *own;              /* fm_send_or_park_copy: hdr and payload, copied */
     size_t hlen, plen;
     const void *payload;
     fm_hdr_rndv hdr;
@@ -93,6 +94,35 @@ int fm_send_or_park(int peer, const void *hdr, size_t hlen, const void *payload,
     return FM_OK;
 }
 
+int fm_send_or_park_copy(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen)
+{
+    if (!V->pend_head[peer]) {
+        int rc = fm_net_send(fm_peer_net[peer], peer, hdr, hlen, payload, plen);
+        if (rc != FM_ERR_AGAIN)
+            return rc;
+    }
+    char *own = malloc(hlen + plen);
+    if (!own)
+        return FM_ERR_NOMEM;
+    struct fm_pending *e = entry_new(peer);
+    if (!e) {
+        free(own);
+        return FM_ERR_NOMEM;
+    }
+    memcpy(own, hdr, hlen);
+    if (plen)
+        memcpy(own + hlen, payload, plen);
+    e->own = own;
+    e->hlen = hlen;
+    e->payload = own + hlen;
+    e->plen = plen;
+    if (fm_event_wanted(FM_EV_pt2pt_send_parked)) {
+        struct fm_ev_pt2pt_send_parked d = {peer, (long long)plen};
+        fm_event_raise(FM_EV_pt2pt_send_parked, 0, &d);
+    }
+    return FM_OK;
+}
+
 void fm_stream_start(struct fm_request *sreq)
 {
     struct fm_pending *e = entry_new(sreq->peer_world);
@@ -152,7 +182,8 @@ int fm_pending_drain(void)
                 if (!stream_push(peer, e->req))
                     break;
             } else {
-                int rc = fm_net_send(fm_peer_net[peer], peer, &e->hdr, e->hlen, e->payload, e->plen);
+                const void *hdr = e->own ? (const void *)e->own : &e->hdr;
+                int rc = fm_net_send(fm_peer_net[peer], peer, hdr, e->hlen, e->payload, e->plen);
                 if (rc == FM_ERR_AGAIN)
                     break;
                 if (rc != FM_OK) {
@@ -161,6 +192,8 @@ int fm_pending_drain(void)
                 }
                 if (e->req)
                     fm_on_sent(e->req, &e->hdr);
+                free(e->own);
+                e->own = NULL;
             }
             moved++;
             V->pend_head[peer] = e->next;

@@ -10,6 +10,7 @@
 
 #include "core/progress.h"
 #include "core/request.h"
+#include "net/net.h"
 
 enum { FM_SEND_STD = 0, FM_SEND_SYNC = 1, FM_SEND_READY = 2 };
 
@@ -122,6 +123,18 @@ int fm_pt2pt_comm_ids(void);
 /* When communicator ids ran out because of the tag layout: one sentence
  * naming the mode and FABMPI_OFI_TAG_MODE; NULL under the software engine. */
 const char *fm_pt2pt_comm_limit_why(void);
+
+/* For protocols above point-to-point (active messages, src/am/): */
+/* Deliver messages of protocol `proto` (FM_PROTO_HANDLER_FIRST <= proto <
+ * FM_PROTO_MAX) to handler, called from progress with the whole message
+ * (valid during the call).  FM_ERR_ARG when proto is out of that range or
+ * has another handler. */
+int fm_deliver_register(unsigned proto, fm_net_deliver_fn *handler);
+/* Send hdr + payload to peer now, or queue a copy of both behind what waits
+ * for that peer: the caller's buffers are free when this returns.  FM_OK,
+ * or an error of the transport or FM_ERR_NOMEM. */
+int fm_send_or_park_copy(int peer, const void *hdr, size_t hlen, const void *payload,
+                         size_t plen);
 
 /* Bring up / tear down transports (called from MPI_Init / MPI_Finalize). */
 int fm_pt2pt_init(int world_rank, int world_size);

@@ -11,6 +11,7 @@
 
 #include "match/ctx_table.h"
 #include "pt2pt/internal.h"
+#include "pt2pt/pt2pt.h"
 #include "util/status.h"
 
 static int seen_peer = -1, seen_calls;

@@ -133,6 +133,9 @@ static int bring_up(void)
     if ((rc = fm_ofi_bufs_setup()) != FM_OK)
         return rc;
     fm_net_ofi.max_msg = s->buf_size - sizeof(fm_ofi_wire);
+    /* tcp;ofi_rxm keeps order up to its eager size, 16 KiB with its own
+     * header; 8 KiB is what FABMPI_OFI_EAGER_LIMIT's default trusts. */
+    fm_net_ofi.ordered_max = fm_net_ofi.max_msg < 8192 ? fm_net_ofi.max_msg : 8192;
     fm_net_ofi.eager_limit = fm_param.OFI_EAGER_LIMIT;
     fm_net_ofi.caps |= FM_NET_CAP_REMOTE;
     return FM_OK;

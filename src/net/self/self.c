@@ -29,6 +29,7 @@ static int self_init(fm_net *n)
     q.head = q.last = NULL;
     n->caps = FM_NET_CAP_PULL | FM_NET_CAP_MAPPED;
     n->max_msg = SELF_MAX_MSG;
+    n->ordered_max = SELF_MAX_MSG;
     n->eager_limit = fm_param.EAGER_LIMIT;
     return FM_OK;
 }

@@ -136,6 +136,7 @@ static int shm_init(fm_net *n)
     }
     s->max_msg = max;
     fm_net_shm.max_msg = max;
+    fm_net_shm.ordered_max = max; /* one ring per pair: all in order */
     fm_net_shm.eager_limit = fm_param.EAGER_LIMIT;
     fm_log(1, "shm: %d ranks on this node, rings of %zu bytes, max message %zu bytes, doorbells %s",
            s->nlocal, fm_ring_round_size(fm_param.SHM_RING_SIZE), max, s->doorbells ? "on" : "off");

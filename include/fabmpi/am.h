@@ -1,0 +1,100 @@
+/* fabmpi/am.h — fabmpi's active messages: the GASNet-style layer under MPI,
+ * usable on its own (docs/AM.md).
+ *
+ * Ranks are MPI_COMM_WORLD ranks; the layer is up between MPI_Init and
+ * MPI_Finalize, and a program may use it alone or beside MPI calls.
+ *
+ * A request runs handler `handler` (registered under the same index on
+ * every rank) at the target, inside the target's progress: any fab_ or MPI
+ * call it makes, or fab_poll().  A request handler may send at most one
+ * reply, to the requester, with the token it was given; a reply handler
+ * sends nothing.  Handlers must not block or call MPI.
+ *
+ *   Short   arguments only.
+ *   Medium  arguments and up to fab_am_max_medium() bytes, which the
+ *           handler sees in a buffer valid until it returns.
+ *   Long    arguments and any number of bytes, written at dest_addr in the
+ *           target's segment (fab_segment) before its handler runs; the
+ *           handler sees them there.
+ *
+ * Every request takes a flow-control credit for its target, given back by
+ * the target's reply, or (when the handler sent none) in a later message
+ * or a hidden reply (FABMPI_AM_CREDITS_PP, _TOTAL, _SLACK).  Without
+ * FAB_FLAG_IMMEDIATE a request with no credit left makes progress until
+ * one comes back; with it, the call returns FAB_WOULD_BLOCK and sends
+ * nothing.  Replies never wait.  Source buffers may be reused as soon as a
+ * call returns.
+ *
+ * Errors: a negative FAB_ERR_* code, with a line on stderr naming the call,
+ * the argument and its value; fab_strerror() names a code. */
+#ifndef FABMPI_AM_H
+#define FABMPI_AM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef uint64_t fab_am_arg_t;
+typedef struct fab_am_token *fab_am_token_t;
+typedef struct fab_event *fab_event_t;
+typedef void (*fab_am_fn_t)(fab_am_token_t token, void *buf, size_t nbytes,
+                            const fab_am_arg_t *args, unsigned nargs);
+
+enum {
+    FAB_OK = 0,
+    FAB_WOULD_BLOCK = 1,      /* FAB_FLAG_IMMEDIATE: not sent, nothing changed */
+    FAB_ERR_BAD_ARG = -1,     /* an argument out of range (stderr says which) */
+    FAB_ERR_NOT_INIT = -2,    /* before MPI_Init or after MPI_Finalize */
+    FAB_ERR_RESOURCE = -3,    /* out of memory */
+    FAB_ERR_NOT_ALLOWED = -4, /* not from here: a request or a second reply in a handler */
+};
+
+/* Handler indices a program may register. */
+#define FAB_AM_HANDLER_MIN 1
+#define FAB_AM_HANDLER_MAX 255
+
+/* fab_am_register flags: which messages the handler takes (none of the
+ * two: both). */
+#define FAB_AM_REQUEST 1u
+#define FAB_AM_REPLY 2u
+
+/* Send flags. */
+#define FAB_FLAG_IMMEDIATE 1u /* return FAB_WOULD_BLOCK instead of waiting for a credit */
+
+int fab_am_register(unsigned index, fab_am_fn_t fn, unsigned flags, const char *name);
+
+int fab_am_request_short(int rank, unsigned handler, unsigned flags, unsigned nargs,
+                         const fab_am_arg_t *args);
+int fab_am_request_medium(int rank, unsigned handler, const void *buf, size_t nbytes,
+                          unsigned flags, unsigned nargs, const fab_am_arg_t *args);
+int fab_am_request_long(int rank, unsigned handler, const void *buf, size_t nbytes,
+                        void *dest_addr, unsigned flags, unsigned nargs, const fab_am_arg_t *args);
+int fab_am_reply_short(fab_am_token_t token, unsigned handler, unsigned flags, unsigned nargs,
+                       const fab_am_arg_t *args);
+int fab_am_reply_medium(fab_am_token_t token, unsigned handler, const void *buf, size_t nbytes,
+                        unsigned flags, unsigned nargs, const fab_am_arg_t *args);
+int fab_am_reply_long(fab_am_token_t token, unsigned handler, const void *buf, size_t nbytes,
+                      void *dest_addr, unsigned flags, unsigned nargs, const fab_am_arg_t *args);
+
+/* The rank that sent the message a handler runs for. */
+int fab_am_token_rank(fab_am_token_t token);
+size_t fab_am_max_medium(void);
+unsigned fab_am_max_args(void);
+
+/* Rank `rank`'s segment: where Long payloads (and, later, one-sided
+ * transfers) land (FABMPI_AM_SEGMENT_SIZE bytes, page-aligned, zeroed). */
+int fab_segment(int rank, void **base, size_t *size);
+
+/* Run handlers of arrived messages and send what waits; never blocks. */
+int fab_poll(void);
+
+const char *fab_strerror(int rc);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

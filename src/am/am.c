@@ -1,0 +1,475 @@
+/* am.c — active messages (include/fabmpi/am.h): handlers, requests and
+ * replies, credit flow control.
+ *
+ * Wire: one transport message per Short and Medium, and per Long up to the
+ * transport's ordered message size (net.h ordered_max); a larger Long goes
+ * as LONG_CHUNK messages (each written at its place in the target's
+ * segment on arrival) and a final LONG that runs the handler.  Messages up
+ * to that size arrive in order, so the handler runs after every chunk has
+ * landed.
+ *
+ * Credits (the ibv conduit's scheme): a request takes one of the target's
+ * FABMPI_AM_CREDITS_PP and one of this rank's FABMPI_AM_CREDITS_TOTAL;
+ * every reply gives it back.  When a request handler sends no reply, the
+ * target banks the credit and returns it in the next message it sends the
+ * requester (every message carries a `credits` count), or in a hidden reply
+ * (ACK) once more than FABMPI_AM_CREDITS_SLACK are banked.  SLACK is kept
+ * below PP and below TOTAL / (ranks), so a requester out of credits always
+ * has some coming back.  Requests to oneself take none (the conduit's
+ * loopback: nothing crosses a transport's flow control).  Replies and hidden replies take no credit and
+ * never wait: a full transport queues them (copied).
+ *
+ * Everything here runs under the library lock (core/cs.h): handlers run in
+ * progress, which only the lock holder makes. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <fabmpi/am.h>
+
+#include "am/am.h"
+#include "boot/boot.h"
+#include "boot/world.h"
+#include "core/cs.h"
+#include "core/progress.h"
+#include "core/world.h"
+#include "net/net.h"
+#include "pt2pt/pt2pt.h"
+#include "util/log.h"
+#include "util/param.h"
+#include "util/status.h"
+
+#define MAX_ARGS 16
+#define NHANDLERS (FAB_AM_HANDLER_MAX + 1)
+
+enum { AM_PROTO = FM_PROTO_HANDLER_FIRST };
+
+enum am_kind {
+    AM_SHORT = 0,
+    AM_MEDIUM = 1,
+    AM_LONG = 2,       /* the last (or only) piece of a Long: runs the handler */
+    AM_LONG_CHUNK = 3, /* an earlier piece: only lands */
+    AM_ACK = 4,        /* a hidden reply: credits only */
+    AM_REPLY = 0x10,   /* or'ed in: a reply (returns the request's credit) */
+};
+
+/* The header; args[] travels only as far as nargs. */
+struct am_wire {
+    uint8_t proto; /* AM_PROTO, where every transport message has its protocol */
+    uint8_t kind;
+    uint8_t handler;
+    uint8_t nargs;
+    uint32_t credits; /* credits the sender gives back to the receiver */
+    uint64_t len;     /* payload bytes in this message */
+    uint64_t dest;    /* LONG, LONG_CHUNK: where they go in the receiver's segment */
+    uint64_t base;    /* LONG: the handler's buf (the first byte of the whole payload) */
+    uint64_t total;   /* LONG: the handler's nbytes */
+    fab_am_arg_t args[MAX_ARGS];
+};
+#define WIRE_HLEN(nargs) (offsetof(struct am_wire, args) + (size_t)(nargs) * sizeof(fab_am_arg_t))
+
+struct fab_am_token {
+    int peer;
+    int request; /* a request's handler: may reply once */
+    int replied;
+};
+
+static struct {
+    int up;
+    fab_am_fn_t fn[NHANDLERS];
+    unsigned accept[NHANDLERS]; /* FAB_AM_REQUEST | FAB_AM_REPLY */
+    const char *name[NHANDLERS];
+    int *credits; /* per target: requests it may still take from us */
+    int *banked;  /* per requester: credits we owe it */
+    int inflight; /* our requests whose credit has not come back */
+    int pp, total, slack;
+    size_t max_medium;
+    int in_handler;
+} A;
+
+static int bad(const char *call, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int bad(const char *call, const char *fmt, ...)
+{
+    char text[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    fm_error_msg("%s: %s", call, text);
+    return FAB_ERR_BAD_ARG;
+}
+
+/* ---- sending ---- */
+
+/* One message to peer, the credits we owe it riding along. */
+static int send_wire(int peer, struct am_wire *w, const void *payload, size_t plen)
+{
+    w->proto = AM_PROTO;
+    w->credits = (uint32_t)A.banked[peer];
+    A.banked[peer] = 0;
+    int rc = fm_send_or_park_copy(peer, w, WIRE_HLEN(w->nargs), payload, plen);
+    if (rc != FM_OK) {
+        fm_error_msg("active message to rank %d failed: %s", peer, fm_status_msg(rc));
+        fm_boot_abort(1, "fabmpi: an active message could not be sent");
+    }
+    return FAB_OK;
+}
+
+/* Payload bytes one message to peer may carry besides a full header
+ * (ordered: the pieces of a Long, which must all land before the last one
+ * runs its handler). */
+static size_t piece(int peer, int ordered)
+{
+    const fm_net *n = fm_peer_net[peer];
+    size_t max = ordered ? n->ordered_max : n->max_msg;
+    return max > sizeof(struct am_wire) ? max - sizeof(struct am_wire) : 0;
+}
+
+/* A Long: chunks that only land, then the piece that runs the handler. */
+static int send_long(int peer, struct am_wire *w, const char *buf, size_t n, uint64_t dest)
+{
+    size_t chunk = piece(peer, 1);
+    w->base = dest;
+    w->total = n;
+    struct am_wire c = {.kind = AM_LONG_CHUNK};
+    size_t off = 0;
+    while (n - off > chunk) {
+        c.len = chunk;
+        c.dest = dest + off;
+        send_wire(peer, &c, buf + off, chunk);
+        off += chunk;
+    }
+    w->len = n - off;
+    w->dest = dest + off;
+    return send_wire(peer, w, buf + off, n - off);
+}
+
+static int check_common(const char *call, unsigned handler, unsigned nargs,
+                        const fab_am_arg_t *args, const void *buf, size_t nbytes)
+{
+    if (handler < FAB_AM_HANDLER_MIN || handler > FAB_AM_HANDLER_MAX)
+        return bad(call, "handler=%u is not a handler index (%d..%d)", handler,
+                   FAB_AM_HANDLER_MIN, FAB_AM_HANDLER_MAX);
+    if (nargs > MAX_ARGS)
+        return bad(call, "nargs=%u is more than fab_am_max_args() = %d", nargs, MAX_ARGS);
+    if (nargs && !args)
+        return bad(call, "args=NULL with nargs=%u", nargs);
+    if (nbytes && !buf)
+        return bad(call, "buf=NULL with nbytes=%zu", nbytes);
+    return FAB_OK;
+}
+
+/* Requests to oneself take no credit: they never leave the process. */
+static int has_credit(int peer)
+{
+    return peer == fm_world_rank || (A.credits[peer] > 0 && A.inflight < A.total);
+}
+
+static int request(const char *call, int kind, int rank, unsigned handler, const void *buf,
+                   size_t nbytes, void *dest, unsigned flags, unsigned nargs,
+                   const fab_am_arg_t *args)
+{
+    if (!A.up)
+        return FAB_ERR_NOT_INIT;
+    if (A.in_handler) {
+        fm_error_msg("%s: called from a handler (a handler may only reply)", call);
+        return FAB_ERR_NOT_ALLOWED;
+    }
+    if (rank < 0 || rank >= fm_world_size)
+        return bad(call, "rank=%d is not a rank (0..%d)", rank, fm_world_size - 1);
+    int rc = check_common(call, handler, nargs, args, buf, nbytes);
+    if (rc)
+        return rc;
+    if (kind == AM_MEDIUM && nbytes > A.max_medium)
+        return bad(call, "nbytes=%zu is more than fab_am_max_medium() = %zu", nbytes,
+                   A.max_medium);
+    if (kind == AM_LONG && nbytes && !fm_am_in_segment(rank, (uint64_t)(uintptr_t)dest, nbytes))
+        return bad(call, "dest_addr=%p + nbytes=%zu is not inside rank %d's segment", dest,
+                   nbytes, rank);
+    if (flags & ~FAB_FLAG_IMMEDIATE)
+        return bad(call, "flags=%#x has bits other than FAB_FLAG_IMMEDIATE", flags);
+    if (!has_credit(rank)) {
+        if (flags & FAB_FLAG_IMMEDIATE)
+            return FAB_WOULD_BLOCK;
+        fm_wait_until(has_credit(rank));
+    }
+    if (rank != fm_world_rank) {
+        A.credits[rank]--;
+        A.inflight++;
+    }
+    struct am_wire w = {.kind = (uint8_t)kind, .handler = (uint8_t)handler,
+                        .nargs = (uint8_t)nargs, .len = nbytes};
+    if (nargs)
+        memcpy(w.args, args, nargs * sizeof *args);
+    if (kind == AM_LONG)
+        return send_long(rank, &w, buf, nbytes, (uint64_t)(uintptr_t)dest);
+    return send_wire(rank, &w, buf, nbytes);
+}
+
+static int reply(const char *call, int kind, fab_am_token_t token, unsigned handler,
+                 const void *buf, size_t nbytes, void *dest, unsigned flags, unsigned nargs,
+                 const fab_am_arg_t *args)
+{
+    if (!A.up)
+        return FAB_ERR_NOT_INIT;
+    if (!token || !A.in_handler)
+        return bad(call, "token=%p is not the token of a running handler", (void *)token);
+    if (!token->request) {
+        fm_error_msg("%s: called from a reply handler (replies get no reply)", call);
+        return FAB_ERR_NOT_ALLOWED;
+    }
+    if (token->replied) {
+        fm_error_msg("%s: this request handler has replied already (at most once)", call);
+        return FAB_ERR_NOT_ALLOWED;
+    }
+    int rc = check_common(call, handler, nargs, args, buf, nbytes);
+    if (rc)
+        return rc;
+    int peer = token->peer;
+    if (kind == AM_MEDIUM && nbytes > A.max_medium)
+        return bad(call, "nbytes=%zu is more than fab_am_max_medium() = %zu", nbytes,
+                   A.max_medium);
+    if (kind == AM_LONG && nbytes && !fm_am_in_segment(peer, (uint64_t)(uintptr_t)dest, nbytes))
+        return bad(call, "dest_addr=%p + nbytes=%zu is not inside rank %d's segment", dest,
+                   nbytes, peer);
+    if (flags & ~FAB_FLAG_IMMEDIATE)
+        return bad(call, "flags=%#x has bits other than FAB_FLAG_IMMEDIATE", flags);
+    token->replied = 1; /* replies never wait: IMMEDIATE changes nothing */
+    struct am_wire w = {.kind = (uint8_t)(kind | AM_REPLY), .handler = (uint8_t)handler,
+                        .nargs = (uint8_t)nargs, .len = nbytes};
+    if (nargs)
+        memcpy(w.args, args, nargs * sizeof *args);
+    if (kind == AM_LONG)
+        return send_long(peer, &w, buf, nbytes, (uint64_t)(uintptr_t)dest);
+    return send_wire(peer, &w, buf, nbytes);
+}
+
+/* ---- receiving ---- */
+
+static __attribute__((cold, noreturn)) void unusable(int peer, const char *what, unsigned v)
+{
+    char why[200];
+    snprintf(why, sizeof why, "fabmpi: rank %d received an active message from rank %d for %s %u",
+             fm_world_rank, peer, what, v);
+    fm_boot_abort(1, why);
+}
+
+static void on_am(int peer, const void *msg, size_t len)
+{
+    const struct am_wire *w = msg;
+    size_t hlen = WIRE_HLEN(w->nargs);
+    if (len < hlen || len - hlen < w->len || w->nargs > MAX_ARGS) {
+        fm_error_msg("malformed active message from rank %d dropped", peer);
+        return;
+    }
+    const char *payload = (const char *)msg + hlen;
+    int is_reply = (w->kind & AM_REPLY) != 0;
+    if (peer != fm_world_rank) {
+        int got = (int)w->credits + is_reply;
+        A.credits[peer] += got;
+        A.inflight -= got;
+    }
+    void *buf = NULL;
+    size_t nbytes = 0;
+    switch (w->kind & ~AM_REPLY) {
+    case AM_ACK:
+        return;
+    case AM_LONG_CHUNK:
+        memcpy((void *)(uintptr_t)w->dest, payload, w->len);
+        return;
+    case AM_LONG:
+        if (w->len)
+            memcpy((void *)(uintptr_t)w->dest, payload, w->len);
+        buf = (void *)(uintptr_t)w->base;
+        nbytes = w->total;
+        break;
+    case AM_MEDIUM:
+        buf = (void *)payload;
+        nbytes = w->len;
+        break;
+    case AM_SHORT:
+        break;
+    default:
+        unusable(peer, "kind", w->kind);
+    }
+    fab_am_fn_t fn = A.fn[w->handler];
+    if (!fn)
+        unusable(peer, "a handler this rank has not registered: index", w->handler);
+    if (!(A.accept[w->handler] & (is_reply ? FAB_AM_REPLY : FAB_AM_REQUEST)))
+        unusable(peer, is_reply ? "a reply to request-only handler" : "a request to reply-only handler",
+                 w->handler);
+    struct fab_am_token t = {peer, !is_reply, 0};
+    A.in_handler++;
+    fn(&t, buf, nbytes, w->nargs ? w->args : NULL, w->nargs);
+    A.in_handler--;
+    if (is_reply || t.replied || peer == fm_world_rank)
+        return;
+    /* No reply: the credit is banked, sent back with our next message to
+     * the requester or, past the slack, by a hidden reply. */
+    if (++A.banked[peer] > A.slack) {
+        struct am_wire ack = {.kind = AM_ACK};
+        send_wire(peer, &ack, NULL, 0);
+    }
+}
+
+/* ---- life ---- */
+
+int fm_am_init(int world_rank, int world_size)
+{
+    (void)world_rank;
+    int rc = fm_am_segments_read(world_size);
+    if (rc != FM_OK)
+        return rc;
+    A.credits = calloc((size_t)world_size, sizeof *A.credits);
+    A.banked = calloc((size_t)world_size, sizeof *A.banked);
+    if (!A.credits || !A.banked)
+        return FM_ERR_NOMEM;
+    A.pp = (int)fm_param.AM_CREDITS_PP;
+    A.total = (int)fm_param.AM_CREDITS_TOTAL;
+    if (A.total == 0) /* the seed's default: MIN(256, peers * PP), at least PP */
+        A.total = world_size > 1 ? (world_size - 1) * A.pp < 256 ? (world_size - 1) * A.pp : 256
+                                 : A.pp;
+    if (A.total < A.pp)
+        A.total = A.pp;
+    /* Below PP and TOTAL / ranks: what a target keeps back can never hold
+     * all of a requester's credits. */
+    A.slack = (int)fm_param.AM_CREDITS_SLACK;
+    if (A.slack > A.pp - 1)
+        A.slack = A.pp - 1;
+    if (A.slack > (A.total - 1) / world_size)
+        A.slack = (A.total - 1) / world_size;
+    for (int p = 0; p < world_size; p++)
+        A.credits[p] = A.pp;
+    A.inflight = 0;
+    A.max_medium = (size_t)-1;
+    for (int p = 0; p < world_size; p++)
+        if (piece(p, 0) < A.max_medium)
+            A.max_medium = piece(p, 0);
+    if ((rc = fm_deliver_register(AM_PROTO, on_am)) != FM_OK)
+        return rc;
+    fm_log(1, "active messages: %d credits per peer, %d in all, slack %d; max medium %zu bytes",
+           A.pp, A.total, A.slack, A.max_medium);
+    A.up = 1;
+    return FM_OK;
+}
+
+void fm_am_finalize(void)
+{
+    A.up = 0;
+    free(A.credits);
+    free(A.banked);
+    A.credits = A.banked = NULL;
+    fm_am_segments_release();
+}
+
+/* ---- the public procedures ---- */
+
+int fab_am_register(unsigned index, fab_am_fn_t fn, unsigned flags, const char *name)
+{
+    FM_API_LOCK();
+    if (index < FAB_AM_HANDLER_MIN || index > FAB_AM_HANDLER_MAX)
+        return bad("fab_am_register", "index=%u is not a handler index (%d..%d)", index,
+                   FAB_AM_HANDLER_MIN, FAB_AM_HANDLER_MAX);
+    if (flags & ~(FAB_AM_REQUEST | FAB_AM_REPLY))
+        return bad("fab_am_register", "flags=%#x has bits other than FAB_AM_REQUEST|FAB_AM_REPLY",
+                   flags);
+    if (A.fn[index] && fn && A.fn[index] != fn)
+        return bad("fab_am_register", "index=%u is taken (by \"%s\")", index,
+                   A.name[index] ? A.name[index] : "?");
+    A.fn[index] = fn; /* NULL: free the index */
+    A.accept[index] = flags ? flags : FAB_AM_REQUEST | FAB_AM_REPLY;
+    A.name[index] = name;
+    return FAB_OK;
+}
+
+int fab_am_request_short(int rank, unsigned handler, unsigned flags, unsigned nargs,
+                         const fab_am_arg_t *args)
+{
+    FM_API_LOCK();
+    return request("fab_am_request_short", AM_SHORT, rank, handler, NULL, 0, NULL, flags, nargs,
+                   args);
+}
+
+int fab_am_request_medium(int rank, unsigned handler, const void *buf, size_t nbytes,
+                          unsigned flags, unsigned nargs, const fab_am_arg_t *args)
+{
+    FM_API_LOCK();
+    return request("fab_am_request_medium", AM_MEDIUM, rank, handler, buf, nbytes, NULL, flags,
+                   nargs, args);
+}
+
+int fab_am_request_long(int rank, unsigned handler, const void *buf, size_t nbytes,
+                        void *dest_addr, unsigned flags, unsigned nargs, const fab_am_arg_t *args)
+{
+    FM_API_LOCK();
+    return request("fab_am_request_long", AM_LONG, rank, handler, buf, nbytes, dest_addr, flags,
+                   nargs, args);
+}
+
+int fab_am_reply_short(fab_am_token_t token, unsigned handler, unsigned flags, unsigned nargs,
+                       const fab_am_arg_t *args)
+{
+    FM_API_LOCK();
+    return reply("fab_am_reply_short", AM_SHORT, token, handler, NULL, 0, NULL, flags, nargs,
+                 args);
+}
+
+int fab_am_reply_medium(fab_am_token_t token, unsigned handler, const void *buf, size_t nbytes,
+                        unsigned flags, unsigned nargs, const fab_am_arg_t *args)
+{
+    FM_API_LOCK();
+    return reply("fab_am_reply_medium", AM_MEDIUM, token, handler, buf, nbytes, NULL, flags,
+                 nargs, args);
+}
+
+int fab_am_reply_long(fab_am_token_t token, unsigned handler, const void *buf, size_t nbytes,
+                      void *dest_addr, unsigned flags, unsigned nargs, const fab_am_arg_t *args)
+{
+    FM_API_LOCK();
+    return reply("fab_am_reply_long", AM_LONG, token, handler, buf, nbytes, dest_addr, flags,
+                 nargs, args);
+}
+
+int fab_am_token_rank(fab_am_token_t token)
+{
+    FM_API_LOCK();
+    if (!token || !A.in_handler)
+        return bad("fab_am_token_rank", "token=%p is not the token of a running handler",
+                   (void *)token);
+    return token->peer;
+}
+
+size_t fab_am_max_medium(void)
+{
+    FM_API_LOCK();
+    return A.up ? A.max_medium : 0;
+}
+
+unsigned fab_am_max_args(void) { return MAX_ARGS; }
+
+int fab_poll(void)
+{
+    FM_API_LOCK();
+    if (!A.up)
+        return FAB_ERR_NOT_INIT;
+    if (A.in_handler) {
+        fm_error_msg("fab_poll: called from a handler");
+        return FAB_ERR_NOT_ALLOWED;
+    }
+    fm_progress();
+    return FAB_OK;
+}
+
+const char *fab_strerror(int rc)
+{
+    switch (rc) {
+    case FAB_OK: return "FAB_OK: success";
+    case FAB_WOULD_BLOCK: return "FAB_WOULD_BLOCK: not sent, it would have waited (FAB_FLAG_IMMEDIATE)";
+    case FAB_ERR_BAD_ARG: return "FAB_ERR_BAD_ARG: an argument is out of range";
+    case FAB_ERR_NOT_INIT: return "FAB_ERR_NOT_INIT: before MPI_Init or after MPI_Finalize";
+    case FAB_ERR_RESOURCE: return "FAB_ERR_RESOURCE: out of memory";
+    case FAB_ERR_NOT_ALLOWED: return "FAB_ERR_NOT_ALLOWED: not allowed from a handler";
+    default: return "unknown fab_ return code";
+    }
+}
