@@ -54,20 +54,44 @@ enum am_kind {
     AM_REPLY = 0x10,   /* or'ed in: a reply (returns the request's credit) */
 };
 
-/* The header; args[] travels only as far as nargs. */
-struct am_wire {
+/* A message: the header, for LONG and LONG_CHUNK the long part, nargs
+ * arguments, the payload; at least an fm_hdr's 24 bytes in all, so a
+ * Short with up to one argument and its ring record word fill half a
+ * 64-byte line. */
+struct am_hdr {
     uint8_t proto; /* AM_PROTO, where every transport message has its protocol */
     uint8_t kind;
     uint8_t handler;
     uint8_t nargs;
     uint32_t credits; /* credits the sender gives back to the receiver */
     uint64_t len;     /* payload bytes in this message */
-    uint64_t dest;    /* LONG, LONG_CHUNK: where they go in the receiver's segment */
-    uint64_t base;    /* LONG: the handler's buf (the first byte of the whole payload) */
-    uint64_t total;   /* LONG: the handler's nbytes */
-    fab_am_arg_t args[MAX_ARGS];
 };
-#define WIRE_HLEN(nargs) (offsetof(struct am_wire, args) + (size_t)(nargs) * sizeof(fab_am_arg_t))
+struct am_long {
+    uint64_t dest;  /* where this message's payload goes in the receiver's segment */
+    uint64_t base;  /* LONG: the handler's buf (the first byte of the whole payload) */
+    uint64_t total; /* LONG: the handler's nbytes */
+};
+/* A message's header as it is built. */
+struct am_out {
+    struct am_hdr h;
+    uint64_t words[sizeof(struct am_long) / 8 + MAX_ARGS];
+};
+
+static int is_long(unsigned kind)
+{
+    kind &= ~AM_REPLY;
+    return kind == AM_LONG || kind == AM_LONG_CHUNK;
+}
+static size_t hlen_of(unsigned kind, unsigned nargs)
+{
+    return sizeof(struct am_hdr) + (is_long(kind) ? sizeof(struct am_long) : 0) +
+           (size_t)nargs * sizeof(fab_am_arg_t);
+}
+static struct am_long *long_part(struct am_out *o) { return (struct am_long *)(void *)o->words; }
+static fab_am_arg_t *args_of(struct am_out *o)
+{
+    return o->words + (is_long(o->h.kind) ? sizeof(struct am_long) / 8 : 0);
+}
 
 struct fab_am_token {
     int peer;
@@ -103,12 +127,25 @@ static int bad(const char *call, const char *fmt, ...)
 /* ---- sending ---- */
 
 /* One message to peer, the credits we owe it riding along. */
-static int send_wire(int peer, struct am_wire *w, const void *payload, size_t plen)
+static int send_out(int peer, struct am_out *o, const void *payload, size_t plen)
 {
-    w->proto = AM_PROTO;
-    w->credits = (uint32_t)A.banked[peer];
+    o->h.proto = AM_PROTO;
+    o->h.credits = (uint32_t)A.banked[peer];
     A.banked[peer] = 0;
-    int rc = fm_send_or_park_copy(peer, w, WIRE_HLEN(w->nargs), payload, plen);
+    /* Every transport takes messages of at least an fm_hdr (OFI checks): a
+     * smaller one goes out as one piece, its payload after the header and
+     * zeros after that (which the receiver ignores: it reads len bytes). */
+    size_t hlen = hlen_of(o->h.kind, o->h.nargs);
+    if (hlen + plen < sizeof(fm_hdr)) {
+        char *end = (char *)o + hlen;
+        if (plen)
+            memcpy(end, payload, plen);
+        memset(end + plen, 0, sizeof(fm_hdr) - hlen - plen);
+        hlen = sizeof(fm_hdr);
+        payload = NULL;
+        plen = 0;
+    }
+    int rc = fm_send_or_park_copy(peer, o, hlen, payload, plen);
     if (rc != FM_OK) {
         fm_error_msg("active message to rank %d failed: %s", peer, fm_status_msg(rc));
         fm_boot_abort(1, "fabmpi: an active message could not be sent");
@@ -123,26 +160,35 @@ static size_t piece(int peer, int ordered)
 {
     const fm_net *n = fm_peer_net[peer];
     size_t max = ordered ? n->ordered_max : n->max_msg;
-    return max > sizeof(struct am_wire) ? max - sizeof(struct am_wire) : 0;
+    return max > sizeof(struct am_out) ? max - sizeof(struct am_out) : 0;
 }
 
-/* A Long: chunks that only land, then the piece that runs the handler. */
-static int send_long(int peer, struct am_wire *w, const char *buf, size_t n, uint64_t dest)
+/* A Long: chunks that only land, then the piece that runs the handler (o:
+ * its header with the arguments in place). */
+static int send_long(int peer, struct am_out *o, const char *buf, size_t n, uint64_t dest)
 {
     size_t chunk = piece(peer, 1);
-    w->base = dest;
-    w->total = n;
-    struct am_wire c = {.kind = AM_LONG_CHUNK};
+    struct am_out c = {.h = {.kind = AM_LONG_CHUNK}};
     size_t off = 0;
     while (n - off > chunk) {
-        c.len = chunk;
-        c.dest = dest + off;
-        send_wire(peer, &c, buf + off, chunk);
+        c.h.len = chunk;
+        long_part(&c)->dest = dest + off;
+        send_out(peer, &c, buf + off, chunk);
         off += chunk;
     }
-    w->len = n - off;
-    w->dest = dest + off;
-    return send_wire(peer, w, buf + off, n - off);
+    o->h.len = n - off;
+    *long_part(o) = (struct am_long){dest + off, dest, n};
+    return send_out(peer, o, buf + off, n - off);
+}
+
+/* The header of a message of kind (its arguments copied in). */
+static void build(struct am_out *o, unsigned kind, unsigned handler, unsigned nargs,
+                  const fab_am_arg_t *args, size_t nbytes)
+{
+    o->h = (struct am_hdr){.kind = (uint8_t)kind, .handler = (uint8_t)handler,
+                           .nargs = (uint8_t)nargs, .len = nbytes};
+    if (nargs)
+        memcpy(args_of(o), args, nargs * sizeof *args);
 }
 
 static int check_common(const char *call, unsigned handler, unsigned nargs,
@@ -198,13 +244,11 @@ static int request(const char *call, int kind, int rank, unsigned handler, const
         A.credits[rank]--;
         A.inflight++;
     }
-    struct am_wire w = {.kind = (uint8_t)kind, .handler = (uint8_t)handler,
-                        .nargs = (uint8_t)nargs, .len = nbytes};
-    if (nargs)
-        memcpy(w.args, args, nargs * sizeof *args);
+    struct am_out o;
+    build(&o, (unsigned)kind, handler, nargs, args, nbytes);
     if (kind == AM_LONG)
-        return send_long(rank, &w, buf, nbytes, (uint64_t)(uintptr_t)dest);
-    return send_wire(rank, &w, buf, nbytes);
+        return send_long(rank, &o, buf, nbytes, (uint64_t)(uintptr_t)dest);
+    return send_out(rank, &o, buf, nbytes);
 }
 
 static int reply(const char *call, int kind, fab_am_token_t token, unsigned handler,
@@ -236,13 +280,11 @@ static int reply(const char *call, int kind, fab_am_token_t token, unsigned hand
     if (flags & ~FAB_FLAG_IMMEDIATE)
         return bad(call, "flags=%#x has bits other than FAB_FLAG_IMMEDIATE", flags);
     token->replied = 1; /* replies never wait: IMMEDIATE changes nothing */
-    struct am_wire w = {.kind = (uint8_t)(kind | AM_REPLY), .handler = (uint8_t)handler,
-                        .nargs = (uint8_t)nargs, .len = nbytes};
-    if (nargs)
-        memcpy(w.args, args, nargs * sizeof *args);
+    struct am_out o;
+    build(&o, (unsigned)kind | AM_REPLY, handler, nargs, args, nbytes);
     if (kind == AM_LONG)
-        return send_long(peer, &w, buf, nbytes, (uint64_t)(uintptr_t)dest);
-    return send_wire(peer, &w, buf, nbytes);
+        return send_long(peer, &o, buf, nbytes, (uint64_t)(uintptr_t)dest);
+    return send_out(peer, &o, buf, nbytes);
 }
 
 /* ---- receiving ---- */
@@ -257,13 +299,17 @@ static __attribute__((cold, noreturn)) void unusable(int peer, const char *what,
 
 static void on_am(int peer, const void *msg, size_t len)
 {
-    const struct am_wire *w = msg;
-    size_t hlen = WIRE_HLEN(w->nargs);
+    const struct am_hdr *w = msg;
+    size_t hlen = hlen_of(w->kind, w->nargs);
     if (len < hlen || len - hlen < w->len || w->nargs > MAX_ARGS) {
         fm_error_msg("malformed active message from rank %d dropped", peer);
         return;
     }
     const char *payload = (const char *)msg + hlen;
+    const struct am_long *lp = (const struct am_long *)(const void *)(w + 1);
+    const fab_am_arg_t *args =
+        (const fab_am_arg_t *)(const void *)((const char *)(w + 1) +
+                                             (is_long(w->kind) ? sizeof *lp : 0));
     int is_reply = (w->kind & AM_REPLY) != 0;
     if (peer != fm_world_rank) {
         int got = (int)w->credits + is_reply;
@@ -276,13 +322,13 @@ static void on_am(int peer, const void *msg, size_t len)
     case AM_ACK:
         return;
     case AM_LONG_CHUNK:
-        memcpy((void *)(uintptr_t)w->dest, payload, w->len);
+        memcpy((void *)(uintptr_t)lp->dest, payload, w->len);
         return;
     case AM_LONG:
         if (w->len)
-            memcpy((void *)(uintptr_t)w->dest, payload, w->len);
-        buf = (void *)(uintptr_t)w->base;
-        nbytes = w->total;
+            memcpy((void *)(uintptr_t)lp->dest, payload, w->len);
+        buf = (void *)(uintptr_t)lp->base;
+        nbytes = lp->total;
         break;
     case AM_MEDIUM:
         buf = (void *)payload;
@@ -301,15 +347,15 @@ static void on_am(int peer, const void *msg, size_t len)
                  w->handler);
     struct fab_am_token t = {peer, !is_reply, 0};
     A.in_handler++;
-    fn(&t, buf, nbytes, w->nargs ? w->args : NULL, w->nargs);
+    fn(&t, buf, nbytes, w->nargs ? args : NULL, w->nargs);
     A.in_handler--;
     if (is_reply || t.replied || peer == fm_world_rank)
         return;
     /* No reply: the credit is banked, sent back with our next message to
      * the requester or, past the slack, by a hidden reply. */
     if (++A.banked[peer] > A.slack) {
-        struct am_wire ack = {.kind = AM_ACK};
-        send_wire(peer, &ack, NULL, 0);
+        struct am_out ack = {.h = {.kind = AM_ACK}};
+        send_out(peer, &ack, NULL, 0);
     }
 }
 

@@ -192,8 +192,10 @@ int fm_pending_drain(void)
                 }
                 if (e->req)
                     fm_on_sent(e->req, &e->hdr);
-                free(e->own);
-                e->own = NULL;
+                if (e->own) {
+                    free(e->own);
+                    e->own = NULL;
+                }
             }
             moved++;
             V->pend_head[peer] = e->next;
