@@ -310,20 +310,25 @@ int PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void *
 
 /* ---- inside a callback: the event being told ---- */
 
-static int instance_ok(MPI_T_event_instance inst)
+/* Enter, and check the instance: 0 (the lock held), or an MPI_T error
+ * class (not held). */
+static int enter_instance(MPI_T_event_instance inst)
 {
-    return inst && (int)inst->event >= 0 && inst->event < FM_NEVENTS && inst->data;
+    int rc = fm_mpit_enter();
+    if (rc)
+        return rc;
+    if (!inst || (int)inst->event < 0 || inst->event >= FM_NEVENTS || !inst->data)
+        return fm_mpit_leave(MPI_T_ERR_INVALID_HANDLE);
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_T_event_read = PMPI_T_event_read
 int PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void *buffer)
 {
     FM_API_LOCK();
-    int rc = fm_mpit_enter();
+    int rc = enter_instance(event_instance);
     if (rc)
         return rc;
-    if (!instance_ok(event_instance))
-        return fm_mpit_leave(MPI_T_ERR_INVALID_HANDLE);
     const struct event_desc *e = desc_of(event_instance->event);
     if (element_index < 0 || element_index >= e->nelem)
         return fm_mpit_leave(MPI_T_ERR_INVALID_INDEX);
@@ -338,11 +343,9 @@ int PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, vo
 int PMPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer)
 {
     FM_API_LOCK();
-    int rc = fm_mpit_enter();
+    int rc = enter_instance(event_instance);
     if (rc)
         return rc;
-    if (!instance_ok(event_instance))
-        return fm_mpit_leave(MPI_T_ERR_INVALID_HANDLE);
     if (!buffer)
         return fm_mpit_leave(MPI_T_ERR_INVALID);
     /* The elements at the displacements MPI_T_event_get_info gave. */
@@ -354,11 +357,9 @@ int PMPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer)
 int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *event_timestamp)
 {
     FM_API_LOCK();
-    int rc = fm_mpit_enter();
+    int rc = enter_instance(event_instance);
     if (rc)
         return rc;
-    if (!instance_ok(event_instance))
-        return fm_mpit_leave(MPI_T_ERR_INVALID_HANDLE);
     if (!event_timestamp)
         return fm_mpit_leave(MPI_T_ERR_INVALID);
     *event_timestamp = event_instance->timestamp;
@@ -369,11 +370,9 @@ int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *e
 int PMPI_T_event_get_source(MPI_T_event_instance event_instance, int *source_index)
 {
     FM_API_LOCK();
-    int rc = fm_mpit_enter();
+    int rc = enter_instance(event_instance);
     if (rc)
         return rc;
-    if (!instance_ok(event_instance))
-        return fm_mpit_leave(MPI_T_ERR_INVALID_HANDLE);
     if (!source_index)
         return fm_mpit_leave(MPI_T_ERR_INVALID);
     *source_index = 0;

@@ -6,13 +6,6 @@
 
 #include "testutil.h"
 
-#define CHECK_T(call, cls)                                                        \
-    do {                                                                          \
-        int rc_ = (call);                                                         \
-        CHECKF(rc_ == (cls), "%s returned %d, expected %s = %d", #call, rc_, #cls, \
-               (int)(cls));                                                       \
-    } while (0)
-
 static int category(const char *name)
 {
     int i = -1;

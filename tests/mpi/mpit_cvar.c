@@ -14,12 +14,6 @@
 #include "util/param.h"
 
 /* An MPI_T call must return exactly this class. */
-#define CHECK_T(call, cls)                                                        \
-    do {                                                                          \
-        int rc_ = (call);                                                         \
-        CHECKF(rc_ == (cls), "%s returned %d, expected %s = %d", #call, rc_, #cls, \
-               (int)(cls));                                                       \
-    } while (0)
 
 struct knob {
     const char *name, *type, *accepted, *doc;

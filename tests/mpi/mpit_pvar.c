@@ -12,13 +12,6 @@
 #include "testutil.h"
 #include "util/pvar.h"
 
-#define CHECK_T(call, cls)                                                        \
-    do {                                                                          \
-        int rc_ = (call);                                                         \
-        CHECKF(rc_ == (cls), "%s returned %d, expected %s = %d", #call, rc_, #cls, \
-               (int)(cls));                                                       \
-    } while (0)
-
 static int rank, size;
 static int engine_ofi; /* the provider-matching engine sends (FABMPI_PT2PT=ofi or auto) */
 

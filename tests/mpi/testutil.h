@@ -88,6 +88,15 @@ static inline void tu_fail(const char *file, int line, const char *fmt, ...)
 
 /* CHECK_ERR(call, cls): the call must fail with error class cls (the
  * communicator involved must have MPI_ERRORS_RETURN set). */
+/* An MPI_T procedure returned exactly cls (MPI_T_ERR_* classes are
+ * returned as they are, never through an error handler). */
+#define CHECK_T(call, cls)                                                        \
+    do {                                                                          \
+        int rc_ = (call);                                                         \
+        CHECKF(rc_ == (cls), "%s returned %d, expected %s = %d", #call, rc_, #cls, \
+               (int)(cls));                                                       \
+    } while (0)
+
 #define CHECK_ERR(call, cls)                                             \
     do {                                                                 \
         int tu_rc_ = (call), tu_c_ = -1;                                 \
