@@ -117,6 +117,7 @@ program f08_large_count
   call check(winbuf(1) == -1 .and. winbuf(2) == 100 * left + 1 .and. &
              winbuf(3) == 100 * left + 2 .and. winbuf(4) == -1, 'Put_c payload')
   call MPI_Win_free(win)
+  deallocate (scounts, rcounts, sdispls, rdispls, sa, ra)
 
   call MPI_Finalize()
 contains
