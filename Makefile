@@ -75,8 +75,9 @@ test-asan: deps
 	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  bash tests/run-all build-asan
 
-# The threaded tests (tests/mpi/TESTLIST's thr_*, env_thread, and mpit_event
-# whose events are also told on the progress thread) with the
+# The threaded tests (tests/mpi/TESTLIST's thr_*, env_thread, mpit_event
+# whose events are also told on the progress thread, and active messages
+# whose handlers run there) with the
 # library, the launcher and the tests built under ThreadSanitizer.  Not the
 # OpenMP ones (omp_*): libgomp is not instrumented, so TSan cannot see its
 # task dependences and reports races that are none.
@@ -89,6 +90,8 @@ test-tsan: deps
 	  python3 tests/run-mpi-tests build-tsan --filter env_thread
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66:suppressions=$(abspath tests/tsan.supp) \
 	  python3 tests/run-mpi-tests build-tsan --filter mpit_event --timeout-scale 4
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66:suppressions=$(abspath tests/tsan.supp) \
+	  python3 tests/run-mpi-tests build-tsan --filter 'am_basic n=3 [FABMPI_PROGRESS_THREAD=on]' --timeout-scale 4
 
 # The parsers that read bytes from outside the process, under libFuzzer +
 # ASan + UBSan (tests/fuzz/): each target FUZZ_SECONDS, one after another.

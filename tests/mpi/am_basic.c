@@ -12,6 +12,7 @@
  * handlers.  FM_AM_FLOOD: requests per rank in each flood (default
  * 100000).  FM_AM_UNREGISTERED=1: rank 0 sends to a handler nobody
  * registered, which must end the job with a message saying so. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,7 +25,8 @@ enum { H_SHORT = 1, H_SHORT_R, H_MEDIUM, H_MEDIUM_R, H_LONG, H_LONG_R, H_FLOOD, 
        H_NOREPLY, H_NESTED, H_UNREGISTERED = 200 };
 
 static int rank, size;
-static long replies, received;
+/* Bumped by handlers, which may run on the progress thread. */
+static _Atomic long replies, received;
 static size_t seg_size;
 static char *seg;
 
@@ -128,14 +130,14 @@ static void on_noreply(fab_am_token_t t, void *buf, size_t n, const fab_am_arg_t
 /* ---- helpers ---- */
 
 /* Poll until *counter reaches want (20 s at most). */
-static void poll_until(long *counter, long want, const char *what)
+static void poll_until(_Atomic long *counter, long want, const char *what)
 {
     double t0 = MPI_Wtime();
     while (*counter < want) {
         CHECK_EQ(fab_poll(), FAB_OK);
-        CHECKF(MPI_Wtime() - t0 < 60, "%s: %ld of %ld after 60 s", what, *counter, want);
+        CHECKF(MPI_Wtime() - t0 < 60, "%s: %ld of %ld after 60 s", what, (long)*counter, want);
     }
-    CHECKF(*counter == want, "%s: %ld, expected %ld", what, *counter, want);
+    CHECKF(*counter == want, "%s: %ld, expected %ld", what, (long)*counter, want);
 }
 
 static void check_errors(void)
