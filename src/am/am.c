@@ -126,7 +126,9 @@ static int bad(const char *call, const char *fmt, ...)
 
 /* ---- sending ---- */
 
-/* One message to peer, the credits we owe it riding along. */
+/* One message to peer, the credits we owe it riding along.  A request
+ * waits for room in the transport (progress meanwhile drains what blocks
+ * it); replies and hidden replies never wait: queued, copied. */
 static int send_out(int peer, struct am_out *o, const void *payload, size_t plen)
 {
     o->h.proto = AM_PROTO;
@@ -145,7 +147,9 @@ static int send_out(int peer, struct am_out *o, const void *payload, size_t plen
         payload = NULL;
         plen = 0;
     }
-    int rc = fm_send_or_park_copy(peer, o, hlen, payload, plen);
+    int may_wait = !(o->h.kind & AM_REPLY) && (o->h.kind & ~AM_REPLY) != AM_ACK;
+    int rc = may_wait ? fm_send_or_wait(peer, o, hlen, payload, plen)
+                      : fm_send_or_park_copy(peer, o, hlen, payload, plen);
     if (rc != FM_OK) {
         fm_error_msg("active message to rank %d failed: %s", peer, fm_status_msg(rc));
         fm_boot_abort(1, "fabmpi: an active message could not be sent");
@@ -168,7 +172,9 @@ static size_t piece(int peer, int ordered)
 static int send_long(int peer, struct am_out *o, const char *buf, size_t n, uint64_t dest)
 {
     size_t chunk = piece(peer, 1);
-    struct am_out c = {.h = {.kind = AM_LONG_CHUNK}};
+    /* Chunks of a reply are marked so (they must not wait either), but only
+     * its last piece returns the request's credit. */
+    struct am_out c = {.h = {.kind = (uint8_t)(AM_LONG_CHUNK | (o->h.kind & AM_REPLY))}};
     size_t off = 0;
     while (n - off > chunk) {
         c.h.len = chunk;
@@ -312,7 +318,7 @@ static void on_am(int peer, const void *msg, size_t len)
                                              (is_long(w->kind) ? sizeof *lp : 0));
     int is_reply = (w->kind & AM_REPLY) != 0;
     if (peer != fm_world_rank) {
-        int got = (int)w->credits + is_reply;
+        int got = (int)w->credits + (is_reply && (w->kind & ~AM_REPLY) != AM_LONG_CHUNK);
         A.credits[peer] += got;
         A.inflight -= got;
     }

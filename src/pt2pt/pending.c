@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/progress.h"
 #include "core/vci.h"
 #include "pt2pt/internal.h"
 #include "util/event.h"
@@ -121,6 +122,15 @@ int fm_send_or_park_copy(int peer, const void *hdr, size_t hlen, const void *pay
         fm_event_raise(FM_EV_pt2pt_send_parked, 0, &d);
     }
     return FM_OK;
+}
+
+int fm_send_or_wait(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen)
+{
+    int rc = FM_ERR_AGAIN;
+    fm_wait_until(!V->pend_head[peer] &&
+                  (rc = fm_net_send(fm_peer_net[peer], peer, hdr, hlen, payload, plen)) !=
+                      FM_ERR_AGAIN);
+    return rc;
 }
 
 void fm_stream_start(struct fm_request *sreq)

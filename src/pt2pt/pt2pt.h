@@ -135,6 +135,10 @@ int fm_deliver_register(unsigned proto, fm_net_deliver_fn *handler);
  * or an error of the transport or FM_ERR_NOMEM. */
 int fm_send_or_park_copy(int peer, const void *hdr, size_t hlen, const void *payload,
                          size_t plen);
+/* Send hdr + payload to peer, after what waits for that peer, making
+ * progress until the transport takes it (for senders that may wait: no
+ * copy, and the progress made meanwhile frees the room). */
+int fm_send_or_wait(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen);
 
 /* Bring up / tear down transports (called from MPI_Init / MPI_Finalize). */
 int fm_pt2pt_init(int world_rank, int world_size);
