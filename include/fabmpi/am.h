@@ -20,9 +20,10 @@
  * Every request takes a flow-control credit for its target, given back by
  * the target's reply, or (when the handler sent none) in a later message
  * or a hidden reply (FABMPI_AM_CREDITS_PP, _TOTAL, _SLACK).  Without
- * FAB_FLAG_IMMEDIATE a request with no credit left makes progress until
- * one comes back; with it, the call returns FAB_WOULD_BLOCK and sends
- * nothing.  Replies never wait.  Source buffers may be reused as soon as a
+ * FAB_FLAG_IMMEDIATE a request with no credit left, or no room in the
+ * transport, makes progress until it can go; with it, the call returns
+ * FAB_WOULD_BLOCK and sends nothing (a Long of several pieces waits for
+ * room once it has its credit).  Replies never wait.  Source buffers may be reused as soon as a
  * call returns.
  *
  * Errors: a negative FAB_ERR_* code, with a line on stderr naming the call,

@@ -126,14 +126,19 @@ static int bad(const char *call, const char *fmt, ...)
 
 /* ---- sending ---- */
 
-/* One message to peer, the credits we owe it riding along.  A request
- * waits for room in the transport (progress meanwhile drains what blocks
- * it); replies and hidden replies never wait: queued, copied. */
-static int send_out(int peer, struct am_out *o, const void *payload, size_t plen)
+/* How send_out may treat a transport without room. */
+enum send_mode {
+    SEND_WAIT, /* a request: make progress until there is room */
+    SEND_PARK, /* a reply or hidden reply: queue a copy, never wait */
+    SEND_TRY,  /* FAB_FLAG_IMMEDIATE: FAB_WOULD_BLOCK, nothing sent */
+};
+
+/* One message to peer, the credits we owe it riding along. */
+static int send_out(int peer, struct am_out *o, const void *payload, size_t plen,
+                    enum send_mode mode)
 {
     o->h.proto = AM_PROTO;
     o->h.credits = (uint32_t)A.banked[peer];
-    A.banked[peer] = 0;
     /* Every transport takes messages of at least an fm_hdr (OFI checks): a
      * smaller one goes out as one piece, its payload after the header and
      * zeros after that (which the receiver ignores: it reads len bytes). */
@@ -147,9 +152,12 @@ static int send_out(int peer, struct am_out *o, const void *payload, size_t plen
         payload = NULL;
         plen = 0;
     }
-    int may_wait = !(o->h.kind & AM_REPLY) && (o->h.kind & ~AM_REPLY) != AM_ACK;
-    int rc = may_wait ? fm_send_or_wait(peer, o, hlen, payload, plen)
-                      : fm_send_or_park_copy(peer, o, hlen, payload, plen);
+    int rc = mode == SEND_WAIT   ? fm_send_or_wait(peer, o, hlen, payload, plen)
+             : mode == SEND_PARK ? fm_send_or_park_copy(peer, o, hlen, payload, plen)
+                                 : fm_send_now(peer, o, hlen, payload, plen);
+    if (rc == FM_ERR_AGAIN && mode == SEND_TRY)
+        return FAB_WOULD_BLOCK;
+    A.banked[peer] = 0; /* they went with it */
     if (rc != FM_OK) {
         fm_error_msg("active message to rank %d failed: %s", peer, fm_status_msg(rc));
         fm_boot_abort(1, "fabmpi: an active message could not be sent");
@@ -169,7 +177,8 @@ static size_t piece(int peer, int ordered)
 
 /* A Long: chunks that only land, then the piece that runs the handler (o:
  * its header with the arguments in place). */
-static int send_long(int peer, struct am_out *o, const char *buf, size_t n, uint64_t dest)
+static int send_long(int peer, struct am_out *o, const char *buf, size_t n, uint64_t dest,
+                     enum send_mode mode)
 {
     size_t chunk = piece(peer, 1);
     /* Chunks of a reply are marked so (they must not wait either), but only
@@ -179,12 +188,12 @@ static int send_long(int peer, struct am_out *o, const char *buf, size_t n, uint
     while (n - off > chunk) {
         c.h.len = chunk;
         long_part(&c)->dest = dest + off;
-        send_out(peer, &c, buf + off, chunk);
+        send_out(peer, &c, buf + off, chunk, mode);
         off += chunk;
     }
     o->h.len = n - off;
     *long_part(o) = (struct am_long){dest + off, dest, n};
-    return send_out(peer, o, buf + off, n - off);
+    return send_out(peer, o, buf + off, n - off, mode);
 }
 
 /* The header of a message of kind (its arguments copied in). */
@@ -241,20 +250,31 @@ static int request(const char *call, int kind, int rank, unsigned handler, const
                    nbytes, rank);
     if (flags & ~FAB_FLAG_IMMEDIATE)
         return bad(call, "flags=%#x has bits other than FAB_FLAG_IMMEDIATE", flags);
+    int immediate = (flags & FAB_FLAG_IMMEDIATE) != 0;
     if (!has_credit(rank)) {
-        if (flags & FAB_FLAG_IMMEDIATE)
+        if (immediate)
             return FAB_WOULD_BLOCK;
         fm_wait_until(has_credit(rank));
     }
-    if (rank != fm_world_rank) {
-        A.credits[rank]--;
-        A.inflight++;
-    }
     struct am_out o;
     build(&o, (unsigned)kind, handler, nargs, args, nbytes);
-    if (kind == AM_LONG)
-        return send_long(rank, &o, buf, nbytes, (uint64_t)(uintptr_t)dest);
-    return send_out(rank, &o, buf, nbytes);
+    /* IMMEDIATE also refuses a full transport, for what goes in one
+     * message; a Long of several pieces waits for room as the conduit's
+     * does (its credit was the promise). */
+    enum send_mode mode = immediate && (kind != AM_LONG || nbytes <= piece(rank, 1))
+                              ? SEND_TRY
+                              : SEND_WAIT;
+    int credit = rank != fm_world_rank; /* taken before any wait: another
+                                          * thread may send meanwhile */
+    A.credits[rank] -= credit;
+    A.inflight += credit;
+    rc = kind == AM_LONG ? send_long(rank, &o, buf, nbytes, (uint64_t)(uintptr_t)dest, mode)
+                         : send_out(rank, &o, buf, nbytes, mode);
+    if (rc == FAB_WOULD_BLOCK) {
+        A.credits[rank] += credit;
+        A.inflight -= credit;
+    }
+    return rc;
 }
 
 static int reply(const char *call, int kind, fab_am_token_t token, unsigned handler,
@@ -289,8 +309,8 @@ static int reply(const char *call, int kind, fab_am_token_t token, unsigned hand
     struct am_out o;
     build(&o, (unsigned)kind | AM_REPLY, handler, nargs, args, nbytes);
     if (kind == AM_LONG)
-        return send_long(peer, &o, buf, nbytes, (uint64_t)(uintptr_t)dest);
-    return send_out(peer, &o, buf, nbytes);
+        return send_long(peer, &o, buf, nbytes, (uint64_t)(uintptr_t)dest, SEND_PARK);
+    return send_out(peer, &o, buf, nbytes, SEND_PARK);
 }
 
 /* ---- receiving ---- */
@@ -361,7 +381,7 @@ static void on_am(int peer, const void *msg, size_t len)
      * the requester or, past the slack, by a hidden reply. */
     if (++A.banked[peer] > A.slack) {
         struct am_out ack = {.h = {.kind = AM_ACK}};
-        send_out(peer, &ack, NULL, 0);
+        send_out(peer, &ack, NULL, 0, SEND_PARK);
     }
 }
 

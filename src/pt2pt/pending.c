@@ -124,6 +124,13 @@ int fm_send_or_park_copy(int peer, const void *hdr, size_t hlen, const void *pay
     return FM_OK;
 }
 
+int fm_send_now(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen)
+{
+    if (V->pend_head[peer])
+        return FM_ERR_AGAIN;
+    return fm_net_send(fm_peer_net[peer], peer, hdr, hlen, payload, plen);
+}
+
 int fm_send_or_wait(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen)
 {
     int rc = FM_ERR_AGAIN;

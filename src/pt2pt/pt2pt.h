@@ -139,6 +139,9 @@ int fm_send_or_park_copy(int peer, const void *hdr, size_t hlen, const void *pay
  * progress until the transport takes it (for senders that may wait: no
  * copy, and the progress made meanwhile frees the room). */
 int fm_send_or_wait(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen);
+/* Send now, or FM_ERR_AGAIN with nothing sent (the transport full, or
+ * messages queued for that peer). */
+int fm_send_now(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen);
 
 /* Bring up / tear down transports (called from MPI_Init / MPI_Finalize). */
 int fm_pt2pt_init(int world_rank, int world_size);
