@@ -15,6 +15,7 @@
  *                            name, as a rank killed inside MPI_Win_allocate would
  *   deadlock                 ranks 0 and 1 each MPI_Recv(count 4, tag 7) from the
  *                            other; every other rank waits in MPI_Barrier */
+#include <fabmpi/am.h>
 #include <mpi.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -38,6 +39,19 @@ static int arg(int argc, char **argv, int i)
         exit(2);
     }
     return atoi(argv[i]);
+}
+
+static void on_flood_request(fab_am_token_t t, void *buf, size_t n, const fab_am_arg_t *a,
+                             unsigned na)
+{
+    (void)buf, (void)n;
+    fab_am_reply_short(t, 2, 0, na, a);
+}
+
+static void on_flood_reply(fab_am_token_t t, void *buf, size_t n, const fab_am_arg_t *a,
+                           unsigned na)
+{
+    (void)t, (void)buf, (void)n, (void)a, (void)na;
 }
 
 int main(int argc, char **argv)
@@ -65,6 +79,19 @@ int main(int argc, char **argv)
         if (rank == arg(argc, argv, 2))
             MPI_Abort(MPI_COMM_WORLD, arg(argc, argv, 3));
         sleep_forever();
+    } else if (!strcmp(mode, "am-flood-kill")) {
+        /* Every rank floods every other with active-message requests whose
+         * handlers reply; rank argv[2] dies by SIGKILL after argv[3] of
+         * them, while the others wait for its credits. */
+        fab_am_register(1, on_flood_request, FAB_AM_REQUEST, "flood");
+        fab_am_register(2, on_flood_reply, FAB_AM_REPLY, "flood reply");
+        MPI_Barrier(MPI_COMM_WORLD);
+        for (long i = 0;; i++) {
+            if (rank == arg(argc, argv, 2) && i == arg(argc, argv, 3))
+                raise(SIGKILL);
+            fab_am_arg_t a = (fab_am_arg_t)i;
+            fab_am_request_short((int)((rank + 1 + i % (size - 1)) % size), 1, 0, 1, &a);
+        }
     } else if (!strcmp(mode, "selfkill")) {
         if (rank == arg(argc, argv, 2))
             raise(SIGKILL);
