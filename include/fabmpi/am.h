@@ -47,10 +47,12 @@ typedef void (*fab_am_fn_t)(fab_am_token_t token, void *buf, size_t nbytes,
 enum {
     FAB_OK = 0,
     FAB_WOULD_BLOCK = 1,      /* FAB_FLAG_IMMEDIATE: not sent, nothing changed */
+    FAB_NOT_READY = 2,        /* fab_test: the operation has not completed yet */
     FAB_ERR_BAD_ARG = -1,     /* an argument out of range (stderr says which) */
     FAB_ERR_NOT_INIT = -2,    /* before MPI_Init or after MPI_Finalize */
     FAB_ERR_RESOURCE = -3,    /* out of memory */
     FAB_ERR_NOT_ALLOWED = -4, /* not from here: a request or a second reply in a handler */
+    FAB_ERR_NET = -5,         /* a transfer failed (the peer died, or its network) */
 };
 
 /* Handler indices a program may register. */
@@ -64,6 +66,8 @@ enum {
 
 /* Send flags. */
 #define FAB_FLAG_IMMEDIATE 1u /* return FAB_WOULD_BLOCK instead of waiting for a credit */
+#define FAB_FLAG_BULK 2u      /* fab_rma_put_nb/_nbi: the source may change only after the
+                               * sync (no bounce copy, no wait for it to be sent) */
 
 int fab_am_register(unsigned index, fab_am_fn_t fn, unsigned flags, const char *name);
 
@@ -85,9 +89,36 @@ int fab_am_token_rank(fab_am_token_t token);
 size_t fab_am_max_medium(void);
 unsigned fab_am_max_args(void);
 
-/* Rank `rank`'s segment: where Long payloads (and, later, one-sided
- * transfers) land (FABMPI_AM_SEGMENT_SIZE bytes, page-aligned, zeroed). */
+/* Rank `rank`'s segment: where Long payloads land and what one-sided
+ * transfers reach (FABMPI_AM_SEGMENT_SIZE bytes, page-aligned, zeroed). */
 int fab_segment(int rank, void **base, size_t *size);
+
+/* One-sided transfers between any memory of this rank and `rank`'s
+ * segment (the remote range must lie inside it; the local one may be
+ * anywhere, and may be unmapped or remapped between transfers).
+ *   blocking  returns when the data has landed (put: at the target);
+ *   _nb       returns an event for fab_wait / fab_test (NULL when the
+ *             transfer finished already: both take NULL as done);
+ *   _nbi      counts into this rank's implicit set, synced by fab_nbi_wait.
+ * The source of a put may be reused as soon as the call returns, unless
+ * FAB_FLAG_BULK says it stays untouched until the sync; a get's
+ * destination holds the data only after the sync.  With
+ * FAB_FLAG_IMMEDIATE a transfer that would first wait for a credit or for
+ * room returns FAB_WOULD_BLOCK and starts nothing.  Not from handlers. */
+int fab_rma_put(int rank, void *dst, const void *src, size_t n, unsigned flags);
+int fab_rma_get(void *dst, int rank, const void *src, size_t n, unsigned flags);
+int fab_rma_put_nb(int rank, void *dst, const void *src, size_t n, unsigned flags,
+                   fab_event_t *ev);
+int fab_rma_get_nb(void *dst, int rank, const void *src, size_t n, unsigned flags,
+                   fab_event_t *ev);
+int fab_rma_put_nbi(int rank, void *dst, const void *src, size_t n, unsigned flags);
+int fab_rma_get_nbi(void *dst, int rank, const void *src, size_t n, unsigned flags);
+/* Wait for (or test) an event; it is gone once either returns other than
+ * FAB_NOT_READY.  The return is the operation's outcome. */
+int fab_wait(fab_event_t ev);
+int fab_test(fab_event_t ev);
+/* Wait for every _nbi transfer this rank started; the first failure. */
+int fab_nbi_wait(void);
 
 /* Run handlers of arrived messages and send what waits; never blocks. */
 int fab_poll(void);

@@ -21,6 +21,7 @@
  *
  * Everything here runs under the library lock (core/cs.h): handlers run in
  * progress, which only the lock holder makes. */
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +52,9 @@ enum am_kind {
     AM_LONG = 2,       /* the last (or only) piece of a Long: runs the handler */
     AM_LONG_CHUNK = 3, /* an earlier piece: only lands */
     AM_ACK = 4,        /* a hidden reply: credits only */
+    AM_KIND = 0x0f,    /* the bits above */
     AM_REPLY = 0x10,   /* or'ed in: a reply (returns the request's credit) */
+    AM_INTERNAL = 0x20, /* or'ed in: for the library's own handler `handler` */
 };
 
 /* A message: the header, for LONG and LONG_CHUNK the long part, nargs
@@ -79,7 +82,7 @@ struct am_out {
 
 static int is_long(unsigned kind)
 {
-    kind &= ~AM_REPLY;
+    kind &= AM_KIND;
     return kind == AM_LONG || kind == AM_LONG_CHUNK;
 }
 static size_t hlen_of(unsigned kind, unsigned nargs)
@@ -102,6 +105,7 @@ struct fab_am_token {
 static struct {
     int up;
     fab_am_fn_t fn[NHANDLERS];
+    fab_am_fn_t internal[FM_AM_INTERNAL_MAX + 1]; /* the library's own (rma.c) */
     unsigned accept[NHANDLERS]; /* FAB_AM_REQUEST | FAB_AM_REPLY */
     const char *name[NHANDLERS];
     int *credits; /* per target: requests it may still take from us */
@@ -184,6 +188,8 @@ static int send_long(int peer, struct am_out *o, const char *buf, size_t n, uint
     /* Chunks of a reply are marked so (they must not wait either), but only
      * its last piece returns the request's credit. */
     struct am_out c = {.h = {.kind = (uint8_t)(AM_LONG_CHUNK | (o->h.kind & AM_REPLY))}};
+    /* Also marked internal: a chunk of the library's own Long is one too. */
+    c.h.kind |= (uint8_t)(o->h.kind & AM_INTERNAL);
     size_t off = 0;
     while (n - off > chunk) {
         c.h.len = chunk;
@@ -227,6 +233,9 @@ static int has_credit(int peer)
     return peer == fm_world_rank || (A.credits[peer] > 0 && A.inflight < A.total);
 }
 
+static int send_request(int kind, int rank, unsigned handler, const void *buf, size_t nbytes,
+                        void *dest, unsigned flags, unsigned nargs, const fab_am_arg_t *args);
+
 static int request(const char *call, int kind, int rank, unsigned handler, const void *buf,
                    size_t nbytes, void *dest, unsigned flags, unsigned nargs,
                    const fab_am_arg_t *args)
@@ -250,6 +259,14 @@ static int request(const char *call, int kind, int rank, unsigned handler, const
                    nbytes, rank);
     if (flags & ~FAB_FLAG_IMMEDIATE)
         return bad(call, "flags=%#x has bits other than FAB_FLAG_IMMEDIATE", flags);
+    return send_request(kind, rank, handler, buf, nbytes, dest, flags, nargs, args);
+}
+
+/* A request whose arguments are checked: wait for its credit (or refuse
+ * under IMMEDIATE) and send it. */
+static int send_request(int kind, int rank, unsigned handler, const void *buf, size_t nbytes,
+                        void *dest, unsigned flags, unsigned nargs, const fab_am_arg_t *args)
+{
     int immediate = (flags & FAB_FLAG_IMMEDIATE) != 0;
     if (!has_credit(rank)) {
         if (immediate)
@@ -261,21 +278,25 @@ static int request(const char *call, int kind, int rank, unsigned handler, const
     /* IMMEDIATE also refuses a full transport, for what goes in one
      * message; a Long of several pieces waits for room as the conduit's
      * does (its credit was the promise). */
-    enum send_mode mode = immediate && (kind != AM_LONG || nbytes <= piece(rank, 1))
+    enum send_mode mode = immediate && ((kind & AM_KIND) != AM_LONG || nbytes <= piece(rank, 1))
                               ? SEND_TRY
                               : SEND_WAIT;
     int credit = rank != fm_world_rank; /* taken before any wait: another
                                           * thread may send meanwhile */
     A.credits[rank] -= credit;
     A.inflight += credit;
-    rc = kind == AM_LONG ? send_long(rank, &o, buf, nbytes, (uint64_t)(uintptr_t)dest, mode)
-                         : send_out(rank, &o, buf, nbytes, mode);
+    int rc = (kind & AM_KIND) == AM_LONG
+                 ? send_long(rank, &o, buf, nbytes, (uint64_t)(uintptr_t)dest, mode)
+                 : send_out(rank, &o, buf, nbytes, mode);
     if (rc == FAB_WOULD_BLOCK) {
         A.credits[rank] += credit;
         A.inflight -= credit;
     }
     return rc;
 }
+
+static int send_reply(int kind, fab_am_token_t token, unsigned handler, const void *buf,
+                      size_t nbytes, void *dest, unsigned nargs, const fab_am_arg_t *args);
 
 static int reply(const char *call, int kind, fab_am_token_t token, unsigned handler,
                  const void *buf, size_t nbytes, void *dest, unsigned flags, unsigned nargs,
@@ -305,12 +326,20 @@ static int reply(const char *call, int kind, fab_am_token_t token, unsigned hand
                    nbytes, peer);
     if (flags & ~FAB_FLAG_IMMEDIATE)
         return bad(call, "flags=%#x has bits other than FAB_FLAG_IMMEDIATE", flags);
-    token->replied = 1; /* replies never wait: IMMEDIATE changes nothing */
+    return send_reply(kind, token, handler, buf, nbytes, dest, nargs, args);
+}
+
+/* A reply whose arguments are checked; replies never wait (IMMEDIATE
+ * changes nothing). */
+static int send_reply(int kind, fab_am_token_t token, unsigned handler, const void *buf,
+                      size_t nbytes, void *dest, unsigned nargs, const fab_am_arg_t *args)
+{
+    token->replied = 1;
     struct am_out o;
     build(&o, (unsigned)kind | AM_REPLY, handler, nargs, args, nbytes);
-    if (kind == AM_LONG)
-        return send_long(peer, &o, buf, nbytes, (uint64_t)(uintptr_t)dest, SEND_PARK);
-    return send_out(peer, &o, buf, nbytes, SEND_PARK);
+    if ((kind & AM_KIND) == AM_LONG)
+        return send_long(token->peer, &o, buf, nbytes, (uint64_t)(uintptr_t)dest, SEND_PARK);
+    return send_out(token->peer, &o, buf, nbytes, SEND_PARK);
 }
 
 /* ---- receiving ---- */
@@ -338,13 +367,13 @@ static void on_am(int peer, const void *msg, size_t len)
                                              (is_long(w->kind) ? sizeof *lp : 0));
     int is_reply = (w->kind & AM_REPLY) != 0;
     if (peer != fm_world_rank) {
-        int got = (int)w->credits + (is_reply && (w->kind & ~AM_REPLY) != AM_LONG_CHUNK);
+        int got = (int)w->credits + (is_reply && (w->kind & AM_KIND) != AM_LONG_CHUNK);
         A.credits[peer] += got;
         A.inflight -= got;
     }
     void *buf = NULL;
     size_t nbytes = 0;
-    switch (w->kind & ~AM_REPLY) {
+    switch (w->kind & AM_KIND) {
     case AM_ACK:
         return;
     case AM_LONG_CHUNK:
@@ -365,10 +394,13 @@ static void on_am(int peer, const void *msg, size_t len)
     default:
         unusable(peer, "kind", w->kind);
     }
-    fab_am_fn_t fn = A.fn[w->handler];
-    if (!fn)
+    fab_am_fn_t fn;
+    if (w->kind & AM_INTERNAL) {
+        if (w->handler > FM_AM_INTERNAL_MAX || !(fn = A.internal[w->handler]))
+            unusable(peer, "an unknown library handler", w->handler);
+    } else if (!(fn = A.fn[w->handler]))
         unusable(peer, "a handler this rank has not registered: index", w->handler);
-    if (!(A.accept[w->handler] & (is_reply ? FAB_AM_REPLY : FAB_AM_REQUEST)))
+    else if (!(A.accept[w->handler] & (is_reply ? FAB_AM_REPLY : FAB_AM_REQUEST)))
         unusable(peer, is_reply ? "a reply to request-only handler" : "a request to reply-only handler",
                  w->handler);
     struct fab_am_token t = {peer, !is_reply, 0};
@@ -423,7 +455,7 @@ int fm_am_init(int world_rank, int world_size)
     fm_log(1, "active messages: %d credits per peer, %d in all, slack %d; max medium %zu bytes",
            A.pp, A.total, A.slack, A.max_medium);
     A.up = 1;
-    return FM_OK;
+    return fm_am_rma_init();
 }
 
 void fm_am_finalize(void)
@@ -434,6 +466,25 @@ void fm_am_finalize(void)
     A.credits = A.banked = NULL;
     fm_am_segments_release();
 }
+
+/* ---- the library's own handlers (am.h) ---- */
+
+void fm_am_internal_register(unsigned index, fab_am_fn_t fn) { A.internal[index] = fn; }
+
+int fm_am_internal_request(int kind, int rank, unsigned handler, const void *buf, size_t nbytes,
+                           void *dest, unsigned flags, unsigned nargs, const fab_am_arg_t *args)
+{
+    return send_request(kind | AM_INTERNAL, rank, handler, buf, nbytes, dest, flags, nargs, args);
+}
+
+int fm_am_internal_reply(int kind, fab_am_token_t token, unsigned handler, const void *buf,
+                         size_t nbytes, void *dest, unsigned nargs, const fab_am_arg_t *args)
+{
+    return send_reply(kind | AM_INTERNAL, token, handler, buf, nbytes, dest, nargs, args);
+}
+
+int fm_am_up(void) { return A.up; }
+int fm_am_in_handler(void) { return A.in_handler; }
 
 /* ---- the public procedures ---- */
 
@@ -529,7 +580,10 @@ int fab_poll(void)
         fm_error_msg("fab_poll: called from a handler");
         return FAB_ERR_NOT_ALLOWED;
     }
-    fm_progress();
+    /* A program polls in a loop: on an oversubscribed node an empty poll
+     * gives the CPU to the rank it waits for, as MPI's waits do. */
+    if (!fm_progress() && fm_oversubscribed)
+        sched_yield();
     return FAB_OK;
 }
 
@@ -542,6 +596,8 @@ const char *fab_strerror(int rc)
     case FAB_ERR_NOT_INIT: return "FAB_ERR_NOT_INIT: before MPI_Init or after MPI_Finalize";
     case FAB_ERR_RESOURCE: return "FAB_ERR_RESOURCE: out of memory";
     case FAB_ERR_NOT_ALLOWED: return "FAB_ERR_NOT_ALLOWED: not allowed from a handler";
+    case FAB_NOT_READY: return "FAB_NOT_READY: the operation has not completed yet";
+    case FAB_ERR_NET: return "FAB_ERR_NET: a transfer failed (its peer or the network)";
     default: return "unknown fab_ return code";
     }
 }

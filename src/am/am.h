@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <fabmpi/am.h>
+
 /* Reserve this rank's segment and publish it; before the transports' init
  * (whose fences make it visible).  FM_OK or an error after logging why. */
 int fm_am_publish(void);
@@ -19,11 +21,33 @@ int fm_am_publish(void);
 int fm_am_init(int world_rank, int world_size);
 /* After the transports are gone. */
 void fm_am_finalize(void);
+int fm_am_up(void);         /* 1 between fm_am_init and fm_am_finalize */
+int fm_am_in_handler(void); /* 1 inside a handler (which may not wait) */
+
+/* The library's own active messages (rma.c): handlers 0..FM_AM_INTERNAL_MAX
+ * in a table beside the program's, sent with the same credits and the
+ * same rules (a request handler replies at most once, a reply handler
+ * sends nothing).  Arguments are the caller's to check. */
+#define FM_AM_INTERNAL_MAX 15
+enum { FM_AM_SHORT = 0, FM_AM_MEDIUM = 1, FM_AM_LONG = 2 };
+void fm_am_internal_register(unsigned index, fab_am_fn_t fn);
+int fm_am_internal_request(int kind, int rank, unsigned handler, const void *buf, size_t nbytes,
+                           void *dest, unsigned flags, unsigned nargs, const fab_am_arg_t *args);
+int fm_am_internal_reply(int kind, fab_am_token_t token, unsigned handler, const void *buf,
+                         size_t nbytes, void *dest, unsigned nargs, const fab_am_arg_t *args);
+
+/* rma.c: one-sided transfers into and out of segments (fab_rma_*); set up
+ * at the end of fm_am_init, torn down before the transports (it waits for
+ * what is in flight and gives its registration back). */
+int fm_am_rma_init(void);
+void fm_am_rma_finalize(void);
 
 /* segment.c: rank's segment (base 0, size 0 before fm_am_init). */
 struct fm_am_segment {
     uint64_t base;
     uint64_t size;
+    int32_t pid; /* its process, and the memfd peers map it through (-1: */
+    int32_t fd;  /* private memory, not mappable) */
 };
 extern struct fm_am_segment *fm_am_segs;
 /* Read every rank's (after the fences of the transports' init). */
@@ -31,5 +55,14 @@ int fm_am_segments_read(int world_size);
 /* 1 when [addr, addr + n) lies in rank's segment. */
 int fm_am_in_segment(int rank, uint64_t addr, size_t n);
 void fm_am_segments_release(void);
+/* Where rank's segment is mapped in this process: ours, or a peer's on
+ * this node mapped on first use; NULL when it cannot be (another node, or
+ * FABMPI_NET=ofi, or the mapping failed). */
+char *fm_am_seg_map(int rank);
+/* Translate addr of rank's segment into the mapping m = fm_am_seg_map(rank). */
+static inline void *fm_am_seg_at(char *m, int rank, uint64_t addr)
+{
+    return m + (addr - fm_am_segs[rank].base);
+}
 
 #endif

@@ -142,6 +142,7 @@ int PMPI_Finalize(void)
     fm_comm_finalize();
     fm_coll_tmp_release_all();
     fm_f_finalize();
+    fm_am_rma_finalize();
     fm_pt2pt_finalize();
     fm_am_finalize();
     fm_boot_finalize();

@@ -13,7 +13,7 @@
     X(net, top, "Transports: which one reaches each peer")                                    \
     X(shm, net, "Shared-memory transport: rings, doorbells, single-copy (CMA) and pipelined rendezvous") \
     X(ofi, net, "libfabric (OFI) transport: providers, buffers, rendezvous reads")             \
-    X(am, top, "Active messages and the segment (include/fabmpi/am.h): credits, limits")       \
+    X(am, top, "Active messages, the segment and one-sided transfers into it (include/fabmpi/am.h): credits, limits, paths")\
     X(coll, top, "Collectives: algorithm choice, the one-sided (cache) collectives")          \
     X(rma, top, "One-sided windows: load/store, provider RMA and atomics, active messages")    \
     X(progress, top, "Progress and blocking waits: polls, spinning, yielding, time waited")    \

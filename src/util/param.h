@@ -61,6 +61,8 @@
     X(AM_CREDITS_TOTAL, INT, "0", "0..16777216", am, TUNER_DETAIL, ALL_EQ, INIT, "Active-message requests a rank may have in flight to all peers together (0: min(256, (ranks - 1) * AM_CREDITS_PP), at least AM_CREDITS_PP)") \
     X(AM_CREDITS_SLACK, INT, "4", "0..65536", am, TUNER_DETAIL, ALL_EQ, INIT, "Credits a target may keep back when request handlers send no reply, before it returns them in a hidden reply (they also ride on its next message to the requester); lowered to AM_CREDITS_PP - 1 and to (total - 1) / ranks so no requester waits forever. 4 measured best for 8 B and 1 KiB request floods (bench/am_pingpong.c; 1 halves the 8 B rate gain, 16 loses the 1 KiB one)") \
     X(AM_SEGMENT_SIZE, SIZE, "64m", "0..64g", am, USER_BASIC, ALL_EQ, INIT, "Bytes of each rank's segment (fab_segment), where active-message Long payloads land; reserved at MPI_Init without touching it, so untouched pages cost no memory") \
+    X(AM_RMA, ENUM, "auto", "auto|cma|am", am, TUNER_DETAIL, ALL_EQ, INIT, "How fab_rma_put/get reach a peer: auto = copies into and out of a peer's segment mapped here (same node), else fi_write/fi_read where the OFI provider has RMA, else active messages; cma = process_vm_writev/readv for peers on this node instead of the mapping; am = active messages always") \
+    X(AM_BOUNCE_LIMIT, SIZE, "64k", "0..1g", am, TUNER_DETAIL, LOCAL, INIT, "Non-bulk fab_rma_put_nb/_nbi over the network up to this many bytes copy the source into a bounce buffer and return at once; larger ones return when the source has been sent (the ibv conduit's NONBULKPUT_BOUNCE_LIMIT). Copies within a node always finish before the call returns") \
     X(SPIN_COUNT, INT, "2000", "0..100000000", progress, TUNER_BASIC, LOCAL, LIVE, "Progress polls a blocking call makes before it starts yielding the CPU") \
     X(YIELD, ENUM, "auto", "auto|always|never", progress, TUNER_BASIC, LOCAL, INIT, "Yield in blocking waits: auto yields at once when ranks outnumber usable cores") \
     X(COLL_RMA, ENUM, "auto", "off|on|auto", coll, TUNER_BASIC, ALL_EQ, LIVE, "Barrier/Bcast/Reduce/Allreduce by one-sided writes into a per-communicator cache: on = whenever the message fits (over shared memory when all members are reached through it, else fi_write over OFI); auto = also only over shared memory, at sizes where measured faster, and if COLL_RMA_PRIORITY beats two-sided (10)") \
@@ -109,6 +111,7 @@ enum { FM_SHM_COPY_AUTO, FM_SHM_COPY_CMA, FM_SHM_COPY_PIPELINE };
 enum { FM_SHM_DOORBELL_AUTO, FM_SHM_DOORBELL_ON, FM_SHM_DOORBELL_OFF };
 enum { FM_YIELD_AUTO, FM_YIELD_ALWAYS, FM_YIELD_NEVER };
 enum { FM_PROGRESS_THREAD_OFF, FM_PROGRESS_THREAD_ON };
+enum { FM_AM_RMA_AUTO, FM_AM_RMA_CMA, FM_AM_RMA_AM };
 
 enum fm_param_verbosity {
     FM_VERB_USER_BASIC, FM_VERB_USER_DETAIL, FM_VERB_USER_ALL,

@@ -54,6 +54,10 @@
     X(rma_net, COUNTER, rma, "Put and Get operations done by provider RMA (fi_write, fi_read)") \
     X(rma_net_atomic, COUNTER, rma, "Accumulate and Compare_and_swap operations done by provider atomics") \
     X(rma_am, COUNTER, rma, "Window operations sent as active messages applied by the target")   \
+    X(am_rma_copy, COUNTER, am, "fab_rma transfers done by a copy into or out of a segment mapped here (this rank's, or a peer's on this node)") \
+    X(am_rma_cma, COUNTER, am, "fab_rma transfers done by CMA (process_vm_writev/readv into a peer's segment)") \
+    X(am_rma_net, COUNTER, am, "fab_rma transfers done by provider RMA (fi_write, fi_read)") \
+    X(am_rma_msg, COUNTER, am, "fab_rma transfers sent as active messages") \
     X(progress_polls, COUNTER, progress, "Progress polls (each polls every transport once)")      \
     X(progress_waits, COUNTER, progress, "Blocking waits that found their condition unmet and polled") \
     X(progress_wait_time, TIMER, progress, "Time spent in those waits, in seconds")

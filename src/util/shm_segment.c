@@ -1,4 +1,4 @@
-/* shm_segment.c — named POSIX shared-memory segments (shm_segment.h). */
+/* shm_segment.c — shared-memory segments, named and nameless (shm_segment.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -87,4 +87,51 @@ void fm_shm_touch(void *mem, size_t len)
     /* mem need not start a page: the last page may lie past the stride */
     atomic_fetch_or_explicit((_Atomic uint64_t *)(void *)(base + ((len - 8) & ~(size_t)7)), 0,
                              memory_order_relaxed);
+}
+
+void *fm_shm_anon_create(size_t len, int *fd, const char **failed)
+{
+    *fd = memfd_create("fabmpi-am-segment", MFD_CLOEXEC);
+    if (*fd < 0) {
+        *failed = "create";
+        return NULL;
+    }
+    void *m = MAP_FAILED;
+    if (ftruncate(*fd, (off_t)len) != 0)
+        *failed = "size";
+    else if ((m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, *fd, 0)) ==
+             MAP_FAILED)
+        *failed = "map";
+    if (m == MAP_FAILED) {
+        int e = errno;
+        close(*fd);
+        *fd = -1;
+        errno = e;
+        return NULL;
+    }
+    return m;
+}
+
+void *fm_shm_anon_map(int pid, int fd, size_t len, const char **failed)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", pid, fd);
+    int f = open(path, O_RDWR | O_CLOEXEC);
+    if (f < 0) {
+        *failed = "open";
+        return NULL;
+    }
+    struct stat st;
+    void *m = MAP_FAILED;
+    if (fstat(f, &st) != 0 || (size_t)st.st_size != len) {
+        errno = EINVAL;
+        *failed = "size";
+    } else if ((m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, f, 0)) ==
+               MAP_FAILED) {
+        *failed = "map";
+    }
+    int e = errno;
+    close(f);
+    errno = e;
+    return m == MAP_FAILED ? NULL : m;
 }

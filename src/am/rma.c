@@ -1,0 +1,620 @@
+/* rma.c — fab_rma_put/get and their _nb and _nbi forms: one-sided copies
+ * between any memory of this rank and a rank's segment (include/fabmpi/am.h).
+ *
+ * How a peer is reached is decided at its first transfer (FABMPI_AM_RMA):
+ *   COPY  ourselves, or a peer on this node whose segment is mapped here
+ *         (segment.c): memcpy, complete before the call returns;
+ *   CMA   a peer on this node whose segment could not be mapped:
+ *         process_vm_writev/readv, complete before the call returns (a
+ *         peer that refuses CMA falls back to messages);
+ *   NET   a peer over a transport with one-sided operations: fi_write /
+ *         fi_read (net/net_rma.h) into its segment, registered when the
+ *         first peer asks for its key (a library request, answered with
+ *         the key and the endpoint's name), so a program that never
+ *         transfers over the network registers nothing;
+ *   AM    everyone else: a put is a library Long request (the payload
+ *         lands in the segment, the handler answers), a get is Short
+ *         requests answered by Medium replies, one per fab_am_max_medium()
+ *         bytes.  They take active-message credits like any request.
+ *
+ * Completion: every operation counts its pieces in a fab_event (the
+ * caller's for _nb, the implicit one for _nbi, one on the stack for the
+ * blocking forms); a piece that finishes at once is never counted, and an
+ * _nb whose pieces all finished returns no event (NULL, which fab_wait
+ * and fab_test take as done).  The source of a put may be reused when the
+ * call returns (the conduit's non-bulk rule): over the network a put up to
+ * FABMPI_AM_BOUNCE_LIMIT is copied into a bounce buffer, a larger one
+ * waits for its completion, unless FAB_FLAG_BULK defers reuse to the sync.
+ * Local buffers are never registered: the one-sided endpoint is opened
+ * only on providers that need no local descriptors (net/ofi/rma.c), so
+ * unmapping or remapping them between transfers is always safe. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include <fabmpi/am.h>
+
+#include "am/am.h"
+#include "boot/world.h"
+#include "core/cs.h"
+#include "core/progress.h"
+#include "core/transports.h"
+#include "core/world.h"
+#include "net/net.h"
+#include "util/cma.h"
+#include "util/log.h"
+#include "util/param.h"
+#include "util/pvar.h"
+#include "util/status.h"
+
+enum { HOW_UNSET = 0, HOW_COPY, HOW_CMA, HOW_NET, HOW_AM };
+/* The library's handlers (am.h's internal table). */
+enum { H_CARD = 0, H_CARD_R, H_PUT, H_PUT_R, H_GET, H_GET_R };
+
+struct fab_event {
+    int pending;            /* pieces in flight */
+    int status;             /* FAB_OK, or the first failure */
+    struct fab_event *next; /* free list */
+};
+
+/* A rank's registration as a peer told it (NET). */
+#define NAME_MAX_LEN 160
+struct card_msg {
+    int32_t ok;
+    int32_t namelen;
+    uint64_t key;
+    uint64_t raddr; /* the remote address of its segment's first byte */
+    char name[NAME_MAX_LEN];
+};
+enum { CARD_NONE = 0, CARD_ASKED, CARD_KNOWN };
+struct card {
+    int state;
+    int ok;
+    uint64_t key;
+    uint64_t raddr;
+};
+
+/* One one-sided network operation in flight. */
+typedef struct rop {
+    fm_net_rma_op op; /* first: the completion leads here */
+    struct fab_event *ev;
+    void *bounce;     /* freed on completion */
+    struct rop *next; /* free list */
+} rop;
+
+static struct {
+    int up;
+    uint8_t *how;          /* [world] HOW_* */
+    struct card *card;     /* [world] */
+    fm_net *net;           /* the one-sided transport, opened; NULL: none */
+    int net_tried;
+    fm_net_mr *mr;         /* our segment's registration */
+    uint64_t key, raddr;
+    int reg_tried, reg_ok;
+    struct fab_event nbi;  /* what _nbi operations count into */
+    struct fab_event *free_ev;
+    rop *free_op;
+    int hooked;
+    char sink;             /* FLUSH_BY_READ: where the read behind a put lands */
+} R;
+
+static int bad(const char *call, const char *what, const void *p, size_t n, int rank)
+{
+    fm_error_msg("%s: %s=%p + n=%zu is not inside rank %d's segment", call, what, p, n, rank);
+    return FAB_ERR_BAD_ARG;
+}
+
+/* ---- events ---- */
+
+static struct fab_event *ev_new(void)
+{
+    struct fab_event *e = R.free_ev;
+    if (e)
+        R.free_ev = e->next;
+    else if (!(e = malloc(sizeof *e)))
+        return NULL;
+    *e = (struct fab_event){0, FAB_OK, NULL};
+    return e;
+}
+
+static void ev_free(struct fab_event *e)
+{
+    e->next = R.free_ev;
+    R.free_ev = e;
+}
+
+static void piece_done(struct fab_event *e, int status)
+{
+    if (status != FAB_OK && e->status == FAB_OK)
+        e->status = status;
+    e->pending--;
+}
+
+/* ---- the network path ---- */
+
+static int hook(void) { return fm_net_rma_poll(R.net); }
+
+static fm_net *net(void)
+{
+    if (!R.net_tried) {
+        R.net_tried = 1;
+        fm_net *n = fm_transports_onesided();
+        if (n && fm_net_rma_open(n) == FM_OK)
+            R.net = n;
+    }
+    return R.net;
+}
+
+/* Register our segment for peers' writes and reads (once). */
+static int self_reg(void)
+{
+    if (!R.reg_tried) {
+        R.reg_tried = 1;
+        const struct fm_am_segment *s = &fm_am_segs[fm_world_rank];
+        R.reg_ok = net() && s->size &&
+                   fm_net_rma_reg(R.net, (void *)(uintptr_t)s->base, (size_t)s->size, &R.mr,
+                                  &R.key, &R.raddr) == FM_OK;
+        if (R.reg_ok && !R.hooked)
+            R.hooked = fm_progress_add(hook) == FM_OK;
+        R.reg_ok &= R.hooked;
+    }
+    return R.reg_ok;
+}
+
+/* A peer asks for our card: answer it (ok 0 when we cannot be written). */
+static void on_card(fab_am_token_t t, void *buf, size_t n, const fab_am_arg_t *a, unsigned na)
+{
+    (void)buf, (void)n, (void)a, (void)na;
+    struct card_msg m;
+    memset(&m, 0, sizeof m);
+    if (self_reg()) {
+        size_t len = fm_net_rma_name(R.net, m.name, sizeof m.name);
+        m.ok = len > 0;
+        m.namelen = (int32_t)len;
+        m.key = R.key;
+        m.raddr = R.raddr;
+    }
+    fm_am_internal_reply(FM_AM_MEDIUM, t, H_CARD_R, &m, sizeof m, NULL, 0, NULL);
+}
+
+static void on_card_reply(fab_am_token_t t, void *buf, size_t n, const fab_am_arg_t *a,
+                          unsigned na)
+{
+    (void)a, (void)na;
+    int from = fab_am_token_rank(t);
+    struct card_msg m;
+    struct card *c = &R.card[from];
+    c->state = CARD_KNOWN;
+    c->ok = 0;
+    if (n != sizeof m)
+        return;
+    memcpy(&m, buf, sizeof m);
+    if (!m.ok || m.namelen <= 0 || m.namelen > NAME_MAX_LEN ||
+        fm_net_rma_insert(R.net, from, m.name, (size_t)m.namelen) != FM_OK)
+        return;
+    *c = (struct card){CARD_KNOWN, 1, m.key, m.raddr};
+}
+
+/* 1 when rank's segment takes our one-sided writes and reads. */
+static int net_reaches(int rank)
+{
+    if (fm_peer_net[rank] == &fm_net_shm || !self_reg())
+        return 0;
+    struct card *c = &R.card[rank];
+    if (c->state == CARD_NONE) {
+        c->state = CARD_ASKED;
+        if (fm_am_internal_request(FM_AM_SHORT, rank, H_CARD, NULL, 0, NULL, 0, 0, NULL) !=
+            FAB_OK) {
+            c->state = CARD_KNOWN;
+            return 0;
+        }
+    }
+    fm_wait_until(c->state == CARD_KNOWN);
+    return c->ok;
+}
+
+static void rop_done(fm_net_rma_op *op, int status)
+{
+    rop *r = (rop *)op;
+    if (status != FM_OK)
+        fm_error_msg("fab_rma: a one-sided transfer failed: %s", fm_status_msg(status));
+    piece_done(r->ev, status == FM_OK ? FAB_OK : FAB_ERR_NET);
+    free(r->bounce);
+    r->bounce = NULL;
+    r->next = R.free_op;
+    R.free_op = r;
+}
+
+/* Post one write or read of len <= rma_max bytes; waits while the
+ * transport has no room, unless `once` (then FAB_WOULD_BLOCK). */
+static int net_one(int write, int rank, void *buf, size_t len, uint64_t remote,
+                   struct fab_event *ev, void *bounce, int once)
+{
+    rop *r = R.free_op;
+    if (r)
+        R.free_op = r->next;
+    else if (!(r = calloc(1, sizeof *r)))
+        return FAB_ERR_RESOURCE;
+    r->op.done = rop_done;
+    r->ev = ev;
+    r->bounce = bounce;
+    const struct card *c = &R.card[rank];
+    uint64_t raddr = c->raddr + (remote - fm_am_segs[rank].base);
+    int rc;
+    while ((rc = fm_net_rma_xfer(R.net, write, rank, buf, len, raddr, c->key, &r->op)) ==
+           FM_ERR_AGAIN) {
+        if (once) {
+            r->next = R.free_op;
+            R.free_op = r;
+            return FAB_WOULD_BLOCK;
+        }
+        fm_progress();
+    }
+    if (rc != FM_OK) {
+        r->next = R.free_op;
+        R.free_op = r;
+        return FAB_ERR_NET;
+    }
+    ev->pending++;
+    return FAB_OK;
+}
+
+/* A whole transfer in pieces of rma_max; a put on a transport whose
+ * completed writes may not have landed yet is followed by a read of its
+ * last byte, ordered behind it, so completion means landed. */
+static int net_xfer(int write, int rank, char *buf, size_t n, uint64_t remote,
+                    struct fab_event *ev, void *bounce, int immediate)
+{
+    size_t max = R.net->rma_max ? R.net->rma_max : n;
+    for (size_t off = 0; off < n; off += max) {
+        size_t len = n - off < max ? n - off : max;
+        int rc = net_one(write, rank, buf + off, len, remote + off, ev,
+                         off + len == n ? bounce : NULL, immediate && off == 0);
+        if (rc != FAB_OK)
+            return rc;
+    }
+    if (write && (R.net->rma_caps & FM_NET_RMA_FLUSH_BY_READ))
+        return net_one(0, rank, &R.sink, 1, remote + n - 1, ev, NULL, 0);
+    return FAB_OK;
+}
+
+/* ---- the active-message path ---- */
+
+static void on_put(fab_am_token_t t, void *buf, size_t n, const fab_am_arg_t *a, unsigned na)
+{
+    (void)buf, (void)n, (void)na;
+    fm_am_internal_reply(FM_AM_SHORT, t, H_PUT_R, NULL, 0, NULL, 1, a);
+}
+
+static void on_put_reply(fab_am_token_t t, void *buf, size_t n, const fab_am_arg_t *a,
+                         unsigned na)
+{
+    (void)t, (void)buf, (void)n, (void)na;
+    piece_done((struct fab_event *)(uintptr_t)a[0], FAB_OK);
+}
+
+/* a: source address in our segment, bytes, the requester's destination,
+ * its event. */
+static void on_get(fab_am_token_t t, void *buf, size_t n, const fab_am_arg_t *a, unsigned na)
+{
+    (void)buf, (void)n, (void)na;
+    int from = fab_am_token_rank(t);
+    size_t len = (size_t)a[1];
+    if (!fm_am_in_segment(fm_world_rank, a[0], len)) {
+        fm_error_msg("fab_rma_get from rank %d: %zu bytes at 0x%llx are not in our segment", from,
+                     len, (unsigned long long)a[0]);
+        len = 0;
+    }
+    fm_am_internal_reply(FM_AM_MEDIUM, t, H_GET_R, (const void *)(uintptr_t)a[0], len, NULL, 2,
+                         a + 2);
+}
+
+static void on_get_reply(fab_am_token_t t, void *buf, size_t n, const fab_am_arg_t *a,
+                         unsigned na)
+{
+    (void)t, (void)na;
+    if (n)
+        memcpy((void *)(uintptr_t)a[0], buf, n);
+    piece_done((struct fab_event *)(uintptr_t)a[1], FAB_OK);
+}
+
+static int am_put(int rank, void *dst, const void *src, size_t n, struct fab_event *ev,
+                  int immediate)
+{
+    fab_am_arg_t a = (uintptr_t)ev;
+    int rc = fm_am_internal_request(FM_AM_LONG, rank, H_PUT, src, n, dst,
+                                    immediate ? FAB_FLAG_IMMEDIATE : 0, 1, &a);
+    if (rc == FAB_OK)
+        ev->pending++;
+    return rc;
+}
+
+static int am_get(char *dst, int rank, uint64_t src, size_t n, struct fab_event *ev,
+                  int immediate)
+{
+    size_t max = fab_am_max_medium();
+    for (size_t off = 0; off < n; off += max) {
+        size_t len = n - off < max ? n - off : max;
+        fab_am_arg_t a[4] = {src + off, len, (uintptr_t)(dst + off), (uintptr_t)ev};
+        int rc = fm_am_internal_request(FM_AM_SHORT, rank, H_GET, NULL, 0, NULL,
+                                        immediate && off == 0 ? FAB_FLAG_IMMEDIATE : 0, 4, a);
+        if (rc != FAB_OK)
+            return rc;
+        ev->pending++;
+    }
+    return FAB_OK;
+}
+
+/* ---- choosing a path ---- */
+
+static int how(int rank)
+{
+    if (R.how[rank])
+        return R.how[rank];
+    int mode = (int)fm_param.AM_RMA, h = HOW_AM;
+    if (rank == fm_world_rank)
+        h = HOW_COPY;
+    else if (mode == FM_AM_RMA_AUTO && fm_am_seg_map(rank))
+        h = HOW_COPY;
+    else if (mode != FM_AM_RMA_AM && fm_peer_net[rank] == &fm_net_shm)
+        h = HOW_CMA;
+    else if (mode != FM_AM_RMA_AM && net_reaches(rank))
+        h = HOW_NET;
+    return R.how[rank] = (uint8_t)h;
+}
+
+/* CMA of n bytes; 1 when the peer refused it (caller falls back). */
+static int cma(int write, int rank, void *local, uint64_t remote, size_t n, int *rc)
+{
+    struct iovec l = {local, n}, r = {(void *)(uintptr_t)remote, n};
+    fm_cma_fail f;
+    *rc = FAB_OK;
+    if (fm_cma_copy(fm_am_segs[rank].pid, write, &l, 1, &r, 1, &f) == 0)
+        return 0;
+    if (f.err == EPERM || f.err == ENOSYS) {
+        fm_log(1, "fab_rma: rank %d refuses CMA (%s); reached by active messages", rank,
+               strerror(f.err));
+        R.how[rank] = HOW_AM;
+        return 1;
+    }
+    fm_error_msg("fab_rma: process_vm_%s of %zu bytes at 0x%llx in rank %d: %s",
+                 write ? "writev" : "readv", f.bytes, (unsigned long long)f.remote, rank,
+                 strerror(f.err));
+    *rc = FAB_ERR_NET;
+    return 0;
+}
+
+enum sync { SYNC_NOW, SYNC_NB, SYNC_NBI };
+
+/* One transfer: write = 1 puts local -> remote.  ev counts what is left
+ * in flight. */
+static int xfer(const char *call, int write, int rank, void *local, uint64_t remote, size_t n,
+                unsigned flags, enum sync sync, struct fab_event *ev)
+{
+    if (!R.up)
+        return FAB_ERR_NOT_INIT;
+    if (fm_am_in_handler()) {
+        fm_error_msg("%s: called from a handler (handlers may not wait)", call);
+        return FAB_ERR_NOT_ALLOWED;
+    }
+    if (rank < 0 || rank >= fm_world_size) {
+        fm_error_msg("%s: rank=%d is not a rank (0..%d)", call, rank, fm_world_size - 1);
+        return FAB_ERR_BAD_ARG;
+    }
+    if (flags & ~(FAB_FLAG_IMMEDIATE | FAB_FLAG_BULK)) {
+        fm_error_msg("%s: flags=%#x has bits other than FAB_FLAG_IMMEDIATE|FAB_FLAG_BULK", call,
+                     flags);
+        return FAB_ERR_BAD_ARG;
+    }
+    if (n && !local) {
+        fm_error_msg("%s: %s=NULL with n=%zu", call, write ? "src" : "dst", n);
+        return FAB_ERR_BAD_ARG;
+    }
+    if (n && !fm_am_in_segment(rank, remote, n))
+        return bad(call, write ? "dst" : "src", (void *)(uintptr_t)remote, n, rank);
+    if (!n)
+        return FAB_OK;
+    int immediate = (flags & FAB_FLAG_IMMEDIATE) != 0, rc = FAB_OK;
+    switch (how(rank)) {
+    case HOW_COPY: {
+        FM_PV_INC(am_rma_copy);
+        void *there = fm_am_seg_at(fm_am_seg_map(rank), rank, remote);
+        memmove(write ? there : local, write ? local : there, n);
+        return FAB_OK;
+    }
+    case HOW_CMA:
+        FM_PV_INC(am_rma_cma);
+        if (!cma(write, rank, local, remote, n, &rc))
+            return rc;
+        break; /* refused: by messages */
+    case HOW_NET: {
+        FM_PV_INC(am_rma_net);
+        void *bounce = NULL;
+        char *buf = local;
+        if (write && sync != SYNC_NOW && !(flags & FAB_FLAG_BULK)) {
+            /* The source is free on return: a copy, or wait for it. */
+            if (n <= fm_param.AM_BOUNCE_LIMIT && n <= R.net->rma_max && (bounce = malloc(n))) {
+                memcpy(bounce, local, n);
+                buf = bounce;
+            } else {
+                struct fab_event now = {0, FAB_OK, NULL};
+                rc = net_xfer(1, rank, buf, n, remote, &now, NULL, immediate);
+                fm_wait_until(now.pending == 0);
+                return rc == FAB_OK ? now.status : rc;
+            }
+        }
+        rc = net_xfer(write, rank, buf, n, remote, ev, bounce, immediate);
+        if (rc != FAB_OK && bounce && ev->pending == 0)
+            free(bounce); /* not posted: nobody else frees it */
+        return rc;
+    }
+    }
+    FM_PV_INC(am_rma_msg);
+    return write ? am_put(rank, (void *)(uintptr_t)remote, local, n, ev, immediate)
+                 : am_get(local, rank, remote, n, ev, immediate);
+}
+
+/* The blocking forms: the operation's own event, waited for. */
+static int now(const char *call, int write, int rank, void *local, uint64_t remote, size_t n,
+               unsigned flags)
+{
+    struct fab_event e = {0, FAB_OK, NULL};
+    int rc = xfer(call, write, rank, local, remote, n, flags, SYNC_NOW, &e);
+    fm_wait_until(e.pending == 0);
+    return rc != FAB_OK ? rc : e.status;
+}
+
+static int nb(const char *call, int write, int rank, void *local, uint64_t remote, size_t n,
+              unsigned flags, fab_event_t *out)
+{
+    if (!out) {
+        fm_error_msg("%s: ev=NULL", call);
+        return FAB_ERR_BAD_ARG;
+    }
+    *out = NULL;
+    struct fab_event *e = R.up ? ev_new() : NULL;
+    if (R.up && !e)
+        return FAB_ERR_RESOURCE;
+    int rc = xfer(call, write, rank, local, remote, n, flags, SYNC_NB, e);
+    if (e && e->pending == 0) {
+        ev_free(e); /* finished already, or never started: no event */
+        return rc;
+    }
+    *out = e; /* after a failure part-way, what did start is still waited for */
+    return rc;
+}
+
+/* ---- life ---- */
+
+int fm_am_rma_init(void)
+{
+    memset(&R, 0, sizeof R);
+    R.how = calloc((size_t)fm_world_size, sizeof *R.how);
+    R.card = calloc((size_t)fm_world_size, sizeof *R.card);
+    if (!R.how || !R.card)
+        return FM_ERR_NOMEM;
+    fm_am_internal_register(H_CARD, on_card);
+    fm_am_internal_register(H_CARD_R, on_card_reply);
+    fm_am_internal_register(H_PUT, on_put);
+    fm_am_internal_register(H_PUT_R, on_put_reply);
+    fm_am_internal_register(H_GET, on_get);
+    fm_am_internal_register(H_GET_R, on_get_reply);
+    R.up = 1;
+    return FM_OK;
+}
+
+void fm_am_rma_finalize(void)
+{
+    if (!R.up)
+        return;
+    fm_wait_until(R.nbi.pending == 0); /* nothing may land after the transports are gone */
+    if (R.hooked)
+        fm_progress_remove(hook);
+    if (R.mr)
+        fm_net_rma_dereg(R.net, R.mr);
+    for (struct fab_event *e; (e = R.free_ev);) {
+        R.free_ev = e->next;
+        free(e);
+    }
+    for (rop *r; (r = R.free_op);) {
+        R.free_op = r->next;
+        free(r);
+    }
+    free(R.how);
+    free(R.card);
+    memset(&R, 0, sizeof R);
+}
+
+/* ---- the public procedures ---- */
+
+int fab_rma_put(int rank, void *dst, const void *src, size_t n, unsigned flags)
+{
+    FM_API_LOCK();
+    return now("fab_rma_put", 1, rank, (void *)(uintptr_t)src, (uintptr_t)dst, n, flags);
+}
+
+int fab_rma_get(void *dst, int rank, const void *src, size_t n, unsigned flags)
+{
+    FM_API_LOCK();
+    return now("fab_rma_get", 0, rank, dst, (uintptr_t)src, n, flags);
+}
+
+int fab_rma_put_nb(int rank, void *dst, const void *src, size_t n, unsigned flags,
+                   fab_event_t *ev)
+{
+    FM_API_LOCK();
+    return nb("fab_rma_put_nb", 1, rank, (void *)(uintptr_t)src, (uintptr_t)dst, n, flags, ev);
+}
+
+int fab_rma_get_nb(void *dst, int rank, const void *src, size_t n, unsigned flags,
+                   fab_event_t *ev)
+{
+    FM_API_LOCK();
+    return nb("fab_rma_get_nb", 0, rank, dst, (uintptr_t)src, n, flags, ev);
+}
+
+int fab_rma_put_nbi(int rank, void *dst, const void *src, size_t n, unsigned flags)
+{
+    FM_API_LOCK();
+    return xfer("fab_rma_put_nbi", 1, rank, (void *)(uintptr_t)src, (uintptr_t)dst, n, flags,
+                SYNC_NBI, &R.nbi);
+}
+
+int fab_rma_get_nbi(void *dst, int rank, const void *src, size_t n, unsigned flags)
+{
+    FM_API_LOCK();
+    return xfer("fab_rma_get_nbi", 0, rank, dst, (uintptr_t)src, n, flags, SYNC_NBI, &R.nbi);
+}
+
+int fab_wait(fab_event_t ev)
+{
+    FM_API_LOCK();
+    if (!ev)
+        return FAB_OK;
+    if (!R.up)
+        return FAB_ERR_NOT_INIT;
+    if (fm_am_in_handler()) {
+        fm_error_msg("fab_wait: called from a handler (handlers may not wait)");
+        return FAB_ERR_NOT_ALLOWED;
+    }
+    fm_wait_until(ev->pending == 0);
+    int rc = ev->status;
+    ev_free(ev);
+    return rc;
+}
+
+int fab_test(fab_event_t ev)
+{
+    FM_API_LOCK();
+    if (!ev)
+        return FAB_OK;
+    if (!R.up)
+        return FAB_ERR_NOT_INIT;
+    if (fm_am_in_handler()) {
+        fm_error_msg("fab_test: called from a handler");
+        return FAB_ERR_NOT_ALLOWED;
+    }
+    if (ev->pending)
+        fm_progress();
+    if (ev->pending)
+        return FAB_NOT_READY;
+    int rc = ev->status;
+    ev_free(ev);
+    return rc;
+}
+
+int fab_nbi_wait(void)
+{
+    FM_API_LOCK();
+    if (!R.up)
+        return FAB_ERR_NOT_INIT;
+    if (fm_am_in_handler()) {
+        fm_error_msg("fab_nbi_wait: called from a handler (handlers may not wait)");
+        return FAB_ERR_NOT_ALLOWED;
+    }
+    fm_wait_until(R.nbi.pending == 0);
+    int rc = R.nbi.status;
+    R.nbi.status = FAB_OK;
+    return rc;
+}
