@@ -113,6 +113,7 @@ static struct {
     int inflight; /* our requests whose credit has not come back */
     int pp, total, slack;
     size_t max_medium;
+    size_t packed_long; /* FABMPI_AM_PACKED_LONG_LIMIT */
     int in_handler;
 } A;
 
@@ -184,6 +185,17 @@ static size_t piece(int peer, int ordered)
 static int send_long(int peer, struct am_out *o, const char *buf, size_t n, uint64_t dest,
                      enum send_mode mode)
 {
+    /* Past the packed limit, a peer whose segment is mapped here gets the
+     * payload copied straight into place and only the header travels (its
+     * publication orders the copy before the handler).  Not under
+     * IMMEDIATE: a refused request must not have written anything. */
+    char *m;
+    if (n > A.packed_long && mode != SEND_TRY && (m = fm_am_seg_map(peer))) {
+        memmove(fm_am_seg_at(m, peer, dest), buf, n); /* to ourselves: may overlap */
+        o->h.len = 0;
+        *long_part(o) = (struct am_long){dest, dest, n};
+        return send_out(peer, o, NULL, 0, mode);
+    }
     size_t chunk = piece(peer, 1);
     /* Chunks of a reply are marked so (they must not wait either), but only
      * its last piece returns the request's credit. */
@@ -233,7 +245,7 @@ static int has_credit(int peer)
     return peer == fm_world_rank || (A.credits[peer] > 0 && A.inflight < A.total);
 }
 
-static int send_request(int kind, int rank, unsigned handler, const void *buf, size_t nbytes,
+static inline int send_request(int kind, int rank, unsigned handler, const void *buf, size_t nbytes,
                         void *dest, unsigned flags, unsigned nargs, const fab_am_arg_t *args);
 
 static int request(const char *call, int kind, int rank, unsigned handler, const void *buf,
@@ -264,7 +276,7 @@ static int request(const char *call, int kind, int rank, unsigned handler, const
 
 /* A request whose arguments are checked: wait for its credit (or refuse
  * under IMMEDIATE) and send it. */
-static int send_request(int kind, int rank, unsigned handler, const void *buf, size_t nbytes,
+static inline __attribute__((always_inline)) int send_request(int kind, int rank, unsigned handler, const void *buf, size_t nbytes,
                         void *dest, unsigned flags, unsigned nargs, const fab_am_arg_t *args)
 {
     int immediate = (flags & FAB_FLAG_IMMEDIATE) != 0;
@@ -446,6 +458,7 @@ int fm_am_init(int world_rank, int world_size)
     for (int p = 0; p < world_size; p++)
         A.credits[p] = A.pp;
     A.inflight = 0;
+    A.packed_long = fm_param.AM_PACKED_LONG_LIMIT;
     A.max_medium = (size_t)-1;
     for (int p = 0; p < world_size; p++)
         if (piece(p, 0) < A.max_medium)

@@ -86,6 +86,7 @@ typedef struct rop {
 static struct {
     int up;
     uint8_t *how;          /* [world] HOW_* */
+    intptr_t *delta;       /* [world] COPY: its segment's address here minus there */
     struct card *card;     /* [world] */
     fm_net *net;           /* the one-sided transport, opened; NULL: none */
     int net_tried;
@@ -353,10 +354,10 @@ static int how(int rank)
     if (R.how[rank])
         return R.how[rank];
     int mode = (int)fm_param.AM_RMA, h = HOW_AM;
-    if (rank == fm_world_rank)
+    if (rank == fm_world_rank || (mode == FM_AM_RMA_AUTO && fm_am_seg_map(rank))) {
         h = HOW_COPY;
-    else if (mode == FM_AM_RMA_AUTO && fm_am_seg_map(rank))
-        h = HOW_COPY;
+        R.delta[rank] = (intptr_t)((uintptr_t)fm_am_seg_map(rank) - fm_am_segs[rank].base);
+    }
     else if (mode != FM_AM_RMA_AM && fm_peer_net[rank] == &fm_net_shm)
         h = HOW_CMA;
     else if (mode != FM_AM_RMA_AM && net_reaches(rank))
@@ -416,11 +417,14 @@ static int xfer(const char *call, int write, int rank, void *local, uint64_t rem
     if (!n)
         return FAB_OK;
     int immediate = (flags & FAB_FLAG_IMMEDIATE) != 0, rc = FAB_OK;
-    switch (how(rank)) {
+    switch (R.how[rank] ? R.how[rank] : how(rank)) {
     case HOW_COPY: {
         FM_PV_INC(am_rma_copy);
-        void *there = fm_am_seg_at(fm_am_seg_map(rank), rank, remote);
-        memmove(write ? there : local, write ? local : there, n);
+        void *there = (void *)(uintptr_t)(remote + (uint64_t)R.delta[rank]);
+        if (rank == fm_world_rank) /* both ends may be in our segment */
+            memmove(write ? there : local, write ? local : there, n);
+        else
+            memcpy(write ? there : local, write ? local : there, n);
         return FAB_OK;
     }
     case HOW_CMA:
@@ -492,7 +496,8 @@ int fm_am_rma_init(void)
     memset(&R, 0, sizeof R);
     R.how = calloc((size_t)fm_world_size, sizeof *R.how);
     R.card = calloc((size_t)fm_world_size, sizeof *R.card);
-    if (!R.how || !R.card)
+    R.delta = calloc((size_t)fm_world_size, sizeof *R.delta);
+    if (!R.how || !R.card || !R.delta)
         return FM_ERR_NOMEM;
     fm_am_internal_register(H_CARD, on_card);
     fm_am_internal_register(H_CARD_R, on_card_reply);
@@ -523,6 +528,7 @@ void fm_am_rma_finalize(void)
     }
     free(R.how);
     free(R.card);
+    free(R.delta);
     memset(&R, 0, sizeof R);
 }
 
