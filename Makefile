@@ -29,7 +29,7 @@ BENCH_DEPS := openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox
 
 MESON_OPTS := -Dwerror=$(if $(filter 1,$(WERROR)),true,false)
 
-.PHONY: all build deps test-deps bench-deps demo test test-asan test-tsan test-fuzz test-cluster test-ofi test-valgrind test-mpich bench bench-osu install docs clean
+.PHONY: all build deps test-deps bench-deps demo test test-asan test-tsan test-fuzz test-cluster test-ofi test-am test-valgrind test-mpich bench bench-osu install docs clean
 
 all: build
 
@@ -114,6 +114,11 @@ test-cluster: test-deps build
 # long for `make test`).
 test-ofi: test-deps build
 	python3 tests/run-ofi-matrix $(BUILD)
+
+# The active-message layer's matrix (tests/mpi/TESTLIST.am): every AM test
+# at 2, 3, 4, 8 ranks over shm, net and tcp;ofi_rxm, 10^6-request floods.
+test-am: test-deps build
+	python3 tests/run-mpi-tests $(BUILD) --testlist tests/mpi/TESTLIST.am
 
 # MPICH's conformance tests: configure needs automake's and libtool's helper
 # scripts (tests/run-mpich copies them in); about an hour on 2 cores.

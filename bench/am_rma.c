@@ -7,7 +7,10 @@
  *   - 8 B get latency: fab_rma_get against MPI_Get + MPI_Win_flush;
  *   - put bandwidth at 1 MiB: a window of 16 fab_rma_put_nbi (FAB_FLAG_BULK:
  *     the source untouched until the sync, as MPI_Put's is) + fab_nbi_wait
- *     against 16 MPI_Put + MPI_Win_flush.
+ *     against 16 MPI_Put + MPI_Win_flush;
+ *   - the same at 64 KiB without FAB_FLAG_BULK (the source free on return:
+ *     copied into a bounce buffer up to FABMPI_AM_BOUNCE_LIMIT, else waited
+ *     for), the measure FABMPI_AM_BOUNCE_LIMIT's default comes from.
  * R rounds alternate fab and MPI (A B A B ...); medians over rounds, and
  * fab / MPI (below 1: fab faster for latency; above 1 for bandwidth).
  * SCALE multiplies the iterations (over the network, 0.02 is plenty).
@@ -19,7 +22,7 @@
 
 #include <fabmpi/am.h>
 
-enum { BIG = 1 << 20, WINDOW = 16 };
+enum { BIG = 1 << 20, MID = 64 << 10, WINDOW = 16 };
 
 static char *seg1; /* rank 1's segment */
 static char *wbase;
@@ -80,16 +83,28 @@ static double fab_bw(int iters)
     }
     return (double)BIG * WINDOW * iters / (MPI_Wtime() - t) / 1e6;
 }
-static double mpi_bw(int iters)
+static double mpi_put_window(int iters, int bytes)
 {
     double t = MPI_Wtime();
     for (int i = 0; i < iters; i++) {
         for (int w = 0; w < WINDOW; w++)
-            MPI_Put(local, BIG, MPI_BYTE, 1, 0, BIG, MPI_BYTE, win);
+            MPI_Put(local, bytes, MPI_BYTE, 1, 0, bytes, MPI_BYTE, win);
         MPI_Win_flush(1, win);
     }
-    return (double)BIG * WINDOW * iters / (MPI_Wtime() - t) / 1e6;
+    return (double)bytes * WINDOW * iters / (MPI_Wtime() - t) / 1e6;
 }
+static double mpi_bw(int iters) { return mpi_put_window(iters, BIG); }
+static double fab_mid(int iters)
+{
+    double t = MPI_Wtime();
+    for (int i = 0; i < iters; i++) {
+        for (int w = 0; w < WINDOW; w++)
+            fab_rma_put_nbi(1, seg1, local, MID, 0);
+        fab_nbi_wait();
+    }
+    return (double)MID * WINDOW * iters / (MPI_Wtime() - t) / 1e6;
+}
+static double mpi_mid(int iters) { return mpi_put_window(iters, MID); }
 
 int main(int argc, char **argv)
 {
@@ -115,17 +130,17 @@ int main(int argc, char **argv)
         memset(fab_segment(1, &b, &sz) == FAB_OK ? b : local, 0, BIG);
     MPI_Win_lock_all(0, win);
     MPI_Barrier(MPI_COMM_WORLD);
-    static const char *name[3] = {"put 8 B latency (us)", "get 8 B latency (us)",
-                                  "put 1 MiB bandwidth (MB/s)"};
-    double (*fab[3])(int) = {fab_put, fab_get, fab_bw};
-    double (*mpi[3])(int) = {mpi_put, mpi_get, mpi_bw};
+    static const char *name[4] = {"put 8 B latency (us)", "get 8 B latency (us)",
+                                  "put 1 MiB bandwidth (MB/s)", "put 64 KiB non-bulk (MB/s)"};
+    double (*fab[4])(int) = {fab_put, fab_get, fab_bw, fab_mid};
+    double (*mpi[4])(int) = {mpi_put, mpi_get, mpi_bw, mpi_mid};
     double scale = argc > 2 ? atof(argv[2]) : 1;
-    int iters[3] = {200000, 200000, 20};
-    for (int m = 0; m < 3; m++)
+    int iters[4] = {200000, 200000, 20, 200};
+    for (int m = 0; m < 4; m++)
         iters[m] = (int)(iters[m] * scale) > 10 ? (int)(iters[m] * scale) : 10;
     if (rank == 0)
         printf("%-28s %10s %10s %8s\n", "measure", "fab", "MPI", "fab/MPI");
-    for (int m = 0; m < 3; m++) {
+    for (int m = 0; m < 4; m++) {
         double *f = malloc(sizeof *f * (size_t)rounds), *p = malloc(sizeof *p * (size_t)rounds);
         if (rank == 0) {
             fab[m](iters[m] / 10); /* warm up both */

@@ -84,6 +84,23 @@ int fab_am_reply_medium(fab_am_token_t token, unsigned handler, const void *buf,
 int fab_am_reply_long(fab_am_token_t token, unsigned handler, const void *buf, size_t nbytes,
                       void *dest_addr, unsigned flags, unsigned nargs, const fab_am_arg_t *args);
 
+/* Negotiated-payload Medium: prepare hands out a buffer the library owns,
+ * of *size bytes (at least `least`, at most `most` and
+ * fab_am_max_medium()); the caller builds the payload in it and commits
+ * nbytes <= *size of it.  A request's credit is taken at prepare (which
+ * waits for it, or returns FAB_WOULD_BLOCK under FAB_FLAG_IMMEDIATE), so
+ * the commit never waits for one.  One prepared request and one prepared
+ * reply at a time per process; a prepared reply is committed before its
+ * handler returns. */
+int fab_am_prepare_request_medium(int rank, size_t least, size_t most, unsigned flags, void **buf,
+                                  size_t *size);
+int fab_am_commit_request_medium(unsigned handler, size_t nbytes, unsigned nargs,
+                                 const fab_am_arg_t *args);
+int fab_am_prepare_reply_medium(fab_am_token_t token, size_t least, size_t most, unsigned flags,
+                                void **buf, size_t *size);
+int fab_am_commit_reply_medium(unsigned handler, size_t nbytes, unsigned nargs,
+                               const fab_am_arg_t *args);
+
 /* The rank that sent the message a handler runs for. */
 int fab_am_token_rank(fab_am_token_t token);
 size_t fab_am_max_medium(void);

@@ -114,7 +114,6 @@ static struct {
     int pp, total, slack;
     size_t max_medium;
     size_t packed_long; /* FABMPI_AM_PACKED_LONG_LIMIT */
-    int in_handler;
 } A;
 
 static int bad(const char *call, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -254,7 +253,7 @@ static int request(const char *call, int kind, int rank, unsigned handler, const
 {
     if (!A.up)
         return FAB_ERR_NOT_INIT;
-    if (A.in_handler) {
+    if (fm_am_handler_depth) {
         fm_error_msg("%s: called from a handler (a handler may only reply)", call);
         return FAB_ERR_NOT_ALLOWED;
     }
@@ -316,7 +315,7 @@ static int reply(const char *call, int kind, fab_am_token_t token, unsigned hand
 {
     if (!A.up)
         return FAB_ERR_NOT_INIT;
-    if (!token || !A.in_handler)
+    if (!token || !fm_am_handler_depth)
         return bad(call, "token=%p is not the token of a running handler", (void *)token);
     if (!token->request) {
         fm_error_msg("%s: called from a reply handler (replies get no reply)", call);
@@ -352,6 +351,97 @@ static int send_reply(int kind, fab_am_token_t token, unsigned handler, const vo
     if ((kind & AM_KIND) == AM_LONG)
         return send_long(token->peer, &o, buf, nbytes, (uint64_t)(uintptr_t)dest, SEND_PARK);
     return send_out(token->peer, &o, buf, nbytes, SEND_PARK);
+}
+
+/* ---- negotiated-payload Medium: prepare a library buffer, fill, commit ---- */
+
+/* The request being built and the reply being built (in a handler, so a
+ * handler may reply this way while the program holds a prepared request):
+ * in library memory (max_medium bytes each, allocated on first use).  A
+ * request's credit is taken at prepare, so its commit never waits for one. */
+static struct np {
+    int active;
+    int peer;
+    fab_am_token_t token;
+    size_t size; /* bytes the caller may fill */
+    char *buf;
+} NP[2]; /* [is_reply] */
+
+static int prepare(const char *call, int is_reply, int rank, fab_am_token_t token, size_t least,
+                   size_t most, unsigned flags, void **buf, size_t *size)
+{
+    if (!A.up)
+        return FAB_ERR_NOT_INIT;
+    if (!buf || !size)
+        return bad(call, "%s=NULL", !buf ? "buf" : "size");
+    struct np *P = &NP[is_reply];
+    if (P->active) {
+        fm_error_msg("%s: a prepared %s waits for its commit (one at a time)", call,
+                     is_reply ? "reply" : "request");
+        return FAB_ERR_NOT_ALLOWED;
+    }
+    if (least > most)
+        return bad(call, "least=%zu is more than most=%zu", least, most);
+    if (least > A.max_medium)
+        return bad(call, "least=%zu is more than fab_am_max_medium() = %zu", least, A.max_medium);
+    if (flags & ~FAB_FLAG_IMMEDIATE)
+        return bad(call, "flags=%#x has bits other than FAB_FLAG_IMMEDIATE", flags);
+    if (!P->buf && !(P->buf = malloc(A.max_medium)))
+        return FAB_ERR_RESOURCE;
+    if (is_reply) {
+        if (!token || !fm_am_handler_depth)
+            return bad(call, "token=%p is not the token of a running handler", (void *)token);
+        if (!token->request || token->replied) {
+            fm_error_msg("%s: %s", call, !token->request ? "called from a reply handler (replies get no reply)"
+                                                         : "this request handler has replied already (at most once)");
+            return FAB_ERR_NOT_ALLOWED;
+        }
+        token->replied = 1; /* its one reply is this one */
+        rank = token->peer;
+    } else {
+        if (fm_am_handler_depth) {
+            fm_error_msg("%s: called from a handler (a handler may only reply)", call);
+            return FAB_ERR_NOT_ALLOWED;
+        }
+        if (rank < 0 || rank >= fm_world_size)
+            return bad(call, "rank=%d is not a rank (0..%d)", rank, fm_world_size - 1);
+        if (!has_credit(rank)) {
+            if (flags & FAB_FLAG_IMMEDIATE)
+                return FAB_WOULD_BLOCK;
+            fm_wait_until(has_credit(rank));
+        }
+        int credit = rank != fm_world_rank;
+        A.credits[rank] -= credit;
+        A.inflight += credit;
+    }
+    P->active = 1;
+    P->peer = rank;
+    P->token = token;
+    P->size = most < A.max_medium ? most : A.max_medium;
+    *buf = P->buf;
+    *size = P->size;
+    return FAB_OK;
+}
+
+static int commit(const char *call, int is_reply, unsigned handler, size_t nbytes, unsigned nargs,
+                  const fab_am_arg_t *args)
+{
+    if (!A.up)
+        return FAB_ERR_NOT_INIT;
+    struct np *P = &NP[is_reply];
+    if (!P->active || (is_reply ? !fm_am_handler_depth : fm_am_handler_depth)) {
+        fm_error_msg("%s: no %s prepared here", call, is_reply ? "reply" : "request");
+        return FAB_ERR_NOT_ALLOWED;
+    }
+    int rc = check_common(call, handler, nargs, args, P->buf, nbytes);
+    if (rc)
+        return rc;
+    if (nbytes > P->size)
+        return bad(call, "nbytes=%zu is more than the %zu bytes prepared", nbytes, P->size);
+    P->active = 0;
+    struct am_out o;
+    build(&o, AM_MEDIUM | (is_reply ? AM_REPLY : 0), handler, nargs, args, nbytes);
+    return send_out(P->peer, &o, P->buf, nbytes, is_reply ? SEND_PARK : SEND_WAIT);
 }
 
 /* ---- receiving ---- */
@@ -416,9 +506,17 @@ static void on_am(int peer, const void *msg, size_t len)
         unusable(peer, is_reply ? "a reply to request-only handler" : "a request to reply-only handler",
                  w->handler);
     struct fab_am_token t = {peer, !is_reply, 0};
-    A.in_handler++;
+    fm_am_handler_depth++;
     fn(&t, buf, nbytes, w->nargs ? args : NULL, w->nargs);
-    A.in_handler--;
+    fm_am_handler_depth--;
+    if (NP[1].active && NP[1].token == &t) {
+        char why[200];
+        snprintf(why, sizeof why,
+                 "fabmpi: rank %d: handler %u returned with a prepared reply not committed "
+                 "(fab_am_commit_reply_medium must come before the handler returns)",
+                 fm_world_rank, w->handler);
+        fm_boot_abort(1, why);
+    }
     if (is_reply || t.replied || peer == fm_world_rank)
         return;
     /* No reply: the credit is banked, sent back with our next message to
@@ -477,6 +575,9 @@ void fm_am_finalize(void)
     free(A.credits);
     free(A.banked);
     A.credits = A.banked = NULL;
+    free(NP[0].buf);
+    free(NP[1].buf);
+    memset(NP, 0, sizeof NP);
     fm_am_segments_release();
 }
 
@@ -497,7 +598,7 @@ int fm_am_internal_reply(int kind, fab_am_token_t token, unsigned handler, const
 }
 
 int fm_am_up(void) { return A.up; }
-int fm_am_in_handler(void) { return A.in_handler; }
+int fm_am_handler_depth;
 
 /* ---- the public procedures ---- */
 
@@ -567,10 +668,38 @@ int fab_am_reply_long(fab_am_token_t token, unsigned handler, const void *buf, s
                  nargs, args);
 }
 
+int fab_am_prepare_request_medium(int rank, size_t least, size_t most, unsigned flags, void **buf,
+                                  size_t *size)
+{
+    FM_API_LOCK();
+    return prepare("fab_am_prepare_request_medium", 0, rank, NULL, least, most, flags, buf, size);
+}
+
+int fab_am_commit_request_medium(unsigned handler, size_t nbytes, unsigned nargs,
+                                 const fab_am_arg_t *args)
+{
+    FM_API_LOCK();
+    return commit("fab_am_commit_request_medium", 0, handler, nbytes, nargs, args);
+}
+
+int fab_am_prepare_reply_medium(fab_am_token_t token, size_t least, size_t most, unsigned flags,
+                                void **buf, size_t *size)
+{
+    FM_API_LOCK();
+    return prepare("fab_am_prepare_reply_medium", 1, 0, token, least, most, flags, buf, size);
+}
+
+int fab_am_commit_reply_medium(unsigned handler, size_t nbytes, unsigned nargs,
+                               const fab_am_arg_t *args)
+{
+    FM_API_LOCK();
+    return commit("fab_am_commit_reply_medium", 1, handler, nbytes, nargs, args);
+}
+
 int fab_am_token_rank(fab_am_token_t token)
 {
     FM_API_LOCK();
-    if (!token || !A.in_handler)
+    if (!token || !fm_am_handler_depth)
         return bad("fab_am_token_rank", "token=%p is not the token of a running handler",
                    (void *)token);
     return token->peer;
@@ -589,7 +718,7 @@ int fab_poll(void)
     FM_API_LOCK();
     if (!A.up)
         return FAB_ERR_NOT_INIT;
-    if (A.in_handler) {
+    if (fm_am_handler_depth) {
         fm_error_msg("fab_poll: called from a handler");
         return FAB_ERR_NOT_ALLOWED;
     }

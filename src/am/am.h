@@ -22,7 +22,7 @@ int fm_am_init(int world_rank, int world_size);
 /* After the transports are gone. */
 void fm_am_finalize(void);
 int fm_am_up(void);         /* 1 between fm_am_init and fm_am_finalize */
-int fm_am_in_handler(void); /* 1 inside a handler (which may not wait) */
+extern int fm_am_handler_depth; /* > 0 inside a handler (which may not wait) */
 
 /* The library's own active messages (rma.c): handlers 0..FM_AM_INTERNAL_MAX
  * in a table beside the program's, sent with the same credits and the
@@ -53,7 +53,11 @@ extern struct fm_am_segment *fm_am_segs;
 /* Read every rank's (after the fences of the transports' init). */
 int fm_am_segments_read(int world_size);
 /* 1 when [addr, addr + n) lies in rank's segment. */
-int fm_am_in_segment(int rank, uint64_t addr, size_t n);
+static inline int fm_am_in_segment(int rank, uint64_t addr, size_t n)
+{
+    const struct fm_am_segment *s = &fm_am_segs[rank];
+    return addr >= s->base && n <= s->size && addr - s->base <= s->size - n;
+}
 void fm_am_segments_release(void);
 /* Where rank's segment is mapped in this process: ours, or a peer's on
  * this node mapped on first use; NULL when it cannot be (another node, or

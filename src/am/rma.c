@@ -75,6 +75,13 @@ struct card {
     uint64_t raddr;
 };
 
+/* A peer reached by copies: its segment as published, and the distance to
+ * where it is mapped here (size 0 until how() chose COPY). */
+struct copy_peer {
+    uint64_t base, size;
+    intptr_t delta;
+};
+
 /* One one-sided network operation in flight. */
 typedef struct rop {
     fm_net_rma_op op; /* first: the completion leads here */
@@ -86,7 +93,7 @@ typedef struct rop {
 static struct {
     int up;
     uint8_t *how;          /* [world] HOW_* */
-    intptr_t *delta;       /* [world] COPY: its segment's address here minus there */
+    struct copy_peer *copy; /* [world] COPY: its segment, and where it is mapped here */
     struct card *card;     /* [world] */
     fm_net *net;           /* the one-sided transport, opened; NULL: none */
     int net_tried;
@@ -356,7 +363,9 @@ static int how(int rank)
     int mode = (int)fm_param.AM_RMA, h = HOW_AM;
     if (rank == fm_world_rank || (mode == FM_AM_RMA_AUTO && fm_am_seg_map(rank))) {
         h = HOW_COPY;
-        R.delta[rank] = (intptr_t)((uintptr_t)fm_am_seg_map(rank) - fm_am_segs[rank].base);
+        R.copy[rank] = (struct copy_peer){
+            fm_am_segs[rank].base, fm_am_segs[rank].size,
+            (intptr_t)((uintptr_t)fm_am_seg_map(rank) - fm_am_segs[rank].base)};
     }
     else if (mode != FM_AM_RMA_AM && fm_peer_net[rank] == &fm_net_shm)
         h = HOW_CMA;
@@ -388,6 +397,32 @@ static int cma(int write, int rank, void *local, uint64_t remote, size_t n, int 
 
 enum sync { SYNC_NOW, SYNC_NB, SYNC_NBI };
 
+static inline void copy(int write, int rank, void *local, uint64_t remote, size_t n)
+{
+    FM_PV_INC(am_rma_copy);
+    void *there = (void *)(uintptr_t)(remote + (uint64_t)R.copy[rank].delta);
+    if (rank == fm_world_rank) /* both ends may be in our segment */
+        memmove(write ? there : local, write ? local : there, n);
+    else
+        memcpy(write ? there : local, write ? local : there, n);
+}
+
+/* The common case first, with the fewest checks that keep every error
+ * for xfer: a copy into or out of a segment mapped here.  1 when done. */
+static inline int try_copy(int write, int rank, void *local, uint64_t remote, size_t n,
+                           unsigned flags)
+{
+    if ((unsigned)rank >= (unsigned)fm_world_size || !R.copy || !local || fm_am_handler_depth ||
+        (flags & ~(FAB_FLAG_IMMEDIATE | FAB_FLAG_BULK)))
+        return 0;
+    const struct copy_peer *c = &R.copy[rank];
+    uint64_t off = remote - c->base; /* wraps past size below the segment */
+    if (!n || off > c->size || n > c->size - off)
+        return 0;
+    copy(write, rank, local, remote, n);
+    return 1;
+}
+
 /* One transfer: write = 1 puts local -> remote.  ev counts what is left
  * in flight. */
 static int xfer(const char *call, int write, int rank, void *local, uint64_t remote, size_t n,
@@ -395,7 +430,7 @@ static int xfer(const char *call, int write, int rank, void *local, uint64_t rem
 {
     if (!R.up)
         return FAB_ERR_NOT_INIT;
-    if (fm_am_in_handler()) {
+    if (fm_am_handler_depth) {
         fm_error_msg("%s: called from a handler (handlers may not wait)", call);
         return FAB_ERR_NOT_ALLOWED;
     }
@@ -408,25 +443,19 @@ static int xfer(const char *call, int write, int rank, void *local, uint64_t rem
                      flags);
         return FAB_ERR_BAD_ARG;
     }
-    if (n && !local) {
+    if (!n)
+        return FAB_OK;
+    if (!local) {
         fm_error_msg("%s: %s=NULL with n=%zu", call, write ? "src" : "dst", n);
         return FAB_ERR_BAD_ARG;
     }
-    if (n && !fm_am_in_segment(rank, remote, n))
+    if (!fm_am_in_segment(rank, remote, n))
         return bad(call, write ? "dst" : "src", (void *)(uintptr_t)remote, n, rank);
-    if (!n)
-        return FAB_OK;
     int immediate = (flags & FAB_FLAG_IMMEDIATE) != 0, rc = FAB_OK;
     switch (R.how[rank] ? R.how[rank] : how(rank)) {
-    case HOW_COPY: {
-        FM_PV_INC(am_rma_copy);
-        void *there = (void *)(uintptr_t)(remote + (uint64_t)R.delta[rank]);
-        if (rank == fm_world_rank) /* both ends may be in our segment */
-            memmove(write ? there : local, write ? local : there, n);
-        else
-            memcpy(write ? there : local, write ? local : there, n);
+    case HOW_COPY:
+        copy(write, rank, local, remote, n);
         return FAB_OK;
-    }
     case HOW_CMA:
         FM_PV_INC(am_rma_cma);
         if (!cma(write, rank, local, remote, n, &rc))
@@ -465,7 +494,8 @@ static int now(const char *call, int write, int rank, void *local, uint64_t remo
 {
     struct fab_event e = {0, FAB_OK, NULL};
     int rc = xfer(call, write, rank, local, remote, n, flags, SYNC_NOW, &e);
-    fm_wait_until(e.pending == 0);
+    if (e.pending) /* copies finish inside xfer: no wait for them */
+        fm_wait_until(e.pending == 0);
     return rc != FAB_OK ? rc : e.status;
 }
 
@@ -477,6 +507,8 @@ static int nb(const char *call, int write, int rank, void *local, uint64_t remot
         return FAB_ERR_BAD_ARG;
     }
     *out = NULL;
+    if (try_copy(write, rank, local, remote, n, flags))
+        return FAB_OK;
     struct fab_event *e = R.up ? ev_new() : NULL;
     if (R.up && !e)
         return FAB_ERR_RESOURCE;
@@ -496,8 +528,8 @@ int fm_am_rma_init(void)
     memset(&R, 0, sizeof R);
     R.how = calloc((size_t)fm_world_size, sizeof *R.how);
     R.card = calloc((size_t)fm_world_size, sizeof *R.card);
-    R.delta = calloc((size_t)fm_world_size, sizeof *R.delta);
-    if (!R.how || !R.card || !R.delta)
+    R.copy = calloc((size_t)fm_world_size, sizeof *R.copy);
+    if (!R.how || !R.card || !R.copy)
         return FM_ERR_NOMEM;
     fm_am_internal_register(H_CARD, on_card);
     fm_am_internal_register(H_CARD_R, on_card_reply);
@@ -528,7 +560,7 @@ void fm_am_rma_finalize(void)
     }
     free(R.how);
     free(R.card);
-    free(R.delta);
+    free(R.copy);
     memset(&R, 0, sizeof R);
 }
 
@@ -537,12 +569,16 @@ void fm_am_rma_finalize(void)
 int fab_rma_put(int rank, void *dst, const void *src, size_t n, unsigned flags)
 {
     FM_API_LOCK();
+    if (try_copy(1, rank, (void *)(uintptr_t)src, (uintptr_t)dst, n, flags))
+        return FAB_OK;
     return now("fab_rma_put", 1, rank, (void *)(uintptr_t)src, (uintptr_t)dst, n, flags);
 }
 
 int fab_rma_get(void *dst, int rank, const void *src, size_t n, unsigned flags)
 {
     FM_API_LOCK();
+    if (try_copy(0, rank, dst, (uintptr_t)src, n, flags))
+        return FAB_OK;
     return now("fab_rma_get", 0, rank, dst, (uintptr_t)src, n, flags);
 }
 
@@ -563,6 +599,8 @@ int fab_rma_get_nb(void *dst, int rank, const void *src, size_t n, unsigned flag
 int fab_rma_put_nbi(int rank, void *dst, const void *src, size_t n, unsigned flags)
 {
     FM_API_LOCK();
+    if (try_copy(1, rank, (void *)(uintptr_t)src, (uintptr_t)dst, n, flags))
+        return FAB_OK;
     return xfer("fab_rma_put_nbi", 1, rank, (void *)(uintptr_t)src, (uintptr_t)dst, n, flags,
                 SYNC_NBI, &R.nbi);
 }
@@ -570,6 +608,8 @@ int fab_rma_put_nbi(int rank, void *dst, const void *src, size_t n, unsigned fla
 int fab_rma_get_nbi(void *dst, int rank, const void *src, size_t n, unsigned flags)
 {
     FM_API_LOCK();
+    if (try_copy(0, rank, dst, (uintptr_t)src, n, flags))
+        return FAB_OK;
     return xfer("fab_rma_get_nbi", 0, rank, dst, (uintptr_t)src, n, flags, SYNC_NBI, &R.nbi);
 }
 
@@ -580,7 +620,7 @@ int fab_wait(fab_event_t ev)
         return FAB_OK;
     if (!R.up)
         return FAB_ERR_NOT_INIT;
-    if (fm_am_in_handler()) {
+    if (fm_am_handler_depth) {
         fm_error_msg("fab_wait: called from a handler (handlers may not wait)");
         return FAB_ERR_NOT_ALLOWED;
     }
@@ -597,7 +637,7 @@ int fab_test(fab_event_t ev)
         return FAB_OK;
     if (!R.up)
         return FAB_ERR_NOT_INIT;
-    if (fm_am_in_handler()) {
+    if (fm_am_handler_depth) {
         fm_error_msg("fab_test: called from a handler");
         return FAB_ERR_NOT_ALLOWED;
     }
@@ -615,7 +655,7 @@ int fab_nbi_wait(void)
     FM_API_LOCK();
     if (!R.up)
         return FAB_ERR_NOT_INIT;
-    if (fm_am_in_handler()) {
+    if (fm_am_handler_depth) {
         fm_error_msg("fab_nbi_wait: called from a handler (handlers may not wait)");
         return FAB_ERR_NOT_ALLOWED;
     }

@@ -91,12 +91,6 @@ int fm_am_segments_read(int world_size)
     return FM_OK;
 }
 
-int fm_am_in_segment(int rank, uint64_t addr, size_t n)
-{
-    const struct fm_am_segment *s = &fm_am_segs[rank];
-    return addr >= s->base && n <= s->size && addr - s->base <= s->size - n;
-}
-
 void fm_am_segments_release(void)
 {
     for (int r = 0; mapped && r < fm_world_size; r++)

@@ -10,7 +10,10 @@
  * full: FM_AM_EXPECT_RING_FULL=1), and the request going through once it
  * polls; AM and MPI messages interleaved; errors for bad
  * indices, ranks, sizes, destinations, requests and second replies from
- * handlers.  FM_AM_FLOOD: requests per rank in each flood (default
+ * handlers; negotiated-payload Mediums built in the library's buffers,
+ * both ways, and their misuse (FM_AM_NP_FORGET=1: a handler returns
+ * without committing its prepared reply, which must end the job).
+ * FM_AM_FLOOD: requests per rank in each flood (default
  * 100000).  FM_AM_UNREGISTERED=1: rank 0 sends to a handler nobody
  * registered, which must end the job with a message saying so. */
 #include <stdatomic.h>
@@ -23,7 +26,7 @@
 #include "testutil.h"
 
 enum { H_SHORT = 1, H_SHORT_R, H_MEDIUM, H_MEDIUM_R, H_LONG, H_LONG_R, H_FLOOD, H_FLOOD_R,
-       H_NOREPLY, H_NESTED, H_UNREGISTERED = 200 };
+       H_NOREPLY, H_NESTED, H_NP, H_NP_R, H_UNREGISTERED = 200 };
 
 static int rank, size;
 /* Bumped by handlers, which may run on the progress thread. */
@@ -311,6 +314,75 @@ static void check_immediate(void)
 }
 
 /* AM and MPI between the same ranks, interleaved. */
+/* Negotiated-payload Medium: the requester builds its payload in the
+ * library's buffer, the handler builds its reply (the payload's bytes
+ * reversed) in one too. */
+static void on_np(fab_am_token_t t, void *buf, size_t n, const fab_am_arg_t *a, unsigned na)
+{
+    int from = fab_am_token_rank(t);
+    CHECK(na == 1 && a[0] == n);
+    CHECK_PATTERN(buf, n, (unsigned)(from * 13 + n));
+    void *out;
+    size_t room;
+    CHECK_EQ(fab_am_prepare_reply_medium(t, n, n + 100, 0, &out, &room), FAB_OK);
+    CHECK(room >= n);
+    if (n == 1 && getenv("FM_AM_NP_FORGET"))
+        return; /* never committed: the job must end, saying so */
+    static int once;
+    if (!once++) { /* one prepared message at a time; one reply only */
+        void *o2;
+        size_t r2;
+        CHECK_EQ(fab_am_prepare_reply_medium(t, 0, 1, 0, &o2, &r2), FAB_ERR_NOT_ALLOWED);
+        CHECK_EQ(fab_am_commit_request_medium(H_NP, 0, 0, NULL), FAB_ERR_NOT_ALLOWED);
+    }
+    for (size_t i = 0; i < n; i++)
+        ((char *)out)[i] = ((const char *)buf)[n - 1 - i];
+    CHECK_EQ(fab_am_commit_reply_medium(H_NP_R, n, 1, a), FAB_OK);
+}
+
+static void on_np_r(fab_am_token_t t, void *buf, size_t n, const fab_am_arg_t *a, unsigned na)
+{
+    (void)t;
+    CHECK(na == 1 && a[0] == n);
+    for (size_t i = 0; i < n; i++)
+        CHECK(((unsigned char *)buf)[i] == tu_pat(n - 1 - i, (unsigned)(rank * 13 + n)));
+    replies++;
+}
+
+static void check_negotiated(void)
+{
+    size_t max = fab_am_max_medium();
+    void *buf;
+    size_t room;
+    /* (each prints its error line) */
+    CHECK_EQ(fab_am_commit_request_medium(H_NP, 0, 0, NULL), FAB_ERR_NOT_ALLOWED);
+    CHECK_EQ(fab_am_prepare_request_medium(0, max + 1, max + 1, 0, &buf, &room), FAB_ERR_BAD_ARG);
+    CHECK_EQ(fab_am_prepare_request_medium(0, 10, 9, 0, &buf, &room), FAB_ERR_BAD_ARG);
+    CHECK_EQ(fab_am_prepare_request_medium(size, 0, 8, 0, &buf, &room), FAB_ERR_BAD_ARG);
+    CHECK_EQ(fab_am_prepare_request_medium(0, 0, 8, 0, NULL, &room), FAB_ERR_BAD_ARG);
+    const size_t sizes[] = {0, 1, 100, 4097, max};
+    long want = replies;
+    for (int k = 0; k < size; k++)
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+            int t = (rank + k) % size;
+            size_t n = sizes[s] < max ? sizes[s] : max; /* small rings: small Mediums */
+            CHECK_EQ(fab_am_prepare_request_medium(t, n, (size_t)-1, 0, &buf, &room), FAB_OK);
+            CHECK_EQ(room, max); /* as much as a Medium takes */
+            if (k == 0 && s == 0) {
+                void *b2;
+                size_t r2;
+                CHECK_EQ(fab_am_prepare_request_medium(t, 0, 8, 0, &b2, &r2), FAB_ERR_NOT_ALLOWED);
+                CHECK_EQ(fab_am_commit_request_medium(H_NP, max + 1, 0, NULL), FAB_ERR_BAD_ARG);
+            }
+            tu_fill(buf, n, (unsigned)(rank * 13 + n));
+            fab_am_arg_t a = n;
+            CHECK_EQ(fab_am_commit_request_medium(H_NP, n, 1, &a), FAB_OK);
+            want++;
+        }
+    poll_until(&replies, want, "negotiated-payload replies");
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+}
+
 static void check_mixed(void)
 {
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
@@ -343,7 +415,8 @@ int main(int argc, char **argv)
         {H_SHORT, on_short, FAB_AM_REQUEST}, {H_SHORT_R, on_short_r, FAB_AM_REPLY},
         {H_MEDIUM, on_medium, FAB_AM_REQUEST}, {H_MEDIUM_R, on_medium_r, FAB_AM_REPLY},
         {H_LONG, on_long, FAB_AM_REQUEST}, {H_LONG_R, on_long_r, FAB_AM_REPLY},
-        {H_FLOOD, on_flood, 0}, {H_FLOOD_R, on_flood_r, 0}, {H_NOREPLY, on_noreply, 0}};
+        {H_FLOOD, on_flood, 0}, {H_FLOOD_R, on_flood_r, 0}, {H_NOREPLY, on_noreply, 0},
+        {H_NP, on_np, FAB_AM_REQUEST}, {H_NP_R, on_np_r, FAB_AM_REPLY}};
     for (size_t i = 0; i < sizeof hs / sizeof *hs; i++)
         CHECK_EQ(fab_am_register(hs[i].i, hs[i].fn, hs[i].flags, "am_basic"), FAB_OK);
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD)); /* every rank's handlers are in */
@@ -357,6 +430,7 @@ int main(int argc, char **argv)
     check_short_medium_long();
     check_floods();
     check_immediate();
+    check_negotiated();
     check_mixed();
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     MPI_Finalize();
