@@ -92,6 +92,10 @@ test-tsan: deps
 	  python3 tests/run-mpi-tests build-tsan --filter mpit_event --timeout-scale 4
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66:suppressions=$(abspath tests/tsan.supp) \
 	  python3 tests/run-mpi-tests build-tsan --filter 'am_basic n=3 [FABMPI_PROGRESS_THREAD=on]' --timeout-scale 4
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66:suppressions=$(abspath tests/tsan.supp) \
+	  python3 tests/run-mpi-tests build-tsan --filter 'am_rma n=3 [FABMPI_PROGRESS_THREAD=on' --timeout-scale 4
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66:suppressions=$(abspath tests/tsan.supp) \
+	  python3 tests/run-mpi-tests build-tsan --filter 'am_dht n=3 [FABMPI_PROGRESS_THREAD=on]' --timeout-scale 4
 
 # The parsers that read bytes from outside the process, under libFuzzer +
 # ASan + UBSan (tests/fuzz/): each target FUZZ_SECONDS, one after another.

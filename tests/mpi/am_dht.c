@@ -9,6 +9,7 @@
  * overwrites a third of them with new values, then looks up every key of
  * every rank and as many absent ones: each value is checked byte for byte,
  * each absent key must be reported absent. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,7 +30,9 @@ static char *seg;
 static size_t seg_size, nslots;
 static struct slot *table; /* at the start of our segment */
 static size_t heap_used;   /* values follow the table */
-static volatile int answered;
+/* Set by reply handlers, which may run on the progress thread: answer is
+ * written before answered is released. */
+static _Atomic int answered;
 static fab_am_arg_t answer[2];
 
 static uint64_t key_of(int r, int i) { return ((uint64_t)(r + 1) << 32) | (uint64_t)(i + 1); }
