@@ -12,6 +12,8 @@
 
 #include <fabmpi/am.h>
 
+#include "bench.h"
+
 enum { H_SINK = 1, WINDOW = 64, MAXB = 256 << 10 };
 
 static int rank;
@@ -60,12 +62,6 @@ static double mpi_rate(long windows, size_t bytes)
     return (double)(windows * WINDOW) / (MPI_Wtime() - t0);
 }
 
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -96,11 +92,9 @@ int main(int argc, char **argv)
             a[r] = am_rate(windows, bytes) / 1e3;
             m[r] = mpi_rate(windows, bytes) / 1e3;
         }
-        qsort(a, (size_t)rounds, sizeof *a, cmp);
-        qsort(m, (size_t)rounds, sizeof *m, cmp);
+                double ma = bench_median(a, rounds), mm = bench_median(m, rounds);
         if (rank == 0)
-            printf("| %zu | %.1f | %.1f | %.2f |\n", bytes, a[rounds / 2], m[rounds / 2],
-                   a[rounds / 2] / m[rounds / 2]);
+            printf("| %zu | %.1f | %.1f | %.2f |\n", bytes, ma, mm, ma / mm);
     }
     free(sbuf);
     free(rbuf);

@@ -15,6 +15,8 @@
 
 #include <fabmpi/am.h>
 
+#include "bench.h"
+
 enum { H_PING = 1, H_PONG, H_SINK, H_STOP };
 enum { WINDOW = 64 };
 
@@ -137,18 +139,6 @@ static double mpi_rate(long windows, size_t bytes)
     return (double)(windows * WINDOW) / (MPI_Wtime() - t0);
 }
 
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -182,9 +172,10 @@ int main(int argc, char **argv)
         mpi_r1k[r] = mpi_rate(windows, 1024) / 1e6;
     }
     if (rank == 0) {
-        double s = median(am_s, rounds), m = median(am_m, rounds), l = median(mpi_l, rounds);
-        double a8 = median(am_r8, rounds), p8 = median(mpi_r8, rounds);
-        double a1 = median(am_r1k, rounds), p1 = median(mpi_r1k, rounds);
+        double s = bench_median(am_s, rounds), m = bench_median(am_m, rounds);
+        double l = bench_median(mpi_l, rounds);
+        double a8 = bench_median(am_r8, rounds), p8 = bench_median(mpi_r8, rounds);
+        double a1 = bench_median(am_r1k, rounds), p1 = bench_median(mpi_r1k, rounds);
         printf("| measure | AM | MPI | AM / MPI |\n|---|---:|---:|---:|\n");
         printf("| latency, Short vs 8 B Send/Recv (us) | %.3f | %.3f | %.2f |\n", s, l, s / l);
         printf("| latency, Medium 8 B vs 8 B Send/Recv (us) | %.3f | %.3f | %.2f |\n", m, l, m / l);

@@ -22,23 +22,14 @@
 
 #include <fabmpi/am.h>
 
+#include "bench.h"
+
 enum { BIG = 1 << 20, MID = 64 << 10, WINDOW = 16 };
 
 static char *seg1; /* rank 1's segment */
 static char *wbase;
 static MPI_Win win;
 static char *local;
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* Microseconds per operation (latency) or MB/s (bandwidth), rank 0. */
 static double fab_put(int iters)
@@ -149,7 +140,7 @@ int main(int argc, char **argv)
                 f[r] = fab[m](iters[m]);
                 p[r] = mpi[m](iters[m]);
             }
-            double mf = median(f, rounds), mp = median(p, rounds);
+            double mf = bench_median(f, rounds), mp = bench_median(p, rounds);
             printf("%-28s %10.4f %10.4f %8.2f\n", name[m], mf, mp, mf / mp);
         }
         free(f);

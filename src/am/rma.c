@@ -700,18 +700,27 @@ int fab_rma_get_nbi(void *dst, int rank, const void *src, size_t n, unsigned fla
     return xfer("fab_rma_get_nbi", 0, rank, dst, (uintptr_t)src, n, flags, SYNC_NBI, &R.nbi);
 }
 
+/* The syncs' common refusals: before MPI_Init, and inside handlers. */
+static int may_sync(const char *call)
+{
+    if (!R.up)
+        return FAB_ERR_NOT_INIT;
+    if (fm_am_handler_depth) {
+        fm_error_msg("%s: called from a handler (handlers may not wait)", call);
+        return FAB_ERR_NOT_ALLOWED;
+    }
+    return FAB_OK;
+}
+
 int fab_wait(fab_event_t ev)
 {
     FM_API_LOCK();
     if (!ev)
         return FAB_OK;
-    if (!R.up)
-        return FAB_ERR_NOT_INIT;
-    if (fm_am_handler_depth) {
-        fm_error_msg("fab_wait: called from a handler (handlers may not wait)");
-        return FAB_ERR_NOT_ALLOWED;
-    }
-    int rc = flush_event(ev);
+    int rc = may_sync("fab_wait");
+    if (rc != FAB_OK)
+        return rc;
+    rc = flush_event(ev);
     fm_wait_until(ev->pending == 0);
     if (rc == FAB_OK)
         rc = ev->status;
@@ -724,19 +733,16 @@ int fab_test(fab_event_t ev)
     FM_API_LOCK();
     if (!ev)
         return FAB_OK;
-    if (!R.up)
-        return FAB_ERR_NOT_INIT;
-    if (fm_am_handler_depth) {
-        fm_error_msg("fab_test: called from a handler");
-        return FAB_ERR_NOT_ALLOWED;
-    }
+    int rc = may_sync("fab_test");
+    if (rc != FAB_OK)
+        return rc;
     if (ev->flush_rank >= 0 && flush_event(ev) != FAB_OK && ev->status == FAB_OK)
         ev->status = FAB_ERR_NET;
     if (ev->pending)
         fm_progress();
     if (ev->pending)
         return FAB_NOT_READY;
-    int rc = ev->status;
+    rc = ev->status;
     ev_free(ev);
     return rc;
 }
@@ -744,13 +750,10 @@ int fab_test(fab_event_t ev)
 int fab_nbi_wait(void)
 {
     FM_API_LOCK();
-    if (!R.up)
-        return FAB_ERR_NOT_INIT;
-    if (fm_am_handler_depth) {
-        fm_error_msg("fab_nbi_wait: called from a handler (handlers may not wait)");
-        return FAB_ERR_NOT_ALLOWED;
-    }
-    int rc = flush_nbi();
+    int rc = may_sync("fab_nbi_wait");
+    if (rc != FAB_OK)
+        return rc;
+    rc = flush_nbi();
     fm_wait_until(R.nbi.pending == 0);
     if (rc == FAB_OK)
         rc = R.nbi.status;
