@@ -7,7 +7,9 @@
  *     not replying) against an MPI_Isend/MPI_Irecv window of 64.
  * Each measurement runs R rounds alternating AM and MPI (A B A B ...); the
  * table gives medians over rounds and AM / MPI.
- *   mpiexec -n 2 ./am_pingpong [ROUNDS] */
+ * SCALE multiplies the iterations (bench/run-ofi-pingpong runs 1 round at
+ * 0.2 over the network).
+ *   mpiexec -n 2 ./am_pingpong [ROUNDS [SCALE]] */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,7 +160,10 @@ int main(int argc, char **argv)
     fab_am_register(H_SINK, on_sink, FAB_AM_REQUEST, "sink");
     fab_am_register(H_STOP, on_stop, FAB_AM_REQUEST, "stop");
     MPI_Barrier(MPI_COMM_WORLD);
-    const long iters = 100000, windows = 4000;
+    double scale = argc > 2 ? atof(argv[2]) : 1;
+    if (!(scale > 0 && scale <= 100))
+        scale = 1;
+    const long iters = (long)(100000 * scale), windows = (long)(4000 * scale) + 1;
     double am_s[100], am_m[100], mpi_l[100], am_r8[100], mpi_r8[100], am_r1k[100], mpi_r1k[100];
     am_pingpong(iters / 10, 0); /* warm-up */
     mpi_pingpong(iters / 10);
