@@ -45,21 +45,7 @@ static double am_rate(long windows, size_t bytes)
 
 static double mpi_rate(long windows, size_t bytes)
 {
-    MPI_Request rq[WINDOW];
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
-    for (long w = 0; w < windows; w++) {
-        for (int i = 0; i < WINDOW; i++) {
-            if (rank == 0)
-                MPI_Isend(sbuf, (int)bytes, MPI_CHAR, 1, 2, MPI_COMM_WORLD, &rq[i]);
-            else
-                MPI_Irecv(rbuf + (size_t)i * bytes, (int)bytes, MPI_CHAR, 0, 2, MPI_COMM_WORLD,
-                          &rq[i]);
-        }
-        MPI_Waitall(WINDOW, rq, MPI_STATUSES_IGNORE);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
-    return (double)(windows * WINDOW) / (MPI_Wtime() - t0);
+    return bench_window_rate(windows, WINDOW, sbuf, bytes, rbuf, bytes);
 }
 
 int main(int argc, char **argv)

@@ -125,20 +125,7 @@ static double am_rate(long windows, size_t bytes)
 static double mpi_rate(long windows, size_t bytes)
 {
     static char rbuf[WINDOW][1024];
-    MPI_Request rq[WINDOW];
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
-    for (long w = 0; w < windows; w++) {
-        for (int i = 0; i < WINDOW; i++) {
-            if (rank == 0)
-                MPI_Isend(mbuf, (int)bytes, MPI_CHAR, 1, 2, MPI_COMM_WORLD, &rq[i]);
-            else
-                MPI_Irecv(rbuf[i], (int)bytes, MPI_CHAR, 0, 2, MPI_COMM_WORLD, &rq[i]);
-        }
-        MPI_Waitall(WINDOW, rq, MPI_STATUSES_IGNORE);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
-    return (double)(windows * WINDOW) / (MPI_Wtime() - t0);
+    return bench_window_rate(windows, WINDOW, mbuf, bytes, &rbuf[0][0], sizeof rbuf[0]);
 }
 
 int main(int argc, char **argv)

@@ -136,6 +136,32 @@ static inline double bench_median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* Messages per second of `windows` windows of `w` (at most 256)
+ * MPI_Isend of `bytes` from rank 0 to MPI_Irecv at rank 1, receive i of
+ * a window landing at rbuf + i * stride (the yardstick of the AM
+ * benchmarks). */
+static inline double bench_window_rate(long windows, int w, const char *sbuf, size_t bytes,
+                                       char *rbuf, size_t stride)
+{
+    MPI_Request rq[256];
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (long k = 0; k < windows; k++) {
+        for (int i = 0; i < w; i++) {
+            if (rank == 0)
+                MPI_Isend(sbuf, (int)bytes, MPI_CHAR, 1, 2, MPI_COMM_WORLD, &rq[i]);
+            else
+                MPI_Irecv(rbuf + (size_t)i * stride, (int)bytes, MPI_CHAR, 0, 2, MPI_COMM_WORLD,
+                          &rq[i]);
+        }
+        MPI_Waitall(w, rq, MPI_STATUSES_IGNORE);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    return (double)(windows * w) / (MPI_Wtime() - t0);
+}
+
 /* The slowest rank's time: what a collective or a pair really took. */
 static inline double bench_max_time(double t)
 {
