@@ -529,10 +529,11 @@ static int xfer(const char *call, int write, int rank, void *local, uint64_t rem
         copy(write, rank, local, remote, n);
         return FAB_OK;
     case HOW_CMA:
-        FM_PV_INC(am_rma_cma);
-        if (!cma(write, rank, local, remote, n, &rc))
+        if (!cma(write, rank, local, remote, n, &rc)) {
+            FM_PV_INC(am_rma_cma);
             return rc;
-        break; /* refused: by messages */
+        }
+        break; /* refused: by messages (counted there, not here) */
     case HOW_NET: {
         FM_PV_INC(am_rma_net);
         void *bounce = NULL;
