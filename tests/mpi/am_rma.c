@@ -94,14 +94,22 @@ static void one_size(size_t n, int mode, unsigned flags)
         seg[off_of(o, n) + n] = (char)GUARD;
     }
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    char *sbuf = tu_malloc(n + 8), *src = sbuf + 3;
+    /* A source per target: a bulk _nbi put's stays untouched until the
+     * sync, after the puts to every target. */
+    char **sbufs = tu_malloc(sizeof *sbufs * (size_t)size);
     for (int k = 0; k < size; k++) {
         int t = (rank + k) % size;
+        sbufs[k] = tu_malloc(n + 8);
+        char *src = sbufs[k] + 3;
         tu_fill(src, n, seed_of(rank, t, n, mode));
         put(mode, t, segs[t] + off_of(rank, n), src, n, flags);
     }
     if (mode == NBI)
         CHECK_EQ(fab_nbi_wait(), FAB_OK);
+    for (int k = 1; k < size; k++)
+        free(sbufs[k]);
+    char *sbuf = sbufs[0], *src = sbuf + 3;
+    free(sbufs);
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     check_landed(n, mode);
     /* Read each back (into the same odd-aligned buffer, scribbled first). */
