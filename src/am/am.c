@@ -598,6 +598,7 @@ int fm_am_internal_reply(int kind, fab_am_token_t token, unsigned handler, const
 }
 
 int fm_am_up(void) { return A.up; }
+size_t fm_am_max_medium(void) { return A.up ? A.max_medium : 0; }
 int fm_am_handler_depth;
 
 /* ---- the public procedures ---- */

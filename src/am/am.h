@@ -29,6 +29,11 @@ extern int fm_am_handler_depth; /* > 0 inside a handler (which may not wait) */
  * same rules (a request handler replies at most once, a reply handler
  * sends nothing).  Arguments are the caller's to check. */
 #define FM_AM_INTERNAL_MAX 15
+/* Who owns which: 0..7 fab_rma (rma.c), 8 and 9 the windows of src/rma
+ * (src/rma/am.c). */
+enum { FM_AM_H_WIN_REQ = 8, FM_AM_H_WIN_ANS = 9 };
+/* fab_am_max_medium() without the API lock (callers hold it). */
+size_t fm_am_max_medium(void);
 enum { FM_AM_SHORT = 0, FM_AM_MEDIUM = 1, FM_AM_LONG = 2 };
 void fm_am_internal_register(unsigned index, fab_am_fn_t fn);
 int fm_am_internal_request(int kind, int rank, unsigned handler, const void *buf, size_t nbytes,

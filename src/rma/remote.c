@@ -1,13 +1,12 @@
 /* remote.c — window operations on peers reached over the network, origin
  * side: registration at setup, one-sided writes and reads through the
- * transport's one-sided contract (net/net_rma.h), active-message requests,
- * and per-target completion counting for flushes.
+ * transport's one-sided contract (net/net_rma.h), what goes by active
+ * messages instead (am.c), and per-target completion counting for flushes.
  *
- * Each network target has a list of point-to-point requests still in
- * flight (request sends and the receives of their answers) and a count of
- * one-sided operations not yet completed.  A flush of that target progresses
- * until both are empty; nothing else waits, so a flush of one target never
- * waits for another's operations. */
+ * Each network target has a count of active-message pieces not answered
+ * yet and one of one-sided operations not yet completed.  A flush of that
+ * target progresses until both are zero; nothing else waits, so a flush of
+ * one target never waits for another's operations. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +32,10 @@ fm_net *fm_rma_onesided(void)
     return n && fm_net_rma_open(n) == FM_OK ? n : NULL;
 }
 
+struct fm_win *fm_rma_served(void) { return served; }
+
 /* Progress hook while a window has network peers: completions of our
- * one-sided operations, and active-message requests to our windows. */
+ * one-sided operations, and locks queued at our windows. */
 static int hook(void)
 {
     if (in_hook)
@@ -97,7 +98,7 @@ int fm_rma_remote_setup(struct fm_win *w)
     w->rm->t = calloc((size_t)w->size, sizeof *w->rm->t);
     if (!w->rm->t)
         return FM_ERR_NOMEM;
-    w->rm->next_tag = 2;
+    fm_rma_am_init();
     if (!w->rm->net)
         w->rm->net = fm_rma_onesided();
     if (w->rm->net)
@@ -123,63 +124,24 @@ void fm_rma_remote_teardown(struct fm_win *w)
     }
     if (rm->t) {
         fm_rma_flush(w, -1);
-        for (int i = 0; i < w->size; i++)
-            free(rm->t[i].v);
         free(rm->t);
     }
-    fm_rma_am_serve(NULL); /* NULL: release w's answers still in flight */
     if (rm->mr)
         fm_net_rma_dereg(rm->net, rm->mr);
     free(rm);
     w->rm = NULL;
 }
 
-static int push(struct fm_win *w, int trank, struct fm_request *r, void *buf)
-{
-    tgt *t = &w->rm->t[trank];
-    if (t->n == t->cap) {
-        int cap = t->cap ? 2 * t->cap : 16;
-        pend *v = realloc(t->v, (size_t)cap * sizeof *v);
-        if (!v)
-            return FM_ERR_NOMEM;
-        t->v = v;
-        t->cap = cap;
-    }
-    t->v[t->n++] = (pend){r, buf};
-    return FM_OK;
-}
-
-/* Release completed requests of target trank; returns the first error. */
-static int reap(struct fm_win *w, int trank)
-{
-    tgt *t = &w->rm->t[trank];
-    int rc = FM_OK, k = 0;
-    for (int i = 0; i < t->n; i++) {
-        if (!t->v[i].r->done) {
-            t->v[k++] = t->v[i];
-            continue;
-        }
-        int e = fm_wait(t->v[i].r, NULL);
-        free(t->v[i].buf);
-        if (rc == FM_OK)
-            rc = e;
-    }
-    t->n = k;
-    return rc;
-}
-
 static int net_xfer(struct fm_win *w, int write, int trank, char *buf, size_t len, uint64_t off,
                     xgrp *g);
 
-/* One look at target i during a flush: reap finished requests (the first
- * failure goes to *rc); 1 once nothing is outstanding and, where writes
- * complete before they land, a read ordered behind them has completed too. */
+/* One look at target i during a flush (a failure goes to *rc): 1 once
+ * nothing is outstanding and, where writes complete before they land, a
+ * read ordered behind them has completed too. */
 static int flush_done(struct fm_win *w, int i, int *rc, int *read_behind)
 {
-    int e = reap(w, i);
-    if (*rc == FM_OK)
-        *rc = e;
-    if (w->rm->t[i].n || w->rm->t[i].inflight)
+    int e;
+    if (w->rm->t[i].am_out || w->rm->t[i].inflight)
         return 0;
     /* Writes whose completion does not mean "landed": a read of a byte
      * they wrote, ordered behind them, does. */
@@ -210,57 +172,6 @@ int fm_rma_flush(struct fm_win *w, int rank)
         rc = w->rm->err;
     w->rm->err = FM_OK;
     return rc;
-}
-
-/* One request to trank: header, the target datatype's blocks unless it is
- * contiguous, then `bytes` of data.  With an answer expected its receive
- * is posted first, into (rbuf, rcount, rdt). */
-static int am_send(struct fm_win *w, int trank, fm_rma_am_hdr *h, MPI_Datatype tdt,
-                   const void *data, size_t bytes, const void *data2, size_t bytes2, int answer,
-                   void *rbuf, MPI_Count rcount, MPI_Datatype rdt)
-{
-    int rc;
-    h->nblocks = 0;
-    if (tdt) {
-        h->extent = tdt->extent;
-        h->true_lb = tdt->true_lb;
-        h->size = (int64_t)tdt->size;
-        h->predef = (tdt->flags & FM_DT_PREDEFINED) != 0;
-        if (!fm_dt_is_contig(tdt) && !h->predef)
-            h->nblocks = tdt->nblocks;
-    }
-    h->bytes = (int64_t)(bytes + bytes2);
-    h->reply_tag = 0;
-    if (answer) {
-        h->reply_tag = w->rm->next_tag;
-        w->rm->next_tag = w->rm->next_tag >= (1 << 30) ? 2 : w->rm->next_tag + 1;
-        struct fm_request *rr;
-        rc = fm_irecv(rbuf, rcount, rdt ? rdt : MPI_BYTE, trank, h->reply_tag, w->comm, 0, &rr);
-        if (rc != FM_OK)
-            return rc;
-        if ((rc = push(w, trank, rr, NULL)) != FM_OK)
-            return rc;
-    }
-    size_t blen = (size_t)h->nblocks * sizeof(fm_dt_block);
-    size_t total = sizeof *h + blen + bytes + bytes2;
-    char *m = malloc(total);
-    if (!m)
-        return FM_ERR_NOMEM;
-    memcpy(m, h, sizeof *h);
-    if (blen)
-        memcpy(m + sizeof *h, tdt->blocks, blen);
-    if (bytes)
-        memcpy(m + sizeof *h + blen, data, bytes);
-    if (bytes2)
-        memcpy(m + sizeof *h + blen + bytes, data2, bytes2);
-    struct fm_request *sr;
-    rc = fm_isend(m, (MPI_Count)total, MPI_BYTE, trank, FM_RMA_TAG_REQ, w->comm, 0, FM_SEND_STD,
-                  &sr);
-    if (rc != FM_OK) {
-        free(m);
-        return rc;
-    }
-    return push(w, trank, sr, m);
 }
 
 const void *fm_rma_packed(const void *obuf, MPI_Count ocount, MPI_Datatype odt, size_t bytes,
@@ -443,8 +354,10 @@ int fm_rma_remote_put(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_
         return rc;
     }
     FM_PV_INC(rma_am);
-    fm_rma_am_hdr h = {.op = FM_RMA_AM_PUT, .tdisp = tdisp, .tcount = tcount};
-    int rc = am_send(w, trank, &h, tdt, data, bytes, NULL, 0, 1, NULL, 0, NULL);
+    /* The target receives as many bytes as the shorter side has. */
+    MPI_Count n = (MPI_Count)(bytes / (size_t)tdt->size);
+    int rc = fm_rma_am_send(w, trank, &(fm_rma_am_req){.op = FM_RMA_AM_PUT, .tdisp = tdisp,
+                                                       .tcount = n, .tdt = tdt, .data = data});
     free(heap);
     return rc;
 }
@@ -471,8 +384,9 @@ int fm_rma_remote_get(struct fm_win *w, void *obuf, MPI_Count ocount, MPI_Dataty
         return rc;
     }
     FM_PV_INC(rma_am);
-    fm_rma_am_hdr h = {.op = FM_RMA_AM_GET, .tdisp = tdisp, .tcount = tcount};
-    return am_send(w, trank, &h, tdt, NULL, 0, NULL, 0, 1, obuf, ocount, odt);
+    return fm_rma_am_send(w, trank, &(fm_rma_am_req){.op = FM_RMA_AM_GET, .tdisp = tdisp,
+                                                     .tcount = tcount, .tdt = tdt, .rbuf = obuf,
+                                                     .rcount = ocount, .rdt = odt});
 }
 
 int fm_rma_remote_acc(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_Datatype odt,
@@ -493,11 +407,12 @@ int fm_rma_remote_acc(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_
     if (op != MPI_NO_OP && !(data = fm_rma_packed(obuf, ocount, odt, bytes, &heap)))
         return FM_ERR_NOMEM;
     FM_PV_INC(rma_am);
-    fm_rma_am_hdr h = {.op = FM_RMA_AM_ACC, .aux = fm_rma_am_op_index(op) | (res ? FM_RMA_AM_FETCH : 0), .kind = tdt->basic,
-                       .tdisp = tdisp, .tcount = tcount};
-    /* Always answered: an accumulate is complete only once applied. */
-    int rc = am_send(w, trank, &h, tdt, data, op != MPI_NO_OP ? bytes : 0, NULL, 0, 1, res,
-                     res ? rcount : 0, res ? rdt : NULL);
+    int rc = fm_rma_am_send(
+        w, trank,
+        &(fm_rma_am_req){.op = FM_RMA_AM_ACC,
+                         .aux = fm_rma_am_op_index(op) | (res ? FM_RMA_AM_FETCH : 0),
+                         .tdisp = tdisp, .tcount = tcount, .tdt = tdt,
+                         .data = data, .rbuf = res, .rcount = rcount, .rdt = res ? rdt : NULL});
     free(heap);
     return rc;
 }
@@ -505,27 +420,28 @@ int fm_rma_remote_acc(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_
 int fm_rma_remote_cas(struct fm_win *w, const void *obuf, const void *cmp, void *res,
                       MPI_Datatype dt, int trank, MPI_Aint tdisp)
 {
-    size_t n = (size_t)dt->size;
     FM_PV_INC(rma_am);
-    fm_rma_am_hdr h = {.op = FM_RMA_AM_CAS, .kind = dt->basic, .tdisp = tdisp, .tcount = 1};
-    return am_send(w, trank, &h, dt, (const char *)obuf + dt->true_lb, n,
-                   (const char *)cmp + dt->true_lb, n, 1, res, 1, dt);
+    return fm_rma_am_send(w, trank,
+                          &(fm_rma_am_req){.op = FM_RMA_AM_CAS, .tdisp = tdisp,
+                                           .tcount = 1, .tdt = dt,
+                                           .data = (const char *)obuf + dt->true_lb,
+                                           .data2 = (const char *)cmp + dt->true_lb, .rbuf = res,
+                                           .rcount = 1, .rdt = dt});
 }
 
 int fm_rma_remote_lock(struct fm_win *w, int exclusive, int rank)
 {
-    fm_rma_am_hdr h = {.op = FM_RMA_AM_LOCK, .aux = (uint32_t)exclusive};
-    int rc = am_send(w, rank, &h, NULL, NULL, 0, NULL, 0, 1, NULL, 0, NULL);
+    int rc = fm_rma_am_send(w, rank,
+                            &(fm_rma_am_req){.op = FM_RMA_AM_LOCK, .aux = (uint32_t)exclusive});
     return rc != FM_OK ? rc : fm_rma_flush(w, rank); /* the answer is the grant */
 }
 
 int fm_rma_remote_unlock(struct fm_win *w, int exclusive, int rank)
 {
     int rc = fm_rma_flush(w, rank);
-    fm_rma_am_hdr h = {.op = FM_RMA_AM_UNLOCK, .aux = (uint32_t)exclusive};
-    int r2 = am_send(w, rank, &h, NULL, NULL, 0, NULL, 0, 1, NULL, 0, NULL);
-    /* Answered, so no request of ours is left behind at the target when
-     * the window is freed (a stale one could match a later window). */
+    int r2 = fm_rma_am_send(w, rank,
+                            &(fm_rma_am_req){.op = FM_RMA_AM_UNLOCK, .aux = (uint32_t)exclusive});
+    /* Answered: the unlock is done at the target when this returns. */
     if (r2 == FM_OK)
         r2 = fm_rma_flush(w, rank);
     return rc != FM_OK ? rc : r2;
@@ -533,8 +449,7 @@ int fm_rma_remote_unlock(struct fm_win *w, int exclusive, int rank)
 
 int fm_rma_remote_post(struct fm_win *w, int origin)
 {
-    fm_rma_am_hdr h = {.op = FM_RMA_AM_POST};
-    return am_send(w, origin, &h, NULL, NULL, 0, NULL, 0, 0, NULL, 0, NULL);
+    return fm_rma_am_send(w, origin, &(fm_rma_am_req){.op = FM_RMA_AM_POST});
 }
 
 int fm_rma_remote_complete(struct fm_win *w, int target)
@@ -542,7 +457,6 @@ int fm_rma_remote_complete(struct fm_win *w, int target)
     /* The target's Win_wait returns on this message: everything before it
      * must have been applied there. */
     int rc = fm_rma_flush(w, target);
-    fm_rma_am_hdr h = {.op = FM_RMA_AM_COMPLETE};
-    int r2 = am_send(w, target, &h, NULL, NULL, 0, NULL, 0, 0, NULL, 0, NULL);
+    int r2 = fm_rma_am_send(w, target, &(fm_rma_am_req){.op = FM_RMA_AM_COMPLETE});
     return rc != FM_OK ? rc : r2;
 }

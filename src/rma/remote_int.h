@@ -13,14 +13,8 @@
 #include "net/net.h"
 #include "rma/rma.h"
 
-typedef struct pend {
-    struct fm_request *r;
-    void *buf; /* freed when r completes */
-} pend;
-
 typedef struct tgt {
-    pend *v;
-    int n, cap;
+    long am_out;   /* pieces of active messages (am.c) not answered yet */
     long inflight; /* one-sided writes / reads / atomics not yet completed */
     long reads;    /* of which atomics whose old values the caller wants */
     long writes;   /* of which atomics changing the target (ordering: hw_order) */
@@ -32,7 +26,6 @@ typedef struct tgt {
 
 struct fm_rma_remote {
     tgt *t;                    /* [size] */
-    int next_tag;              /* replies: 2 .. 2^30 */
     int err;                   /* first failure of a one-sided operation */
     fm_net *net;               /* the transport's one-sided operations, or NULL */
     fm_net_mr *mr;             /* our registration */
@@ -43,6 +36,9 @@ struct fm_rma_remote {
  * when it has none or they would not open (windows then use active
  * messages). */
 fm_net *fm_rma_onesided(void);
+/* The windows with network peers, linked by rm->next (am.c finds the one
+ * a request is for). */
+struct fm_win *fm_rma_served(void);
 
 /* Origin data as one packed stream: the buffer itself when contiguous,
  * else *heap (caller frees). */

@@ -261,25 +261,33 @@ int fm_rma_remote_lock(struct fm_win *w, int exclusive, int rank);
 int fm_rma_remote_unlock(struct fm_win *w, int exclusive, int rank);
 int fm_rma_remote_post(struct fm_win *w, int origin);
 int fm_rma_remote_complete(struct fm_win *w, int target);
-/* am.c: serve requests of every window with OFI peers (progress hook). */
-void fm_rma_am_serve(struct fm_win *w);
+/* am.c: windows' active messages, on the library's active-message layer
+ * (src/am, internal handlers), both sides.  fm_rma_am_send issues one
+ * operation to network peer trank, in pieces; each piece of an answered
+ * operation (all but post and complete) counts in w->rm->t[trank].am_out
+ * until the target has applied it, which fm_rma_flush waits for. */
 enum { FM_RMA_AM_PUT = 1, FM_RMA_AM_GET, FM_RMA_AM_ACC, FM_RMA_AM_CAS, FM_RMA_AM_LOCK,
        FM_RMA_AM_UNLOCK, FM_RMA_AM_POST, FM_RMA_AM_COMPLETE };
 #define FM_RMA_AM_FETCH 0x100u /* in aux of an accumulate: answer the old values */
-#define FM_RMA_TAG_REQ 1 /* replies: tags from 2 up, one per operation */
-/* Wire header of a request; fm_dt_block[nblocks] then data follow. */
-typedef struct fm_rma_am_hdr {
-    uint32_t op;       /* FM_RMA_AM_* */
-    uint32_t aux;      /* lock: exclusive; acc: index of the MPI_Op */
-    int32_t reply_tag; /* 0: no answer */
-    int32_t kind;      /* acc/cas: enum fm_basic_kind of the target elements */
-    int64_t tdisp;
-    int64_t tcount;    /* elements of the target datatype; predefined: of kind */
-    int64_t extent, true_lb, size; /* the target datatype */
-    int32_t nblocks;   /* 0: contiguous run of tcount * size bytes at true_lb */
-    int32_t predef;    /* 1: the target datatype is the predefined one of kind */
-    int64_t bytes;     /* data bytes after the blocks */
-} fm_rma_am_hdr;
+typedef struct fm_rma_am_req {
+    int op;              /* FM_RMA_AM_* */
+    uint32_t aux;        /* lock, unlock: exclusive; acc: index of the MPI_Op | FETCH */
+    MPI_Aint tdisp;
+    MPI_Count tcount;    /* of tdt */
+    MPI_Datatype tdt;    /* target layout (acc, cas: of its basic kind's elements);
+                            NULL for the synchronisation ops */
+    const void *data;    /* put, acc, cas: the packed origin stream, else NULL */
+    const void *data2;   /* cas: the compare value, travelling beside data */
+    void *rbuf;          /* get, fetching acc, cas: answer bytes unpacked here */
+    MPI_Count rcount;
+    MPI_Datatype rdt;
+} fm_rma_am_req;
+int fm_rma_am_send(struct fm_win *w, int trank, const fm_rma_am_req *q);
+/* Register the handlers (window setup; idempotent). */
+void fm_rma_am_init(void);
+/* Grant the lock requests queued at w that can be granted now (progress
+ * hook: a grant that was not the request's reply is a request itself). */
+void fm_rma_am_serve(struct fm_win *w);
 MPI_Op fm_rma_am_op(uint32_t index);  /* NULL if out of range */
 uint32_t fm_rma_am_op_index(MPI_Op op);
 MPI_Datatype fm_rma_kind_dt(int kind); /* predefined datatype of a basic kind */
