@@ -208,17 +208,17 @@ int fm_rma_cma(int pid, int write, void *lbuf, MPI_Count lcount, MPI_Datatype ld
 void fm_rma_acc_at(struct fm_win *w, uintptr_t t, const unsigned char *org, unsigned char *rpk,
                    MPI_Count tcount, MPI_Datatype tdt, MPI_Op op);
 
-/* ---- peers over the network (remote.c: origin side; am.c: target side) --
+/* ---- peers over the network (remote.c, remote_atomic.c; am.c) ----------
  * Put/Get by the transport's one-sided writes and reads (net/net_rma.h;
  * fi_write/fi_read over OFI) when the target registered its memory and the
  * target datatype is contiguous.  Accumulates by transport atomics when the
  * window qualified at creation (fm_rma_hw_*: every rank reaches every other
  * over the network, and the type's every op is validated by the transport); else as
  * active messages, so one path keeps them atomic with the target's own
- * stripe-locked updates.  Everything else goes as an active message too: a
- * request through point-to-point on the window's private communicator,
- * applied by the target with the same code a local origin uses, when the
- * target makes progress in any MPI call.  Every request is answered, so
+ * stripe-locked updates.  Everything else goes as an active message too
+ * (am.c, on the library's active-message layer), applied by the target
+ * with the same code a local origin uses, when the target makes progress
+ * in any call.  Every piece but post's and complete's is answered, so
  * completion is counted per target. */
 #define FM_RMA_EP_NAME 160
 /* Before the setup exchange: open the RMA endpoint and register [base,
