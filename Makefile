@@ -23,7 +23,7 @@ SHELL := /bin/bash
 # launch through Open MPI's and MPICH's launchers.
 DEPS := gcc g++ gfortran make pkg-config meson ninja-build libcmocka-dev python3 \
         libfabric-dev libfabric-bin libpmix-dev libpmi2-0-dev libhwloc-dev
-TEST_DEPS := slurmd slurmctld slurm-client munge openmpi-bin mpich procps cmake \
+TEST_DEPS := slurmd slurmctld slurm-client munge openmpi-bin mpich procps cmake libomp-dev \
              openssh-server openssh-client iproute2
 BENCH_DEPS := openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox
 
@@ -77,7 +77,7 @@ test-asan: deps
 
 # The threaded tests (tests/mpi/TESTLIST's thr_*, env_thread, mpit_event
 # whose events are also told on the progress thread, and active messages
-# whose handlers run there) with the
+# whose handlers run there, tasks parked in an installed crt runtime) with the
 # library, the launcher and the tests built under ThreadSanitizer.  Not the
 # OpenMP ones (omp_*): libgomp is not instrumented, so TSan cannot see its
 # task dependences and reports races that are none.
@@ -96,6 +96,8 @@ test-tsan: deps
 	  python3 tests/run-mpi-tests build-tsan --filter 'am_rma n=3 [FABMPI_PROGRESS_THREAD=on' --timeout-scale 4
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66:suppressions=$(abspath tests/tsan.supp) \
 	  python3 tests/run-mpi-tests build-tsan --filter 'am_dht n=3 [FABMPI_PROGRESS_THREAD=on]' --timeout-scale 4
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66:suppressions=$(abspath tests/tsan.supp) \
+	  python3 tests/run-mpi-tests build-tsan --filter task_crt --timeout-scale 4
 
 # The parsers that read bytes from outside the process, under libFuzzer +
 # ASan + UBSan (tests/fuzz/): each target FUZZ_SECONDS, one after another.

@@ -298,6 +298,9 @@ extern int fab_unweighted[], fab_weights_empty[];
 #define MPI_MAX_DATAREP_STRING 128
 
 enum { MPI_THREAD_SINGLE = 0, MPI_THREAD_FUNNELED = 1, MPI_THREAD_SERIALIZED = 2, MPI_THREAD_MULTIPLE = 3 };
+/* fabmpi's fifth level (docs/THREADS.md, "Tasks"): a blocking call blocks
+ * only the calling task; its thread runs other tasks meanwhile. */
+#define MPIX_TASK_MULTIPLE 4
 enum { MPI_IDENT = 0, MPI_CONGRUENT = 1, MPI_SIMILAR = 2, MPI_UNEQUAL = 3 };
 enum { MPI_COMM_TYPE_SHARED = 1 };
 enum { MPI_GRAPH = 1, MPI_CART = 2, MPI_DIST_GRAPH = 3 };

@@ -6,11 +6,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <fabmpi/crt.h>
+
 #include "boot/boot.h"
 #include "coll/coll.h"
 #include "coll/coll_util.h"
 #include "boot/hang.h"
 #include "core/progress.h"
+#include "core/task.h"
 #include "core/world.h"
 #include "dtype/dtype.h"
 #include "fm_config.h"
@@ -83,8 +86,17 @@ static int init_common(int required)
         fm_cs_bias_to_caller();
         fm_cs_on = 1;
     }
+    if (required >= MPIX_TASK_MULTIPLE) {
+        const char *why = NULL;
+        if (fm_task_init(&why) == FM_OK)
+            fm_thread_level = MPIX_TASK_MULTIPLE;
+        else if (info.rank == 0)
+            fm_log(1, "MPIX_TASK_MULTIPLE asked for, MPI_THREAD_MULTIPLE provided: %s", why);
+        fm_log(1, "crt runtime: %s", crt_runtime_name());
+    }
     fm_mpi_state = 1;
-    if (fm_param.PROGRESS_THREAD == FM_PROGRESS_THREAD_ON && fm_progress_thread_start() != FM_OK)
+    if ((fm_param.PROGRESS_THREAD == FM_PROGRESS_THREAD_ON || fm_task_needs_progress_thread()) &&
+        fm_progress_thread_start() != FM_OK)
         fm_boot_abort(1, "fabmpi: MPI_Init could not start the progress thread (see the message above)");
     fm_info_env_init();
     if (fm_param.VERBOSE_ENV && info.rank == 0)
@@ -138,7 +150,7 @@ int PMPI_Finalize(void)
     int rc = fm_coll_barrier(MPI_COMM_WORLD);
     if (rc != FM_OK)
         return fm_raise_status(MPI_COMM_WORLD, "MPI_Finalize", rc);
-    fm_progress_thread_stop(fm_thread_level == MPI_THREAD_MULTIPLE);
+    fm_progress_thread_stop(fm_thread_level >= MPI_THREAD_MULTIPLE);
     fm_comm_finalize();
     fm_coll_tmp_release_all();
     fm_f_finalize();
@@ -175,8 +187,13 @@ int PMPIX_Progress_thread(int on)
     if (on != 0 && on != 1)
         return fm_raise(MPI_COMM_WORLD, call, MPI_ERR_ARG, "on=%d must be 0 (stop) or 1 (start)",
                         on);
+    if (!on && fm_task_needs_progress_thread())
+        return fm_raise(MPI_COMM_WORLD, call, MPI_ERR_OTHER,
+                        "on=0: at MPIX_TASK_MULTIPLE under the installed crt runtime \"%s\", "
+                        "blocked tasks complete only through the progress thread",
+                        crt_runtime_name());
     if (!on) {
-        fm_progress_thread_stop(fm_thread_level == MPI_THREAD_MULTIPLE);
+        fm_progress_thread_stop(fm_thread_level >= MPI_THREAD_MULTIPLE);
         return MPI_SUCCESS;
     }
     /* Below MPI_THREAD_MULTIPLE this call runs unlocked: take the lock

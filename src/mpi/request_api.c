@@ -6,6 +6,7 @@
 #include "dtype/dtype.h"
 #include "boot/hang.h"
 #include "coll/sched.h"
+#include "core/task.h"
 #include "mpi/api.h"
 #include "mpi/request_api.h"
 #include "pt2pt/pt2pt.h"
@@ -31,10 +32,7 @@ static int req_valid(MPI_Request r) { return r->magic == FM_MAGIC_REQ; }
                                 (void *)(reqs)[i_]);                                  \
     } while (0)
 
-void fm_request_progress_until_done(struct fm_request *r)
-{
-    fm_wait_until(r->done);
-}
+void fm_request_progress_until_done(struct fm_request *r) { fm_request_block(r); }
 
 /* Raise a completed request's error through its communicator, while the
  * request (and so its communicator reference) is still alive. */

@@ -1,12 +1,13 @@
 /* wait.c — blocking waits on requests and the blocking helpers the
  * collectives use. */
 #include "core/progress.h"
+#include "core/task.h"
 #include "pt2pt/pt2pt.h"
 #include "util/status.h"
 
 int fm_wait(struct fm_request *r, MPI_Status *status)
 {
-    fm_wait_until(r->done);
+    fm_request_block(r);
     int err = r->status.MPI_ERROR;
     if (status)
         *status = r->status;

@@ -387,15 +387,18 @@ static void on_answer(fab_am_token_t tok, void *buf, size_t nbytes, const fab_am
     free(o);
 }
 
-void fm_rma_am_init(void)
+int fm_rma_am_init(void)
 {
+    size_t m = fm_am_max_medium();
+    if (!m)
+        return FM_ERR_INTERN; /* the layer is set up in MPI_Init, before any window */
+    if (!out_buf && !(out_buf = malloc(m)))
+        return FM_ERR_NOMEM;
+    if (!ans_buf && !(ans_buf = malloc(m)))
+        return FM_ERR_NOMEM;
     fm_am_internal_register(FM_AM_H_WIN_REQ, on_request);
     fm_am_internal_register(FM_AM_H_WIN_ANS, on_answer);
-    size_t m = fm_am_max_medium();
-    if (!out_buf)
-        out_buf = malloc(m ? m : 1);
-    if (!ans_buf)
-        ans_buf = malloc(m ? m : 1);
+    return FM_OK;
 }
 
 /* One try at one piece: the layout in h (off, len set), its blocks, and

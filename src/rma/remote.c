@@ -98,7 +98,9 @@ int fm_rma_remote_setup(struct fm_win *w)
     w->rm->t = calloc((size_t)w->size, sizeof *w->rm->t);
     if (!w->rm->t)
         return FM_ERR_NOMEM;
-    fm_rma_am_init();
+    int rc = fm_rma_am_init();
+    if (rc != FM_OK)
+        return rc;
     if (!w->rm->net)
         w->rm->net = fm_rma_onesided();
     if (w->rm->net)

@@ -283,8 +283,8 @@ typedef struct fm_rma_am_req {
     MPI_Datatype rdt;
 } fm_rma_am_req;
 int fm_rma_am_send(struct fm_win *w, int trank, const fm_rma_am_req *q);
-/* Register the handlers (window setup; idempotent). */
-void fm_rma_am_init(void);
+/* Register the handlers (window setup; idempotent): FM_OK or FM_ERR_*. */
+int fm_rma_am_init(void);
 /* Grant the lock requests queued at w that can be granted now (progress
  * hook: a grant that was not the request's reply is a request itself). */
 void fm_rma_am_serve(struct fm_win *w);

@@ -1,0 +1,37 @@
+/* task.h — the task level, MPIX_TASK_MULTIPLE (task.c; the crt condition
+ * of include/fabmpi/crt.h). */
+#ifndef FM_CORE_TASK_H
+#define FM_CORE_TASK_H
+
+#include "core/progress.h"
+#include "core/request.h"
+
+/* 1 once MPI_Init_thread provided MPIX_TASK_MULTIPLE. */
+extern int fm_task_level;
+
+/* At MPI_Init_thread(MPIX_TASK_MULTIPLE), with the lock on: choose the crt
+ * implementation (installed, or libomp's adapter) and hook its signals into
+ * progress.  FM_OK, or an error with *why saying why the level is not
+ * provided (the caller provides MPI_THREAD_MULTIPLE then). */
+int fm_task_init(const char **why);
+/* An installed runtime's wait does not progress MPI: someone must. */
+int fm_task_needs_progress_thread(void);
+
+/* Block the calling task until r is done (the lock held once; r not done):
+ * its thread runs other tasks meanwhile. */
+void fm_task_wait(struct fm_request *r);
+
+/* Every blocking wait for one request: spins (progressing) below the task
+ * level, parks the task at it.  Costs nothing more when r is done. */
+static inline void fm_request_block(struct fm_request *r)
+{
+    if (r->done)
+        return;
+    if (fm_task_level) {
+        fm_task_wait(r);
+        return;
+    }
+    fm_wait_until(r->done);
+}
+
+#endif
