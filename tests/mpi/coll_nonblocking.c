@@ -433,6 +433,49 @@ static void test_derived(void)
     free(all);
 }
 
+/* Reduces of rendezvous-sized vectors in every form (blocking, schedule,
+ * persistent), at every root, in place or not, through a strided type
+ * whose gaps must stay as they were. */
+static void test_large_reduce(void)
+{
+    enum { M = 20000 }; /* elements of 2 ints: 160 KB of data */
+    MPI_Datatype two, strided;
+    CHECK_MPI(MPI_Type_vector(2, 1, 2, MPI_INT, &two)); /* ints 0 and 2 */
+    CHECK_MPI(MPI_Type_create_resized(two, 0, 4 * sizeof(int), &strided));
+    CHECK_MPI(MPI_Type_commit(&strided));
+    int *s = tu_malloc(sizeof(int) * 4 * M), *r = tu_malloc(sizeof(int) * 4 * M);
+    for (int mode = 0; mode < 3; mode++)
+        for (int root = 0; root < size; root++)
+            for (int ip = 0; ip < 2 - (mode == 2); ip++) { /* (persistent in place
+                                                               * would add twice) */
+                for (int i = 0; i < 4 * M; i++)
+                    s[i] = i % 2 ? -7 : val(rank, i);
+                for (int i = 0; i < 4 * M; i++)
+                    r[i] = ip && rank == root ? s[i] : -9;
+                const void *sb = ip && rank == root ? MPI_IN_PLACE : s;
+                RUN_FORMS(mode, MPI_Reduce(sb, r, M, strided, MPI_SUM, root, MPI_COMM_WORLD),
+                          MPI_Ireduce(sb, r, M, strided, MPI_SUM, root, MPI_COMM_WORLD, &rq_),
+                          MPI_Reduce_init(sb, r, M, strided, MPI_SUM, root, MPI_COMM_WORLD,
+                                          MPI_INFO_NULL, &rq_));
+                if (rank != root)
+                    continue;
+                for (int i = 0; i < 4 * M; i++) {
+                    int want = ip ? (i % 2 ? -7 : 0) : -9;
+                    if (i % 2 == 0) {
+                        want = 0;
+                        for (int p = 0; p < size; p++)
+                            want += val(p, i);
+                    }
+                    CHECKF(r[i] == want, "large reduce (form %d, root %d%s): int %d is %d, want %d",
+                           mode, root, ip ? ", in place" : "", i, r[i], want);
+                }
+            }
+    CHECK_MPI(MPI_Type_free(&two));
+    CHECK_MPI(MPI_Type_free(&strided));
+    free(s);
+    free(r);
+}
+
 /* A wildcard receive posted before the collectives on the same
  * communicator matches the user's message, never collective traffic. */
 static void test_with_p2p(void)
@@ -485,6 +528,7 @@ int main(int argc, char **argv)
     test_in_place();
     test_zero();
     test_derived();
+    test_large_reduce();
     test_with_p2p();
     test_errors();
     CHECK_MPI(MPI_Finalize());
