@@ -5,6 +5,7 @@
 
 #include "boot/world.h"
 #include "core/cs.h"
+#include "core/task.h"
 #include "core/progress.h"
 #include "core/vci.h"
 #include "util/param.h"
@@ -117,6 +118,9 @@ void fm_progress_backoff(unsigned *spins)
     if (__builtin_expect(fm_cs_on, 0)) {
         /* Other threads may be waiting to call in: let them. */
         fm_cs_yield();
+        /* And at the task level, other tasks of this thread. */
+        if (fm_task_level)
+            fm_task_yield();
     }
     /* Spinning: a pause keeps the waiter from pulling the ring line the
      * sender is writing back and forth (each poll of a line under write

@@ -77,6 +77,16 @@ static void libomp_wait(crt_cond_t *c)
 
 static void libomp_signal(crt_cond_t *c) { __atomic_store_n(&c->state, CRT_ON, __ATOMIC_RELEASE); }
 
+void fm_task_yield(void)
+{
+    if (!kmp_taskyield || !fm_task_level)
+        return; /* an installed runtime: crt has no yield, the wait spins */
+    unsigned held = fm_cs_suspend();
+    if (held) /* else an outer call keeps the lock: no task may run here */
+        kmp_taskyield(NULL, kmp_gtid(NULL), 0);
+    fm_cs_resume(held);
+}
+
 /* ---- which one ---- */
 
 static crt_runtime_t rt = {"futex", futex_wait, futex_signal, 0};

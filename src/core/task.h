@@ -21,6 +21,11 @@ int fm_task_needs_progress_thread(void);
  * its thread runs other tasks meanwhile. */
 void fm_task_wait(struct fm_request *r);
 
+/* From a wait that loops on something other than one request (probe,
+ * waitany, window synchronisation): under a runtime that can, run other
+ * ready tasks of this thread once, with the lock given up. */
+void fm_task_yield(void);
+
 /* Every blocking wait for one request: spins (progressing) below the task
  * level, parks the task at it.  Costs nothing more when r is done. */
 static inline void fm_request_block(struct fm_request *r)

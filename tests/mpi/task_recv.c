@@ -4,8 +4,10 @@
  * libomp: the program is linked with it) or "thread" (GNU libgomp, whose
  * taskyield runs no other task: fabmpi must not claim the task level).
  *
- * At the task level, on 2 threads: K = 6 untied tasks each block in
- * MPI_Recv from the previous rank, and only once all 6 have started does
+ * At the task level, on 2 threads: K = 6 untied tasks each block receiving
+ * from the previous rank (MPI_Recv, which parks on its request's condition;
+ * MPI_Probe then MPI_Recv, and MPI_Irecv then MPI_Waitany, whose waits
+ * loop and yield to other tasks), and only once all 6 have started does
  * the producer create the 6 tasks that send to the next rank.  With a
  * blocking call blocking its thread, at most one receive could start (the
  * producer spins, the other thread holds the first receive) and the job
@@ -51,7 +53,21 @@ int main(int argc, char **argv)
 #pragma omp task untied firstprivate(k) shared(got, started)
             {
                 atomic_fetch_add(&started, 1);
-                CHECK_MPI(MPI_Recv(got[k], 2, MPI_INT, prev, k, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                if (k % 3 == 0) { /* parks on its request's condition */
+                    CHECK_MPI(MPI_Recv(got[k], 2, MPI_INT, prev, k, MPI_COMM_WORLD,
+                                       MPI_STATUS_IGNORE));
+                } else if (k % 3 == 1) { /* loops, yielding to other tasks */
+                    MPI_Status st;
+                    CHECK_MPI(MPI_Probe(prev, k, MPI_COMM_WORLD, &st));
+                    CHECK_MPI(MPI_Recv(got[k], 2, MPI_INT, prev, k, MPI_COMM_WORLD,
+                                       MPI_STATUS_IGNORE));
+                } else {
+                    MPI_Request rq;
+                    int idx = -1;
+                    CHECK_MPI(MPI_Irecv(got[k], 2, MPI_INT, prev, k, MPI_COMM_WORLD, &rq));
+                    CHECK_MPI(MPI_Waitany(1, &rq, &idx, MPI_STATUS_IGNORE));
+                    CHECK_EQ(idx, 0);
+                }
             }
         }
         /* Not a task scheduling point: this thread runs no receive. */
