@@ -529,6 +529,8 @@ static void on_am(int peer, const void *msg, size_t len)
 
 /* ---- life ---- */
 
+static int keeps_awake; /* the program registered a handler (fm_progress_awake) */
+
 int fm_am_init(int world_rank, int world_size)
 {
     (void)world_rank;
@@ -572,6 +574,10 @@ int fm_am_init(int world_rank, int world_size)
 void fm_am_finalize(void)
 {
     A.up = 0;
+    if (keeps_awake) {
+        keeps_awake = 0;
+        fm_progress_awake--;
+    }
     free(A.credits);
     free(A.banked);
     A.credits = A.banked = NULL;
@@ -616,6 +622,10 @@ int fab_am_register(unsigned index, fab_am_fn_t fn, unsigned flags, const char *
         return bad("fab_am_register", "index=%u is taken (by \"%s\")", index,
                    A.name[index] ? A.name[index] : "?");
     A.fn[index] = fn; /* NULL: free the index */
+    if (fn && !keeps_awake) { /* requests may come any time: no napping waits */
+        keeps_awake = 1;
+        fm_progress_awake++;
+    }
     A.accept[index] = flags ? flags : FAB_AM_REQUEST | FAB_AM_REPLY;
     A.name[index] = name;
     return FAB_OK;

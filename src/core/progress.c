@@ -113,6 +113,8 @@ int fm_progress(void)
  * slow, and its yields cost the ranks doing work on the same core. */
 #define FM_NAP_AFTER 5000
 
+int fm_progress_awake;
+
 void fm_progress_backoff(unsigned *spins)
 {
     if (__builtin_expect(fm_cs_on, 0)) {
@@ -134,7 +136,7 @@ void fm_progress_backoff(unsigned *spins)
         fm_cpu_relax();
         return;
     }
-    if (n > (unsigned)fm_param.SPIN_COUNT + FM_NAP_AFTER) {
+    if (n > (unsigned)fm_param.SPIN_COUNT + FM_NAP_AFTER && !fm_progress_awake) {
         struct timespec nap = {0, 50 * 1000}; /* 50 us: wake-up cost stays small */
         unsigned held = fm_cs_suspend();
         nanosleep(&nap, NULL);

@@ -54,6 +54,11 @@ void fm_progress_thread_stop(int keep_lock);
 
 /* The blocking-wait back-off: call once per empty poll; *spins starts at 0. */
 void fm_progress_backoff(unsigned *spins);
+/* > 0 while other ranks may wait on this one's polls without it waiting on
+ * them (it is the target of windows over the network, or has active-message
+ * handlers): a long wait then keeps polling instead of napping, since each
+ * nap delays an origin's every request. */
+extern int fm_progress_awake;
 
 /* Progress until cond holds: the only blocking loop.  cond is evaluated
  * before every poll.  A wait that polls is counted and timed (MPI_T's

@@ -107,6 +107,7 @@ int fm_rma_remote_setup(struct fm_win *w)
         polled = w->rm->net;
     w->rm->next = served;
     served = w;
+    fm_progress_awake++; /* origins wait on our polls (lock grants, active messages) */
     return fm_progress_add(hook);
 }
 
@@ -118,6 +119,7 @@ void fm_rma_remote_teardown(struct fm_win *w)
     for (struct fm_win **pp = &served; *pp; pp = &(*pp)->rm->next)
         if (*pp == w) {
             *pp = rm->next;
+            fm_progress_awake--;
             break;
         }
     if (!served) {
