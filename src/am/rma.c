@@ -171,8 +171,8 @@ static int self_reg(void)
         R.reg_ok = net() && s->size &&
                    fm_net_rma_reg(R.net, (void *)(uintptr_t)s->base, (size_t)s->size, &R.mr,
                                   &R.key, &R.raddr) == FM_OK;
-        if (R.reg_ok && !R.hooked)
-            R.hooked = fm_progress_add(hook) == FM_OK;
+        if (R.reg_ok && !R.hooked && (R.hooked = fm_progress_add(hook) == FM_OK))
+            fm_progress_awake++; /* a peer writes here: its writes move as we poll */
         R.reg_ok &= R.hooked;
     }
     return R.reg_ok;
@@ -629,8 +629,10 @@ void fm_am_rma_finalize(void)
         return;
     flush_nbi();
     fm_wait_until(R.nbi.pending == 0); /* nothing may land after the transports are gone */
-    if (R.hooked)
+    if (R.hooked) {
         fm_progress_remove(hook);
+        fm_progress_awake--;
+    }
     if (R.mr)
         fm_net_rma_dereg(R.net, R.mr);
     for (struct fab_event *e; (e = R.free_ev);) {
