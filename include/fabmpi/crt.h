@@ -49,9 +49,9 @@ typedef struct crt_runtime {
     int blocks_task;
 } crt_runtime_t;
 
-/* Install rt (copied; NULL: fabmpi's own again).  Before MPI_Init_thread;
- * returns 0, or -1 (and changes nothing) after it or when rt lacks wait or
- * signal. */
+/* Install rt (copied; NULL: fabmpi's own again), before MPI_Init_thread
+ * asks for MPIX_TASK_MULTIPLE.  Returns 0, or -1 (and changes nothing)
+ * once the task level is provided or when rt lacks wait or signal. */
 int crt_install(const crt_runtime_t *rt);
 /* The implementation in use: its name ("futex", "libomp", or the
  * installed one's). */
