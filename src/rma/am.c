@@ -365,6 +365,16 @@ void fm_rma_am_serve(struct fm_win *w)
 
 /* ---- origin side ---- */
 
+/* Drop one reference to o; the last frees it. */
+static void amop_drop(amop *o)
+{
+    if (--o->refs)
+        return;
+    if (o->rdt)
+        fm_dt_release(o->rdt);
+    free(o);
+}
+
 /* The answer to a piece (a reply), or a lock's late grant (a request). */
 static void on_answer(fab_am_token_t tok, void *buf, size_t nbytes, const fab_am_arg_t *a,
                       unsigned nargs)
@@ -380,11 +390,7 @@ static void on_answer(fab_am_token_t tok, void *buf, size_t nbytes, const fab_am
     if (status != FM_OK && rm->err == FM_OK)
         rm->err = status;
     rm->t[o->trank].am_out--;
-    if (--o->refs)
-        return;
-    if (o->rdt)
-        fm_dt_release(o->rdt);
-    free(o);
+    amop_drop(o);
 }
 
 int fm_rma_am_init(void)
@@ -522,10 +528,7 @@ int fm_rma_am_send(struct fm_win *w, int trank, const fm_rma_am_req *q)
                     pos += (size_t)b[k].len;
                 }
     }
-    if (o && !--o->refs) { /* answered already, or nothing went */
-        if (o->rdt)
-            fm_dt_release(o->rdt);
-        free(o);
-    }
+    if (o) /* the issuing reference: the last if answered already, or nothing went */
+        amop_drop(o);
     return rc;
 }
