@@ -5,8 +5,21 @@
 
 extern int fm_world_rank, fm_world_size;
 extern int fm_local_rank, fm_local_size;
-/* 1 when ranks on this node outnumber the CPUs this process may use: blocking
- * waits then yield from the first unsuccessful poll. */
+/* 1 when blocking waits yield from the first unsuccessful poll: the node is
+ * crowded (FABMPI_YIELD=auto) or FABMPI_YIELD=always (core/transports.c). */
 extern int fm_oversubscribed;
+
+/* node_cpus.c: the CPUs this node's ranks may use together (the union of
+ * their affinity masks, within a cgroup quota), and 1 when the node's ranks
+ * outnumber them.  Set by fm_node_cpus_decide, which the shared-memory
+ * transport calls once it knows the node's ranks, before it sizes its
+ * rings; the same on every rank of a node. */
+extern int fm_node_cpus_usable;
+extern int fm_node_crowded;
+/* Publish this process's affinity mask (before the transports' fences). */
+void fm_node_cpus_publish(void);
+/* After a fence: decide from the masks of the node's n ranks (world ranks,
+ * this one included). */
+void fm_node_cpus_decide(const int *ranks, int n);
 
 #endif

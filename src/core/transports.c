@@ -1,12 +1,7 @@
 /* transports.c — transport bring-up, the per-peer choice, and their poll
  * hook (transports.h). */
-#include <sched.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
-#include "boot/boot.h"
 #include "core/progress.h"
 #include "core/vci.h"
 #include "core/transports.h"
@@ -19,45 +14,6 @@
 static struct fm_vci *const V = &fm_vci0;
 static int ofi_up;
 
-/* A cgroup v2 CPU quota, in whole CPUs (0 when unlimited). */
-static int cgroup_cpus(void)
-{
-    int n = 0;
-    FILE *f = fopen("/sys/fs/cgroup/cpu.max", "r");
-    if (f) {
-        char quota[32];
-        long period;
-        if (fscanf(f, "%31s %ld", quota, &period) == 2 && strcmp(quota, "max") != 0 && period > 0)
-            n = (int)((atol(quota) + period - 1) / period);
-        fclose(f);
-    }
-    return n;
-}
-
-/* CPUs the ranks of this node may use together: the union of their affinity
- * masks (ranks bound one per core each see one CPU, yet do not share it),
- * reduced by a cgroup quota.  Masks are published before the transports'
- * init (whose fences make them visible), read after. */
-static int node_cpus(int world_size)
-{
-    cpu_set_t all, set;
-    CPU_ZERO(&all);
-    for (int p = 0; p < world_size; p++) {
-        size_t len = sizeof set;
-        if (p != fm_world_rank && !fm_net_reaches(&fm_net_shm, p))
-            continue;
-        if (fm_boot_get(p, "fm.cpus", &set, &len) == FM_OK && len == sizeof set)
-            CPU_OR(&all, &all, &set);
-    }
-    int n = CPU_COUNT(&all);
-    if (n <= 0)
-        n = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    int q = cgroup_cpus();
-    if (q > 0 && q < n)
-        n = q;
-    return n > 0 ? n : 1;
-}
-
 int fm_transports_init(int world_rank, int world_size, fm_net_deliver_fn *deliver)
 {
     int rc;
@@ -66,10 +22,7 @@ int fm_transports_init(int world_rank, int world_size, fm_net_deliver_fn *delive
     if (!fm_peer_net)
         return FM_ERR_NOMEM;
     V->nnets = 0;
-    cpu_set_t mine;
-    if (sched_getaffinity(0, sizeof mine, &mine) != 0)
-        CPU_ZERO(&mine);
-    fm_boot_put("fm.cpus", &mine, sizeof mine);
+    fm_node_cpus_publish(); /* the shm setup's fence shows it to the node */
     if ((rc = fm_net_init(&fm_net_self)) != FM_OK)
         return rc;
     V->nets[V->nnets++] = &fm_net_self;
@@ -102,10 +55,10 @@ int fm_transports_init(int world_rank, int world_size, fm_net_deliver_fn *delive
             return FM_ERR_NET;
         }
     }
-    int cpus = node_cpus(world_size);
     fm_oversubscribed = fm_param.YIELD == FM_YIELD_ALWAYS ||
-                        (fm_param.YIELD == FM_YIELD_AUTO && fm_local_size > cpus);
-    fm_log(1, "%d ranks on this node, %d usable CPUs: blocking waits %s", fm_local_size, cpus,
+                        (fm_param.YIELD == FM_YIELD_AUTO && fm_node_crowded);
+    fm_log(1, "%d usable CPUs on this node%s: blocking waits %s", fm_node_cpus_usable,
+           fm_node_crowded ? ", fewer than its ranks" : "",
            fm_oversubscribed ? "yield at once" : "spin, then yield");
     return FM_OK;
 }

@@ -1,7 +1,8 @@
 /* transports.h — bringing the transports up and down, choosing the one
  * that reaches each world rank (fm_peer_net, core/world.h), and polling
- * them from fm_progress().  Also decides whether this node is
- * oversubscribed (fm_oversubscribed), from the ranks' CPU masks. */
+ * them from fm_progress().  Also decides whether blocking waits yield at
+ * once (fm_oversubscribed), from FABMPI_YIELD and whether the node is
+ * crowded (boot/world.h). */
 #ifndef FM_CORE_TRANSPORTS_H
 #define FM_CORE_TRANSPORTS_H
 

@@ -200,6 +200,14 @@ void fm_param_reset(void) { loaded = 0; }
 
 int fm_param_count(void) { return (int)NDESCS; }
 
+int fm_param_is_default(const void *field)
+{
+    for (size_t i = 0; i < NDESCS; i++)
+        if (descs[i].field == field)
+            return descs[i].origin == FM_PARAM_FROM_DEFAULT;
+    return 0;
+}
+
 const struct fm_param_desc *fm_param_desc(int i)
 {
     return i >= 0 && (size_t)i < NDESCS ? &descs[i] : NULL;

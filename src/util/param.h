@@ -49,12 +49,12 @@
     X(OFI_RX_BUFS, INT, "64", "1..65536", ofi, TUNER_DETAIL, LOCAL, INIT, "OFI receive buffers kept posted") \
     X(PT2PT, ENUM, "auto", "auto|sw|ofi", pt2pt, TUNER_BASIC, ALL_EQ, INIT, "Point-to-point engine: sw = fabmpi matches messages; ofi = the libfabric provider matches them (fi_tsend/fi_trecv, needs NET=ofi); auto = ofi when NET=ofi and the provider has FI_TAGGED, except shm and net, whose libfabric 1.17 tagged matching breaks MPI semantics; else sw") \
     X(OFI_TAG_MODE, ENUM, "auto", "auto|1|2|full", pt2pt, TUNER_DETAIL, ALL_EQ, INIT, "OFI tag layout of the ofi engine: 1 = 12-bit communicator, 18-bit source, 32-bit tag; 2 = 24/18/20 bits; full = source in remote CQ data, 28-bit communicator, 32-bit tag; auto = full when the provider has CQ data and FI_DIRECTED_RECV, else 1") \
-    X(EAGER_LIMIT, SIZE, "32k", "0..1m", pt2pt, TUNER_BASIC, LOCAL, LIVE, "Largest message sent eagerly through shared memory; larger ones use rendezvous") \
+    X(EAGER_LIMIT, SIZE, "32k", "0..1m", pt2pt, TUNER_BASIC, LOCAL, LIVE, "Largest message sent eagerly through shared memory; larger ones use rendezvous. Unset on a node with more ranks than usable CPUs: an eighth of FABMPI_SHM_RING_SIZE when that is more") \
     X(OFI_EAGER_LIMIT, SIZE, "8k", "0..1m", pt2pt, TUNER_BASIC, LOCAL, LIVE, "Largest message sent eagerly over OFI (software engine); larger ones use rendezvous. A message whose payload plus headers exceeds the provider's own eager size (tcp;ofi_rxm: 16 KiB including its header) may complete out of order, which breaks MPI ordering") \
-    X(SHM_RING_SIZE, SIZE, "256k", "16k..64m, power of two", shm, TUNER_DETAIL, ALL_EQ, INIT, "Bytes of each per-pair shared-memory ring") \
+    X(SHM_RING_SIZE, SIZE, "256k", "16k..64m, power of two", shm, TUNER_DETAIL, ALL_EQ, INIT, "Bytes of each per-pair shared-memory ring. Unset on a node with more ranks than usable CPUs: 1m up to 4 ranks per node, 512k up to 8") \
     X(SHM_PREFAULT, BOOL, "1", "bool", shm, TUNER_DETAIL, LOCAL, INIT, "Write to every page of this rank's shared-memory rings at MPI_Init, and of a communicator's one-sided collective caches when they are set up, so the first messages do not pay for mapping them; 0 saves init time (which grows with the ranks per node) when few pairs talk") \
     X(SHM_COPY, ENUM, "auto", "auto|cma|pipeline", shm, TUNER_BASIC, LOCAL, INIT, "Rendezvous copy: cma = process_vm_readv single copy, pipeline = chunks through the ring; auto tries CMA and falls back") \
-    X(SHM_SPLIT_MIN, SIZE, "64k", "0..1g", shm, TUNER_DETAIL, LOCAL, LIVE, "Rendezvous messages this large (0 = never) are copied by both processes at once: the receiver pulls one half while the sender pushes the other") \
+    X(SHM_SPLIT_MIN, SIZE, "64k", "0..1g", shm, TUNER_DETAIL, LOCAL, LIVE, "Rendezvous messages this large (0 = never) are copied by both processes at once: the receiver pulls one half while the sender pushes the other. Unset on a node with more ranks than usable CPUs: 0, since both processes rarely run at once there") \
     X(SHM_DOORBELL, ENUM, "auto", "auto|on|off", shm, TUNER_DETAIL, ALL_EQ, INIT, "Doorbell bytes telling a receiver which rings have data (auto: on above 4 ranks per node)") \
     X(SHM_PIPELINE_CHUNK, SIZE, "32k", "1k..16m", shm, TUNER_DETAIL, LOCAL, LIVE, "Chunk size of the pipelined copy through shared memory") \
     X(AM_CREDITS_PP, INT, "32", "1..65536", am, TUNER_BASIC, ALL_EQ, INIT, "Active-message requests a rank may have in flight to each peer (sent, their credit not yet back); a request past it waits for a reply, or returns FAB_WOULD_BLOCK under FAB_FLAG_IMMEDIATE") \
@@ -146,6 +146,12 @@ int fm_param_load(char *err, size_t errlen);
 /* Forget loaded values so the next fm_param_load() reads the environment
  * again (unit tests). */
 void fm_param_reset(void);
+
+/* 1 while the knob whose fm_param field is `field` holds its default (set
+ * neither in the environment nor by MPI_T): a layer may then pick a value
+ * that suits the machine better, as the shm transport does on a crowded
+ * node. */
+int fm_param_is_default(const void *field);
 
 /* The rows, in table order; fm_param_desc(i) is NULL outside 0..count-1. */
 int fm_param_count(void);

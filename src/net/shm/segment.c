@@ -230,6 +230,41 @@ static int find_local_ranks(const shm_card *mine)
     return rc;
 }
 
+/* On a crowded node (more ranks than CPUs, boot/world.h) a rendezvous
+ * costs scheduling round trips: the receiver must get a core to answer or
+ * pull, then the sender to finish, and a split copy needs both at once.
+ * With 4 ranks on 2 cores osu_bcast of 64 KiB took 23-33 us by rendezvous
+ * against 5-6 us sent eagerly through 1 MiB rings (Open MPI 9.5-10).  So
+ * there, knobs still at their defaults send up to an eighth of a ring
+ * eagerly, rings grow while their total stays small (prefaulting them is
+ * MPI_Init time: 1 MiB rings took a 4-rank hello from 10 to 18 ms, an
+ * 8-rank one from 24 to 56), and no copy is split. */
+static void size_for_crowd(void)
+{
+    fm_shm_state *s = &fm_shm;
+    int *ranks = malloc((size_t)s->nlocal * sizeof *ranks);
+    if (!ranks)
+        return; /* not crowded as far as anyone knows: the defaults stand */
+    for (int i = 0; i < s->nlocal; i++)
+        ranks[i] = s->local[i].rank;
+    fm_node_cpus_decide(ranks, s->nlocal);
+    free(ranks);
+    if (!fm_node_crowded)
+        return;
+    size_t ring = s->nlocal <= 4 ? (size_t)1 << 20 : s->nlocal <= 8 ? (size_t)512 << 10 : 0;
+    if (ring && fm_param_is_default(&fm_param.SHM_RING_SIZE))
+        fm_param.SHM_RING_SIZE = ring;
+    size_t eager = fm_ring_round_size(fm_param.SHM_RING_SIZE) / 8;
+    if (fm_param_is_default(&fm_param.EAGER_LIMIT) && eager > fm_param.EAGER_LIMIT)
+        fm_param.EAGER_LIMIT = eager;
+    if (fm_param_is_default(&fm_param.SHM_SPLIT_MIN))
+        fm_param.SHM_SPLIT_MIN = 0;
+    fm_log(1, "shm: %d ranks on %d usable CPUs: rings of %zu bytes, eager up to %zu, no split "
+           "copies (where FABMPI_SHM_RING_SIZE, FABMPI_EAGER_LIMIT, FABMPI_SHM_SPLIT_MIN are "
+           "not set)", s->nlocal, fm_node_cpus_usable, fm_ring_round_size(fm_param.SHM_RING_SIZE),
+           fm_param.EAGER_LIMIT);
+}
+
 int fm_shm_segments_setup(void)
 {
     fm_shm_state *s = &fm_shm;
@@ -254,6 +289,8 @@ int fm_shm_segments_setup(void)
     int frc = fm_boot_fence();
     if (rc == FM_OK)
         rc = frc != FM_OK ? frc : find_local_ranks(&mine);
+    if (rc == FM_OK)
+        size_for_crowd();
 
     /* Step 2.  A segment is needed when someone may write to us: a local
      * peer, or ourselves when FABMPI_NET=shm routes self-sends here too. */
