@@ -249,7 +249,7 @@ static void size_for_crowd(void)
         ranks[i] = s->local[i].rank;
     fm_node_cpus_decide(ranks, s->nlocal);
     free(ranks);
-    if (!fm_node_crowded)
+    if (!fm_node_crowded || fm_param.NET == FM_NET_OFI) /* OFI carries every message */
         return;
     size_t ring = s->nlocal <= 4 ? (size_t)1 << 20 : s->nlocal <= 8 ? (size_t)512 << 10 : 0;
     if (ring && fm_param_is_default(&fm_param.SHM_RING_SIZE))
