@@ -7,8 +7,8 @@
  * FM_TEST_PIN, applied before MPI_Init (the mask is published there):
  *   zero    every rank on CPU 0: crowded from 2 ranks on, on any machine;
  *   spread  rank r on CPU r mod (online CPUs): crowded only when ranks
- *           outnumber the online CPUs (a cgroup quota lower than them
- *           would make it crowded too: not expected on the test machines).
+ *           outnumber the online CPUs, or a cgroup v2 quota (cpu.max)
+ *           lower than them.
  * Then every rank sends 60000 bytes to the next one (more than the 32 KiB
  * default eager limit, within the crowded one at up to 8 ranks) and checks
  * the payload byte by byte, and the MPI_T counters say whether it went
@@ -31,6 +31,20 @@ static void pin(void)
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
     CHECKF(sched_setaffinity(0, sizeof set, &set) == 0, "sched_setaffinity(CPU %d) failed", cpu);
+}
+
+/* Whole CPUs of a cgroup v2 quota, 0 when there is none. */
+static long quota_cpus(void)
+{
+    long n = 0, period = 0;
+    char quota[32];
+    FILE *f = fopen("/sys/fs/cgroup/cpu.max", "r");
+    if (f) {
+        if (fscanf(f, "%31s %ld", quota, &period) == 2 && strcmp(quota, "max") != 0 && period > 0)
+            n = (atol(quota) + period - 1) / period;
+        fclose(f);
+    }
+    return n;
 }
 
 static unsigned long cvar(const char *name)
@@ -67,8 +81,11 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
 
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    int crowded = !strcmp(getenv("FM_TEST_PIN"), "zero") ? size > 1 : size > online;
+    long online = sysconf(_SC_NPROCESSORS_ONLN), quota = quota_cpus();
+    long used = size < online ? size : online; /* CPUs the spread ranks sit on */
+    if (quota > 0 && quota < used)
+        used = quota;
+    int crowded = !strcmp(getenv("FM_TEST_PIN"), "zero") ? size > 1 : size > used;
     unsigned long ring_crowd = size <= 4 ? 1ul << 20 : size <= 8 ? 512ul << 10 : 256ul << 10;
     unsigned long ring = want("FABMPI_SHM_RING_SIZE", 256ul << 10, ring_crowd, crowded);
     unsigned long eager_crowd = ring / 8 > (32ul << 10) ? ring / 8 : 32ul << 10;
