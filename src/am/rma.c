@@ -36,10 +36,10 @@
 #include <fabmpi/am.h>
 
 #include "am/am.h"
+#include "am/xfer.h"
 #include "boot/world.h"
 #include "core/cs.h"
 #include "core/progress.h"
-#include "core/transports.h"
 #include "core/world.h"
 #include "net/net.h"
 #include "util/cma.h"
@@ -89,7 +89,7 @@ struct copy_peer {
 
 /* One one-sided network operation in flight. */
 typedef struct rop {
-    fm_net_rma_op op; /* first: the completion leads here */
+    fm_xfer x; /* first: the completion leads here */
     struct fab_event *ev;
     void *bounce;     /* given back on completion */
     struct rop *next; /* free list */
@@ -100,8 +100,7 @@ static struct {
     uint8_t *how;          /* [world] HOW_* */
     struct copy_peer *copy; /* [world] COPY: its segment, and where it is mapped here */
     struct card *card;     /* [world] */
-    fm_net *net;           /* the one-sided transport, opened; NULL: none */
-    int net_tried;
+    fm_net *net;           /* the one-sided transport (am/xfer.h), opened; NULL: none */
     fm_net_mr *mr;         /* our segment's registration */
     uint64_t key, raddr;
     int reg_tried, reg_ok;
@@ -149,18 +148,7 @@ static void piece_done(struct fab_event *e, int status)
 
 /* ---- the network path ---- */
 
-static int hook(void) { return fm_net_rma_poll(R.net); }
-
-static fm_net *net(void)
-{
-    if (!R.net_tried) {
-        R.net_tried = 1;
-        fm_net *n = fm_transports_onesided();
-        if (n && fm_net_rma_open(n) == FM_OK)
-            R.net = n;
-    }
-    return R.net;
-}
+static fm_net *net(void) { return R.net = fm_xfer_net(); }
 
 /* Register our segment for peers' writes and reads (once). */
 static int self_reg(void)
@@ -171,7 +159,7 @@ static int self_reg(void)
         R.reg_ok = net() && s->size &&
                    fm_net_rma_reg(R.net, (void *)(uintptr_t)s->base, (size_t)s->size, &R.mr,
                                   &R.key, &R.raddr) == FM_OK;
-        if (R.reg_ok && !R.hooked && (R.hooked = fm_progress_add(hook) == FM_OK))
+        if (R.reg_ok && !R.hooked && (R.hooked = fm_xfer_hold() == FM_OK))
             fm_progress_awake++; /* a peer writes here: its writes move as we poll */
         R.reg_ok &= R.hooked;
     }
@@ -258,7 +246,7 @@ static void bounce_put(void *b)
 
 static void rop_done(fm_net_rma_op *op, int status)
 {
-    rop *r = (rop *)op;
+    rop *r = (rop *)(void *)op;
     if (status != FM_OK)
         fm_error_msg("fab_rma: a one-sided transfer failed: %s", fm_status_msg(status));
     piece_done(r->ev, status == FM_OK ? FAB_OK : FAB_ERR_NET);
@@ -269,8 +257,9 @@ static void rop_done(fm_net_rma_op *op, int status)
     R.free_op = r;
 }
 
-/* Post one write or read of len <= rma_max bytes; waits while the
- * transport has no room, unless `once` (then FAB_WOULD_BLOCK). */
+/* Post one write or read of len <= rma_max bytes; one the transport
+ * cannot take yet is parked (am/xfer.h), unless `once` (then
+ * FAB_WOULD_BLOCK). */
 static int net_one(int write, int rank, void *buf, size_t len, uint64_t remote,
                    struct fab_event *ev, void *bounce, int once)
 {
@@ -279,25 +268,17 @@ static int net_one(int write, int rank, void *buf, size_t len, uint64_t remote,
         R.free_op = r->next;
     else if (!(r = calloc(1, sizeof *r)))
         return FAB_ERR_RESOURCE;
-    r->op.done = rop_done;
     r->ev = ev;
     r->bounce = bounce;
     const struct card *c = &R.card[rank];
-    uint64_t raddr = c->raddr + (remote - fm_am_segs[rank].base);
-    int rc;
-    while ((rc = fm_net_rma_xfer(R.net, write, rank, buf, len, raddr, c->key, &r->op)) ==
-           FM_ERR_AGAIN) {
-        if (once) {
-            r->next = R.free_op;
-            R.free_op = r;
-            return FAB_WOULD_BLOCK;
-        }
-        fm_progress();
-    }
+    r->x = (fm_xfer){.op.done = rop_done, .kind = write ? FM_XFER_WRITE : FM_XFER_READ,
+                     .world = rank, .buf = buf, .count = len,
+                     .raddr = c->raddr + (remote - fm_am_segs[rank].base), .key = c->key};
+    int rc = once ? fm_xfer_post_now(&r->x) : fm_xfer_post(&r->x);
     if (rc != FM_OK) {
         r->next = R.free_op;
         R.free_op = r;
-        return FAB_ERR_NET;
+        return rc == FM_ERR_AGAIN ? FAB_WOULD_BLOCK : FAB_ERR_NET;
     }
     ev->pending++;
     return FAB_OK;
@@ -625,12 +606,14 @@ int fm_am_rma_init(void)
 
 void fm_am_rma_finalize(void)
 {
-    if (!R.up)
+    if (!R.up) {
+        fm_xfer_finalize();
         return;
+    }
     flush_nbi();
     fm_wait_until(R.nbi.pending == 0); /* nothing may land after the transports are gone */
     if (R.hooked) {
-        fm_progress_remove(hook);
+        fm_xfer_release();
         fm_progress_awake--;
     }
     if (R.mr)
@@ -652,6 +635,7 @@ void fm_am_rma_finalize(void)
     free(R.copy);
     free(R.nbi_flush);
     memset(&R, 0, sizeof R);
+    fm_xfer_finalize(); /* windows and collective caches are gone by now too */
 }
 
 /* ---- the public procedures ---- */

@@ -23,29 +23,22 @@
 #include "util/pvar.h"
 
 static struct fm_win *served;  /* windows with network peers */
-static fm_net *polled;         /* their transport's one-sided half, once opened */
+static int held;               /* of the one-sided transport (am/xfer.h), for them */
 static int in_hook;
-
-fm_net *fm_rma_onesided(void)
-{
-    fm_net *n = fm_transports_onesided();
-    return n && fm_net_rma_open(n) == FM_OK ? n : NULL;
-}
 
 struct fm_win *fm_rma_served(void) { return served; }
 
-/* Progress hook while a window has network peers: completions of our
- * one-sided operations, and locks queued at our windows. */
+/* Progress hook while a window has network peers: locks queued at our
+ * windows (the one-sided completions are am/xfer.h's). */
 static int hook(void)
 {
     if (in_hook)
         return 0;
     in_hook = 1;
-    int n = polled ? fm_net_rma_poll(polled) : 0;
     for (struct fm_win *w = served; w; w = w->rm->next)
         fm_rma_am_serve(w);
     in_hook = 0;
-    return n;
+    return 0;
 }
 
 void fm_rma_remote_prepare(struct fm_win *w, void *base, size_t len, uint64_t *key,
@@ -53,7 +46,7 @@ void fm_rma_remote_prepare(struct fm_win *w, void *base, size_t len, uint64_t *k
 {
     *ok = 0;
     *eplen = 0;
-    fm_net *n = fm_rma_onesided();
+    fm_net *n = fm_xfer_net();
     if (!n)
         return;
     *eplen = (int32_t)fm_net_rma_name(n, ep, FM_RMA_EP_NAME);
@@ -82,7 +75,7 @@ void fm_rma_remote_peer(struct fm_win *w, int i, int ok, uint64_t key, uint64_t 
     p->world = w->comm->group->world[i];
     p->key = key;
     p->raddr = raddr;
-    fm_net *n = ok && eplen > 0 ? fm_rma_onesided() : NULL;
+    fm_net *n = ok && eplen > 0 ? fm_xfer_net() : NULL;
     p->rma = n && fm_net_rma_insert(n, p->world, ep, (size_t)eplen) == FM_OK;
 }
 
@@ -102,9 +95,12 @@ int fm_rma_remote_setup(struct fm_win *w)
     if (rc != FM_OK)
         return rc;
     if (!w->rm->net)
-        w->rm->net = fm_rma_onesided();
-    if (w->rm->net)
-        polled = w->rm->net;
+        w->rm->net = fm_xfer_net();
+    if (w->rm->net && !held) {
+        if ((rc = fm_xfer_hold()) != FM_OK)
+            return rc;
+        held = 1;
+    }
     w->rm->next = served;
     served = w;
     fm_progress_awake++; /* origins wait on our polls (lock grants, active messages) */
@@ -124,7 +120,9 @@ void fm_rma_remote_teardown(struct fm_win *w)
         }
     if (!served) {
         fm_progress_remove(hook);
-        polled = NULL;
+        if (held)
+            fm_xfer_release();
+        held = 0;
     }
     if (rm->t) {
         fm_rma_flush(w, -1);
@@ -224,7 +222,7 @@ void fm_rma_grp_put(xgrp *g, int status)
 
 static void xop_done(fm_net_rma_op *o, int status)
 {
-    xop *x = (xop *)o;
+    xop *x = (xop *)(void *)o;
     if (status != FM_OK && x->w->rm->err == FM_OK)
         x->w->rm->err = status;
     tgt *t = &x->w->rm->t[x->trank];
@@ -240,7 +238,7 @@ xop *fm_rma_xop_new(struct fm_win *w, int trank, int atomic, xgrp *g)
     xop *x = calloc(1, sizeof *x);
     if (!x)
         return NULL;
-    x->op.done = xop_done;
+    x->x.op.done = xop_done;
     x->w = w;
     x->trank = trank;
     x->atomic = atomic;
@@ -257,41 +255,12 @@ void fm_rma_xop_drop(xop *x)
     free(x);
 }
 
-static int xop_try(xop *x)
-{
-    const fm_rma_peer *p = &x->w->peer[x->trank];
-    fm_net *n = x->w->rm->net;
-    if (x->kind < XOP_ATOMIC)
-        return fm_net_rma_xfer(n, x->kind == XOP_WRITE, p->world, (void *)(uintptr_t)x->buf,
-                               x->count, x->raddr, p->key, &x->op);
-    return fm_net_rma_atomic(n, x->kind - XOP_ATOMIC, p->world, x->buf, x->count, x->cmp, x->res,
-                             x->raddr, p->key, x->type, x->aop, &x->op);
-}
-
-/* A parked operation's turn (from progress): refused again, it stays;
- * failed, it completes with the error. */
-static int xop_retry(fm_deferred *d)
-{
-    xop *x = (xop *)(void *)((char *)d - offsetof(xop, parked));
-    int rc = xop_try(x);
-    if (rc == FM_ERR_AGAIN)
-        return rc;
-    x->w->rm->t[x->trank].parked--;
-    if (rc != FM_OK)
-        xop_done(&x->op, rc);
-    return rc;
-}
-
 int fm_rma_xop_post(xop *x)
 {
-    tgt *t = &x->w->rm->t[x->trank];
-    int rc = t->parked ? FM_ERR_AGAIN : xop_try(x);
-    if (rc != FM_ERR_AGAIN)
-        return rc;
-    t->parked++;
-    x->parked.retry = xop_retry;
-    fm_defer(&x->parked);
-    return FM_OK;
+    const fm_rma_peer *p = &x->w->peer[x->trank];
+    x->x.world = p->world;
+    x->x.key = p->key;
+    return fm_xfer_post(&x->x);
 }
 
 /* One-sided write / read of a contiguous target run, in pieces the
@@ -307,10 +276,10 @@ static int net_xfer(struct fm_win *w, int write, int trank, char *buf, size_t le
         xop *x = fm_rma_xop_new(w, trank, 0, g);
         if (!x)
             return FM_ERR_NOMEM;
-        x->kind = write ? XOP_WRITE : XOP_READ;
-        x->buf = buf + done;
-        x->count = n;
-        x->raddr = p->raddr + off + done;
+        x->x.kind = write ? FM_XFER_WRITE : FM_XFER_READ;
+        x->x.buf = buf + done;
+        x->x.count = n;
+        x->x.raddr = p->raddr + off + done;
         int rc = fm_rma_xop_post(x);
         if (rc != FM_OK) {
             fm_rma_xop_drop(x);

@@ -124,7 +124,7 @@ uint64_t fm_rma_hw_kinds(int *why)
         *why = FM_RMA_HW_KNOB;
         return 0;
     }
-    fm_net *net = fm_rma_onesided();
+    fm_net *net = fm_xfer_net();
     if (net && net->rma_distrust) {
         *why = FM_RMA_HW_QUIRK;
         return 0;
@@ -137,13 +137,13 @@ uint64_t fm_rma_hw_kinds(int *why)
 
 const char *fm_rma_hw_distrust_why(void)
 {
-    fm_net *net = fm_rma_onesided();
+    fm_net *net = fm_xfer_net();
     return net ? net->rma_distrust : NULL;
 }
 
 int fm_rma_hw_self(struct fm_win *w, uint64_t key, uint64_t raddr)
 {
-    fm_net *net = fm_rma_onesided();
+    fm_net *net = fm_xfer_net();
     if (!net)
         return FM_ERR_UNSUPPORTED;
     fm_rma_peer *self = &w->peer[w->rank];
@@ -205,14 +205,14 @@ static int hw_issue(struct fm_win *w, int trank, int kind, int rw, const void *b
         if (!res) /* results nobody wants (see fm_rma_hw_acc) */
             res = x->inl[2];
     }
-    x->kind = XOP_ATOMIC + kind;
-    x->buf = buf;
-    x->cmp = cmp;
-    x->res = res;
-    x->count = count;
-    x->raddr = p->raddr + off;
-    x->type = type;
-    x->aop = aop;
+    x->x.kind = FM_XFER_ATOMIC + kind;
+    x->x.buf = buf;
+    x->x.cmp = cmp;
+    x->x.res = res;
+    x->x.count = count;
+    x->x.raddr = p->raddr + off;
+    x->x.type = type;
+    x->x.aop = aop;
     int rc = fm_rma_xop_post(x);
     if (rc != FM_OK) {
         fm_rma_xop_drop(x);

@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "am/xfer.h"
 #include "core/progress.h"
 #include "net/net.h"
 #include "rma/rma.h"
@@ -19,8 +20,6 @@ typedef struct tgt {
     long reads;    /* of which atomics whose old values the caller wants */
     long writes;   /* of which atomics changing the target (ordering: hw_order) */
     int wrote;     /* a write since the last flush (FM_NET_RMA_FLUSH_BY_READ) */
-    int parked;    /* of the in-flight ones, refused by the transport for now and
-                    * waiting in the deferred queue; later ones wait behind them */
     uint64_t last_off; /* where the last one wrote */
 } tgt;
 
@@ -32,10 +31,6 @@ struct fm_rma_remote {
     struct fm_win *next;       /* windows served by the progress hook */
 };
 
-/* The network transport's one-sided operations, opened (remote.c); NULL
- * when it has none or they would not open (windows then use active
- * messages). */
-fm_net *fm_rma_onesided(void);
 /* The windows with network peers, linked by rm->next (am.c finds the one
  * a request is for). */
 struct fm_win *fm_rma_served(void);
@@ -59,28 +54,17 @@ typedef struct xgrp {
 } xgrp;
 
 typedef struct xop {
-    fm_net_rma_op op;
+    fm_xfer x;     /* first: the completion leads here (am/xfer.h posts it) */
     struct fm_win *w;
     int trank;
     int atomic;    /* XOP_READS | XOP_WRITES, 0 for writes and reads */
     xgrp *g;
-    /* The operation's arguments (fm_rma_xop_post), kept so that one the
-     * transport cannot take yet waits in the deferred queue and is posted
-     * again from progress. */
-    fm_deferred parked;
-    int kind;      /* XOP_WRITE, XOP_READ, or XOP_ATOMIC + FM_NET_ATOMIC_* */
-    const void *buf, *cmp;
-    void *res;
-    size_t count;  /* bytes (write, read) or elements (atomics) */
-    uint64_t raddr;
-    int type, aop; /* atomics: FM_NET_AT_*, FM_NET_AOP_* */
     /* Small atomic operands travel from here, so the caller's buffers are
      * free on return (transports may read them only when they run the op). */
     _Alignas(16) unsigned char inl[3][32];
 } xop;
 #define HW_INLINE 32
 enum { XOP_READS = 1, XOP_WRITES = 2 };
-enum { XOP_WRITE = 0, XOP_READ = 1, XOP_ATOMIC = 2 };
 
 /* A group owning tmp/heap (NULL when both are NULL); with odt, tmp is
  * unpacked into obuf when the last piece completes. */
@@ -91,9 +75,8 @@ void fm_rma_grp_put(xgrp *g, int status);
 xop *fm_rma_xop_new(struct fm_win *w, int trank, int atomic, xgrp *g);
 /* Forget a record whose operation the transport refused (never issued). */
 void fm_rma_xop_drop(xop *x);
-/* Post x (kind and arguments filled in) to its target: FM_OK when posted
- * or, if the transport cannot take it yet or earlier ones to the target
- * wait, parked behind them (completing later like any other); else the
+/* Post x (x.kind and its arguments filled in; target and key are the
+ * window's) through am/xfer.h: FM_OK when posted or parked; else the
  * transport's error, x not issued. */
 int fm_rma_xop_post(xop *x);
 

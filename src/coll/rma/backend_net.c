@@ -1,8 +1,8 @@
 /* backend_net.c — the cache backend for members reached through the
- * network: each member's segment is registered through the network
- * transport's one-sided contract (net/net_rma.h; over OFI, the RMA
- * endpoint windows use), and bytes reach a peer's segment by one-sided
- * writes at (directory address + offset, directory key).
+ * network: each member's segment is registered with the library's
+ * one-sided transport (am/xfer.h, which windows and fab_rma post through
+ * too; over OFI, the RMA endpoint), and bytes reach a peer's segment by
+ * one-sided writes at (directory address + offset, directory key).
  *
  * Setup, on the communicator's first one-sided collective (never at its
  * creation), the same steps on every member so the collectives pair up even
@@ -24,7 +24,7 @@
  * waits until every earlier write to that peer (data and flags) completed,
  * then writes the flag.  That costs one completion round trip per flag,
  * but holds on every provider; FI_FENCE would save it where offered, but
- * rma.c does not expose it.  Waiting for earlier flags too keeps one flag
+ * the transport contract does not expose it.  Waiting for earlier flags too keeps one flag
  * word's values landing in the order they were raised.
  *
  * A flag is one aligned 8-byte write.  Readers see a number >= the one
@@ -35,8 +35,8 @@
  *
  * Progress.  Readers poll their own flags in local memory; providers with
  * manual progress (shm) move incoming writes only while the target polls
- * its RMA completion queue, so while a cache is attached a progress hook
- * polls it, and a member blocked in any call (two-sided ones included)
+ * its RMA completion queue, so while a cache is attached it holds
+ * am/xfer.h's progress hook, which polls it, and a member blocked in any call (two-sided ones included)
  * lets a peer's read of its `done` word finish.
  *
  * Flow control needs a peer's `done` word: peek() is an fi_read of it,
@@ -50,10 +50,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "am/xfer.h"
 #include "coll/coll.h"
 #include "core/comm.h"
 #include "core/progress.h"
-#include "core/transports.h"
 #include "core/world.h"
 #include "net/net.h"
 #include "util/log.h"
@@ -79,23 +79,15 @@ typedef struct net_card {
 
 struct net_be;
 
-/* One write / read in flight.  The base comes first: a completion's
- * context is the op's address. */
+/* One write / read in flight, posted through am/xfer.h (which parks one
+ * the provider refuses for now; it counts as in flight meanwhile). */
 typedef struct net_op {
-    fm_net_rma_op base;
+    fm_xfer x;           /* first: a completion leads here */
     struct net_be *b;
     struct net_op *next; /* free list */
     int peer;
     volatile int done;   /* peek: set on completion */
     uint64_t val;        /* flag value written, or `done` word read */
-    /* The transfer, kept so that one the provider refused for now
-     * (FM_ERR_AGAIN) waits in the deferred queue and is posted from
-     * progress; it counts as in flight meanwhile. */
-    fm_deferred parked;
-    int write, world;
-    void *buf;
-    size_t len;
-    uint64_t raddr, key;
 } net_op;
 
 typedef struct net_be {
@@ -104,6 +96,7 @@ typedef struct net_be {
     long *inflight;      /* [size] writes not yet completed, per peer */
     long total;          /* all ops not yet completed */
     int err;             /* first failed completion */
+    int held;            /* am/xfer.h polls completions for us */
     net_op *free_ops;
     net_op **chunks;     /* every op allocation, freed at detach */
     int nchunks;
@@ -111,17 +104,9 @@ typedef struct net_be {
 
 static net_be *BE(fm_crma *c) { return c->be_state; }
 
-/* Poll the transport's one-sided completions from every progress call
- * while a cache uses this backend (the windows' hook may poll the same
- * queue: harmless). */
-static fm_net *polled;
-static int nattached;
-
-static int hook(void) { return fm_net_rma_poll(polled); }
-
 static void op_done(fm_net_rma_op *o, int status)
 {
-    net_op *op = (net_op *)o;
+    net_op *op = (net_op *)(void *)o;
     net_be *b = op->b;
     if (status != FM_OK && b->err == FM_OK)
         b->err = status;
@@ -155,41 +140,21 @@ static net_op *op_get(net_be *b)
     net_op *op = b->free_ops;
     b->free_ops = op->next;
     op->b = b;
-    op->base.done = op_done;
     op->done = 0;
     return op;
 }
 
-static int post_now(net_op *op)
-{
-    return fm_net_rma_xfer(op->b->net, op->write, op->world, op->buf, op->len, op->raddr, op->key,
-                           &op->base);
-}
-
-/* A parked transfer's turn: refused again, it stays; failed, it completes
- * with the error like any failed transfer. */
-static int retry_parked(fm_deferred *d)
-{
-    net_op *op = (net_op *)(void *)((char *)d - offsetof(net_op, parked));
-    int rc = post_now(op);
-    if (rc != FM_OK && rc != FM_ERR_AGAIN)
-        op_done(&op->base, rc);
-    return rc;
-}
-
-/* Post one transfer; one the provider cannot take yet is parked. */
+/* Post one transfer (parked by am/xfer.h when the provider cannot take
+ * it yet). */
 static int post(fm_crma *c, int write, int peer, void *buf, size_t len, size_t off, net_op *op)
 {
     net_be *b = BE(c);
     const fm_crma_dirent *d = &c->dir[peer];
-    op->write = write;
-    op->world = c->comm->world[peer];
-    op->buf = buf;
-    op->len = len;
-    op->raddr = d->raddr + off;
-    op->key = d->key;
-    int rc = post_now(op);
-    if (rc != FM_OK && rc != FM_ERR_AGAIN) {
+    op->x = (fm_xfer){.op.done = op_done, .kind = write ? FM_XFER_WRITE : FM_XFER_READ,
+                      .world = c->comm->world[peer], .buf = buf, .count = len,
+                      .raddr = d->raddr + off, .key = d->key};
+    int rc = fm_xfer_post(&op->x);
+    if (rc != FM_OK) {
         op->next = b->free_ops;
         b->free_ops = op;
         return rc;
@@ -197,10 +162,6 @@ static int post(fm_crma *c, int write, int peer, void *buf, size_t len, size_t o
     b->total++;
     if (op->peer >= 0)
         b->inflight[peer]++;
-    if (rc == FM_ERR_AGAIN) {
-        op->parked.retry = retry_parked;
-        fm_defer(&op->parked);
-    }
     return FM_OK;
 }
 
@@ -288,6 +249,8 @@ static void release(fm_crma *c)
         fm_wait_until(b->total == 0);
         if (b->mr)
             fm_net_rma_dereg(b->net, b->mr);
+        if (b->held)
+            fm_xfer_release();
         for (int i = 0; i < b->nchunks; i++)
             free(b->chunks[i]);
         free(b->chunks);
@@ -309,16 +272,17 @@ static int net_attach(fm_crma *c, MPI_Comm comm, char *why)
     net_be *b = calloc(1, sizeof *b);
     long *inflight = calloc((size_t)c->size, sizeof *inflight);
     int ok = !c->disabled && cards && b && inflight, rc;
-    fm_net *net = fm_transports_onesided();
+    fm_net *net = fm_xfer_net();
     if (!ok) {
         snprintf(why, WHY, "out of memory for the cache's bookkeeping");
-    } else if (!net || fm_net_rma_open(net) != FM_OK) {
+    } else if (!net || fm_xfer_hold() != FM_OK) {
         snprintf(why, WHY, "no OFI RMA endpoint (the provider offers no FI_RMA under the "
                  "memory-registration modes we handle, or FABMPI_OFI_RMA=am)");
         ok = 0;
     }
     if (ok) {
         b->net = net;
+        b->held = 1;
         b->inflight = inflight;
         inflight = NULL;
         c->be_state = b;
@@ -375,23 +339,13 @@ static int net_attach(fm_crma *c, MPI_Comm comm, char *why)
     free(cards);
     free(b);
     free(inflight);
-    if (agreed) {
-        nattached++;
-        polled = net;
-        return fm_progress_add(hook);
-    }
+    if (agreed)
+        return FM_OK;
     release(c);
     return rc != FM_OK ? rc : FM_ERR_NET;
 }
 
-static void net_detach(fm_crma *c)
-{
-    release(c);
-    if (--nattached == 0) {
-        fm_progress_remove(hook);
-        polled = NULL;
-    }
-}
+static void net_detach(fm_crma *c) { release(c); }
 
 /* Named after the transport carrying it in FABMPI_VERBOSE lines ("rma over
  * ofi"): the network transport is OFI. */
