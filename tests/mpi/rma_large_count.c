@@ -77,7 +77,9 @@ static void get_phase(MPI_Win win, int req, void *arg)
 static void acc_phase(MPI_Win win, int req, void *arg)
 {
     (void)arg;
-    int mine[N];
+    /* Static: the origin buffer must live until the epoch ends, after this
+     * returns (a provider may read it only when it runs the atomic). */
+    static int mine[N];
     for (int i = 0; i < N; i++)
         mine[i] = rank + i;
     for (int t = 0; t < size; t++) {
@@ -93,7 +95,8 @@ static void acc_phase(MPI_Win win, int req, void *arg)
 /* Block 0 of every target += 1, fetching what was there into got[t]. */
 static void get_acc_phase(MPI_Win win, int req, void *arg)
 {
-    int *got = arg, one[N];
+    int *got = arg;
+    static int one[N]; /* lives until the epoch ends, as in acc_phase */
     for (int i = 0; i < N; i++)
         one[i] = 1;
     for (int t = 0; t < size; t++) {
