@@ -604,12 +604,9 @@ int fm_am_rma_init(void)
     return FM_OK;
 }
 
-void fm_am_rma_finalize(void)
+/* Wait for the last transfer, then give back what init and the transfers took. */
+static void rma_teardown(void)
 {
-    if (!R.up) {
-        fm_xfer_finalize();
-        return;
-    }
     flush_nbi();
     fm_wait_until(R.nbi.pending == 0); /* nothing may land after the transports are gone */
     if (R.hooked) {
@@ -635,6 +632,12 @@ void fm_am_rma_finalize(void)
     free(R.copy);
     free(R.nbi_flush);
     memset(&R, 0, sizeof R);
+}
+
+void fm_am_rma_finalize(void)
+{
+    if (R.up)
+        rma_teardown();
     fm_xfer_finalize(); /* windows and collective caches are gone by now too */
 }
 

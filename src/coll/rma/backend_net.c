@@ -91,12 +91,12 @@ typedef struct net_op {
 } net_op;
 
 typedef struct net_be {
-    fm_net *net;         /* the transport's one-sided operations */
+    fm_net *net;         /* the transport's one-sided operations; set once we hold
+                          * am/xfer.h's completion hook */
     fm_net_mr *mr;
     long *inflight;      /* [size] writes not yet completed, per peer */
     long total;          /* all ops not yet completed */
     int err;             /* first failed completion */
-    int held;            /* am/xfer.h polls completions for us */
     net_op *free_ops;
     net_op **chunks;     /* every op allocation, freed at detach */
     int nchunks;
@@ -249,7 +249,7 @@ static void release(fm_crma *c)
         fm_wait_until(b->total == 0);
         if (b->mr)
             fm_net_rma_dereg(b->net, b->mr);
-        if (b->held)
+        if (b->net)
             fm_xfer_release();
         for (int i = 0; i < b->nchunks; i++)
             free(b->chunks[i]);
@@ -282,7 +282,6 @@ static int net_attach(fm_crma *c, MPI_Comm comm, char *why)
     }
     if (ok) {
         b->net = net;
-        b->held = 1;
         b->inflight = inflight;
         inflight = NULL;
         c->be_state = b;
