@@ -346,6 +346,8 @@ int fm_ofi_rma_poll(void)
             op->done(op, FM_OK);
             n++;
         }
+        if (got < 16) /* drained: see fm_ofi_poll */
+            break;
     }
     return n;
 }

@@ -289,6 +289,11 @@ int fm_ofi_poll(void (*cb)(int, const void *, size_t))
             }
             post_rx(b);
         }
+        /* A short batch emptied the queue: reading again would only ask
+         * the provider to progress once more (a syscall on `net`), which
+         * a message arriving now does not need before we act on this one. */
+        if (got < s->nevents)
+            break;
     }
     s->polling = 0;
     /* Our rendezvous registrations: the peers' fi_reads of them progress
