@@ -25,9 +25,10 @@
  * call returns (the conduit's non-bulk rule): over the network a put up to
  * FABMPI_AM_BOUNCE_LIMIT is copied into a bounce buffer, a larger one
  * waits for its completion, unless FAB_FLAG_BULK defers reuse to the sync.
- * Local buffers are never registered: the one-sided endpoint is opened
- * only on providers that need no local descriptors (net/ofi/rma.c), so
- * unmapping or remapping them between transfers is always safe. */
+ * Local buffers are registered only where the provider needs it, by the
+ * transport's registration cache (net/ofi/mr_cache.c), which drops what
+ * the program unmaps, so unmapping or remapping them between transfers is
+ * always safe. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -41,6 +41,8 @@
     X(OFI_RMA, ENUM, "auto", "auto|am", rma, TUNER_BASIC, ALL_EQ, INIT, "One-sided windows over OFI: auto = fi_write/fi_read where the provider offers FI_RMA (accumulates: see FABMPI_RMA_ATOMICS), am = active messages for everything") \
     X(RMA_ATOMICS, ENUM, "auto", "auto|am", rma, TUNER_BASIC, ALL_EQ, INIT, "Accumulates on windows over OFI: auto = provider atomics (fi_fetch_atomic, fi_compare_atomic) for basic types whose every op the provider validates, when every rank of the window reaches every other over OFI (decided per window at creation; FABMPI_VERBOSE=1 says which), am = always active messages applied at the target") \
     X(OFI_RMA_MR, ENUM, "basic", "basic|scalable", rma, TUNER_DETAIL, ALL_EQ, INIT, "Memory-registration modes windows ask the provider for: basic = FI_MR_VIRT_ADDR|FI_MR_PROV_KEY|FI_MR_ALLOCATED, scalable = none (offsets, keys chosen by fabmpi)") \
+    X(OFI_MR_CACHE, ENUM, "auto", "auto|on|off", rma, TUNER_DETAIL, LOCAL, INIT, "Registration cache for the local buffers of one-sided transfers over OFI (fi_write, fi_read, atomics): auto = where the provider needs local registrations (FI_MR_LOCAL), on = for every transfer, off = never (such a provider then reaches peers by active messages)") \
+    X(OFI_MR_CACHE_ENTRIES, INT, "256", "1..1048576", rma, TUNER_DETAIL, LOCAL, INIT, "Registrations the cache keeps before it closes the least recently used") \
     X(OFI_RNDV, ENUM, "read", "read|stream", ofi, TUNER_BASIC, ALL_EQ, INIT, "Rendezvous of the sw engine over OFI: read = the sender's RTS carries an RMA key and the receiver fi_reads the data, then sends FIN (falls back to stream when the provider has no FI_RMA, FABMPI_OFI_RMA=am, or registration fails); stream = the receiver answers CTS and the sender streams DATA chunks") \
     X(OFI_POSTED_MAX, INT, "0", "0..16777216", pt2pt, TUNER_DETAIL, LOCAL, INIT, "Receives the ofi engine keeps posted in the provider; later ones wait in a software list, in order, until slots free (0: seven eighths of the provider's rx_attr->size; the rest stays free for sync-send acks and probes)") \
     X(OFI_CONNECT, ENUM, "dynamic", "dynamic|static", ofi, TUNER_DETAIL, LOCAL, INIT, "Address-vector insertion: dynamic = on first send to a peer, static = every peer at init") \
@@ -105,6 +107,7 @@ enum { FM_NET_AUTO, FM_NET_SHM, FM_NET_OFI };
 enum { FM_OFI_CONNECT_DYNAMIC, FM_OFI_CONNECT_STATIC };
 enum { FM_OFI_RMA_AUTO, FM_OFI_RMA_AM };
 enum { FM_OFI_RMA_MR_BASIC, FM_OFI_RMA_MR_SCALABLE };
+enum { FM_OFI_MR_CACHE_AUTO, FM_OFI_MR_CACHE_ON, FM_OFI_MR_CACHE_OFF };
 enum { FM_RMA_ATOMICS_AUTO, FM_RMA_ATOMICS_AM };
 enum { FM_OFI_RNDV_READ, FM_OFI_RNDV_STREAM };
 enum { FM_PT2PT_AUTO, FM_PT2PT_SW, FM_PT2PT_OFI };

@@ -37,6 +37,10 @@
     X(ofi_sent_bytes, COUNTER, ofi, "Bytes of those messages, headers included")                \
     X(ofi_rndv_reads, COUNTER, ofi, "Rendezvous payloads the receiver pulled with fi_read (FABMPI_OFI_RNDV=read)") \
     X(ofi_rndv_read_bytes, COUNTER, ofi, "Bytes of those reads")                                \
+    X(ofi_mr_cache_hits, COUNTER, ofi, "One-sided transfers over OFI whose local buffer had a cached registration (FABMPI_OFI_MR_CACHE)") \
+    X(ofi_mr_cache_misses, COUNTER, ofi, "Local buffers registered because none cached covered them") \
+    X(ofi_mr_cache_invalidated, COUNTER, ofi, "Cached registrations dropped because their pages left the address space (munmap, mremap, madvise, mmap over them)") \
+    X(ofi_mr_cache_evicted, COUNTER, ofi, "Cached registrations closed to stay within FABMPI_OFI_MR_CACHE_ENTRIES") \
     X(coll_barrier_two_sided, COUNTER, coll, "Blocking MPI_Barrier calls run by the two-sided dissemination algorithm") \
     X(coll_barrier_rma, COUNTER, coll, "Blocking MPI_Barrier calls run by dissemination on one-sided flags") \
     X(coll_barrier_flat, COUNTER, coll, "MPI_Barrier calls (blocking, or nonblocking schedules) run flat: one round of flags") \

@@ -4,9 +4,10 @@
  * A second endpoint, not the messaging one, because the memory-registration
  * mode is a domain attribute: the messaging domain asks for mr_mode 0 so any
  * provider fits, while windows ask for the modes the RMA layer copes with
- * (FI_MR_VIRT_ADDR, FI_MR_PROV_KEY, FI_MR_ALLOCATED — never FI_MR_LOCAL, so
- * a provider that needs local descriptors is simply not returned and windows
- * fall back to active messages).  It is opened on the first window with an
+ * (FI_MR_VIRT_ADDR, FI_MR_PROV_KEY, FI_MR_ALLOCATED, and FI_MR_LOCAL: local
+ * buffers then get descriptors from mr_cache.c; with FABMPI_OFI_MR_CACHE=off
+ * such a provider is not returned and windows use active messages).  It
+ * is opened on the first window with an
  * OFI peer, from the provider and domain the messaging endpoint uses;
  * addresses travel in the window's setup exchange, not through the
  * bootstrap.
@@ -25,6 +26,7 @@
 #include <rdma/fi_rma.h>
 
 #include "net/net.h"
+#include "net/ofi/mr_cache.h"
 #include "net/ofi/ofi.h"
 #include "net/ofi/quirks.h"
 #include "util/log.h"
@@ -70,6 +72,16 @@ static const enum fi_op fi_aop[FM_NET_AOP_COUNT] = {
     [FM_NET_AOP_READ] = FI_ATOMIC_READ, [FM_NET_AOP_CSWAP] = FI_CSWAP,
 };
 
+/* Bytes per element of each, for registering the buffers of an atomic. */
+static const size_t at_size[FM_NET_AT_COUNT] = {
+    [FM_NET_AT_I8] = 1,      [FM_NET_AT_U8] = 1,     [FM_NET_AT_I16] = 2,
+    [FM_NET_AT_U16] = 2,     [FM_NET_AT_I32] = 4,    [FM_NET_AT_U32] = 4,
+    [FM_NET_AT_I64] = 8,     [FM_NET_AT_U64] = 8,    [FM_NET_AT_FLOAT] = sizeof(float),
+    [FM_NET_AT_DOUBLE] = sizeof(double),             [FM_NET_AT_LDOUBLE] = sizeof(long double),
+    [FM_NET_AT_FCOMPLEX] = 2 * sizeof(float),        [FM_NET_AT_DCOMPLEX] = 2 * sizeof(double),
+    [FM_NET_AT_LDCOMPLEX] = 2 * sizeof(long double),
+};
+
 static int rfail(const char *what, int rc)
 {
     fm_log(1, "ofi/rma: %s failed: %s; windows use active messages", what, fi_strerror(-rc));
@@ -85,10 +97,13 @@ static int rma_open(void)
     hints->ep_attr->type = FI_EP_RDM;
     hints->caps = FI_RMA;
     hints->mode = 0;
-    /* The modes we handle; with "scalable" none, so offsets and our keys. */
+    /* The modes we handle; with "scalable" none, so offsets and our keys.
+     * Local descriptors too unless the registration cache is off. */
     hints->domain_attr->mr_mode = fm_param.OFI_RMA_MR == FM_OFI_RMA_MR_BASIC
                                       ? FI_MR_VIRT_ADDR | FI_MR_PROV_KEY | FI_MR_ALLOCATED
                                       : 0;
+    if (fm_param.OFI_MR_CACHE != FM_OFI_MR_CACHE_OFF)
+        hints->domain_attr->mr_mode |= FI_MR_LOCAL;
     hints->domain_attr->threading = FI_THREAD_DOMAIN;
     /* Completion must mean the bytes are in the target's memory: the
      * flush that waits for it is followed by messages on another endpoint
@@ -146,11 +161,14 @@ static int rma_open(void)
            mr & FI_MR_VIRT_ADDR ? " virt_addr" : " offsets", mr & FI_MR_PROV_KEY ? " prov_key" : " own_keys",
            mr & FI_MR_ALLOCATED ? " allocated" : "", mr & FI_MR_LOCAL ? " local" : "",
            R.info->ep_attr->max_msg_size, R.atomic ? ", FI_ATOMIC" : "");
+    fm_ofi_mr_cache_open(R.domain, mr & FI_MR_PROV_KEY ? NULL : &R.next_key,
+                         (mr & FI_MR_LOCAL) != 0);
     return FM_OK;
 }
 
 static void rma_close(void)
 {
+    fm_ofi_mr_cache_close();
     if (R.ep)
         fi_close(&R.ep->fid);
     if (R.av)
@@ -249,8 +267,14 @@ int fm_ofi_rma_xfer(int write, int world, void *buf, size_t len, uint64_t raddr,
                     fm_net_rma_op *op)
 {
     struct fi_context *ctx = op_ctx(op);
-    ssize_t rc = write ? fi_write(R.ep, buf, len, NULL, R.addr[world], raddr, key, ctx)
-                       : fi_read(R.ep, buf, len, NULL, R.addr[world], raddr, key, ctx);
+    void *desc = NULL;
+    if (fm_ofi_mr_cache_on) {
+        int r = fm_ofi_mr_desc(buf, len, &desc);
+        if (r != FM_OK)
+            return r;
+    }
+    ssize_t rc = write ? fi_write(R.ep, buf, len, desc, R.addr[world], raddr, key, ctx)
+                       : fi_read(R.ep, buf, len, desc, R.addr[world], raddr, key, ctx);
     if (rc == -FI_EAGAIN)
         return FM_ERR_AGAIN;
     if (rc) {
@@ -258,6 +282,7 @@ int fm_ofi_rma_xfer(int write, int world, void *buf, size_t len, uint64_t raddr,
                      len, world, fi_strerror((int)-rc));
         return FM_ERR_NET;
     }
+    fm_ofi_mr_inflight++;
     return FM_OK;
 }
 
@@ -297,14 +322,25 @@ int fm_ofi_rma_atomic(int form, int world, const void *buf, size_t count, const 
     fi_addr_t a = R.addr[world];
     enum fi_datatype dt = fi_type[type];
     enum fi_op op = fi_aop[aop];
+    void *d = NULL, *cd = NULL, *rd = NULL;
+    if (fm_ofi_mr_cache_on) {
+        size_t bytes = count * at_size[type];
+        int r = fm_ofi_mr_desc(buf, aop == FM_NET_AOP_READ ? 0 : bytes, &d);
+        if (r == FM_OK && form == FM_NET_ATOMIC_COMPARE)
+            r = fm_ofi_mr_desc(cmp, bytes, &cd);
+        if (r == FM_OK && form != FM_NET_ATOMIC_WRITE)
+            r = fm_ofi_mr_desc(res, bytes, &rd);
+        if (r != FM_OK)
+            return r;
+    }
     ssize_t rc;
     if (form == FM_NET_ATOMIC_COMPARE)
-        rc = fi_compare_atomic(R.ep, buf, count, NULL, cmp, NULL, res, NULL, a, raddr, key, dt, op,
+        rc = fi_compare_atomic(R.ep, buf, count, d, cmp, cd, res, rd, a, raddr, key, dt, op,
                                op_ctx(o));
     else if (form == FM_NET_ATOMIC_FETCH)
-        rc = fi_fetch_atomic(R.ep, buf, count, NULL, res, NULL, a, raddr, key, dt, op, op_ctx(o));
+        rc = fi_fetch_atomic(R.ep, buf, count, d, res, rd, a, raddr, key, dt, op, op_ctx(o));
     else
-        rc = fi_atomic(R.ep, buf, count, NULL, a, raddr, key, dt, op, op_ctx(o));
+        rc = fi_atomic(R.ep, buf, count, d, a, raddr, key, dt, op, op_ctx(o));
     if (rc == -FI_EAGAIN)
         return FM_ERR_AGAIN;
     if (rc) {
@@ -314,6 +350,7 @@ int fm_ofi_rma_atomic(int form, int world, const void *buf, size_t count, const 
                      count, (int)dt, (int)op, world, fi_strerror((int)-rc));
         return FM_ERR_NET;
     }
+    fm_ofi_mr_inflight++;
     return FM_OK;
 }
 
@@ -335,12 +372,14 @@ int fm_ofi_rma_poll(void)
             fm_error_msg("ofi/rma: operation failed: %s (provider: %s)", fi_strerror(e.err),
                          fi_cq_strerror(R.cq, e.prov_errno, e.err_data, NULL, 0));
             fm_net_rma_op *op = e.op_context;
+            fm_ofi_mr_inflight--;
             if (op)
                 op->done(op, FM_ERR_NET);
             continue;
         }
         if (got < 0)
             break;
+        fm_ofi_mr_inflight -= got;
         for (ssize_t i = 0; i < got; i++) {
             fm_net_rma_op *op = ev[i].op_context;
             op->done(op, FM_OK);
@@ -349,6 +388,7 @@ int fm_ofi_rma_poll(void)
         if (got < 16) /* drained: see fm_ofi_poll */
             break;
     }
+    fm_ofi_mr_reap();
     return n;
 }
 
