@@ -6,8 +6,9 @@
  * moves (p - 1) / p of the vector once.  At 2 ranks and 1 MiB that is one
  * 512 KiB exchange, where reduce-then-scatter moved 1 MiB to rank 0 and
  * 512 KiB back: osu_reduce_scatter 178 -> 83 us (Open MPI 139).
- * Otherwise: reduce the whole vector to rank 0 (in rank order, so any op is
- * fine), then scatter the pieces — two latency terms of log p; correct for
+ * Otherwise, and for vectors up to 2 KiB on a crowded node (rs_crowded):
+ * reduce the whole vector to rank 0 (in rank order, so any op is fine),
+ * then scatter the pieces — two latency terms of log p; correct for
  * non-commutative ops. */
 #include <stdlib.h>
 
@@ -15,6 +16,8 @@
 #include "coll/coll_call.h"
 #include "coll/coll_util.h"
 #include "coll/op.h"
+#include "coll/rma/coll_rma.h"
+#include "boot/boot.h"
 #include "core/comm.h"
 #include "util/status.h"
 
@@ -69,6 +72,39 @@ static void fm_rs_pairwise(fm_coll_call *cc, const void *sbuf, void *rbuf, fm_ia
     fm_cc_tmp_done(cc, raw);
 }
 
+/* The whole vector's element count and, with rcounts, each member's
+ * displacement (malloc'd: *displs).  FM_OK or FM_ERR_NOMEM. */
+static int rs_layout(int size, fm_iarr rcounts, MPI_Count rcount, MPI_Count *total,
+                     MPI_Aint **displs)
+{
+    *displs = NULL;
+    *total = rcount * size;
+    if (fm_iarr_null(rcounts))
+        return FM_OK;
+    if (!(*displs = malloc(sizeof **displs * (size_t)size)))
+        return FM_ERR_NOMEM;
+    *total = 0;
+    for (int i = 0; i < size; i++) {
+        (*displs)[i] = *total;
+        *total += fm_iarr_at(rcounts, i);
+    }
+    return FM_OK;
+}
+
+/* On a crowded node (every member on it, more ranks than CPUs) each
+ * pairwise round waits for its partner to be scheduled.  osu_reduce_scatter
+ * at 4 ranks on 2 cores, us, pairwise against reduce to rank 0 then
+ * scatter (the blocking form's reduce one-sided, rs_crowded_blocking), two
+ * runs of 3-4 rounds: 8 B 6.50 / 4.79 and 6.39 / 5.41, 512 B 6.62 / 5.69
+ * and 6.94 / 5.98, 2 KiB 6.86 / 6.53 and 7.83 / 7.03; from 4 KiB on one
+ * run or the other has pairwise ahead (16 KiB 11.1 / 10.2 and 12.5 /
+ * 18.5).  So up to 2 KiB. */
+#define FM_RS_CROWDED_BYTES 2048
+static int rs_crowded(MPI_Comm comm, size_t bytes)
+{
+    return comm->size > 2 && bytes <= FM_RS_CROWDED_BYTES && fm_coll_crowded(comm);
+}
+
 /* rcounts absent: reduce_scatter_block with rcount per member. */
 void fm_cc_reduce_scatter(fm_coll_call *cc, const void *sbuf, void *rbuf, fm_iarr rcounts,
                           MPI_Count rcount, MPI_Datatype dt, MPI_Op op)
@@ -78,27 +114,20 @@ void fm_cc_reduce_scatter(fm_coll_call *cc, const void *sbuf, void *rbuf, fm_iar
         return;
     }
     const int size = cc->comm->size;
-    MPI_Aint *displs = NULL;
-    MPI_Count total = rcount * size;
-    if (!fm_iarr_null(rcounts)) {
-        /* Read only while recording: the scatter's steps keep addresses. */
-        displs = malloc(sizeof *displs * (size_t)size);
-        if (!displs) {
-            fm_cc_fail(cc, FM_ERR_NOMEM);
-            return;
-        }
-        total = 0;
-        for (int i = 0; i < size; i++) {
-            displs[i] = total;
-            total += fm_iarr_at(rcounts, i);
-        }
+    MPI_Aint *displs; /* read only while recording: the scatter's steps keep addresses */
+    MPI_Count total;
+    if (rs_layout(size, rcounts, rcount, &total, &displs) != FM_OK) {
+        fm_cc_fail(cc, FM_ERR_NOMEM);
+        return;
     }
     if (total == 0 || dt->size == 0) {
         free(displs);
         return; /* every member knows every count: nothing to do anywhere */
     }
+    const size_t bytes = (size_t)total * (size_t)dt->size;
     if (op->commute && sbuf != MPI_IN_PLACE &&
-        (size <= FM_RS_PAIRWISE_RANKS || total * dt->size >= FM_RS_PAIRWISE_BYTES)) {
+        (size <= FM_RS_PAIRWISE_RANKS || bytes >= FM_RS_PAIRWISE_BYTES) &&
+        !rs_crowded(cc->comm, bytes)) {
         fm_rs_pairwise(cc, sbuf, rbuf, rcounts, rcount, displs, dt, op);
         free(displs);
         return;
@@ -113,18 +142,60 @@ void fm_cc_reduce_scatter(fm_coll_call *cc, const void *sbuf, void *rbuf, fm_iar
     free(displs);
 }
 
+/* The blocking form of the crowded case: MPI_Reduce as select.c chooses it
+ * (one-sided there: 1.5-1.7 us at 4 ranks on 2 cores against 1.9-2.8
+ * two-sided), then the scatter.  With MPI_IN_PLACE rank 0 reduces
+ * in place, its block already first.  Both run even when the first fails,
+ * so every member returns. */
+static int rs_crowded_blocking(const void *sbuf, void *rbuf, fm_iarr rcounts, MPI_Count rcount,
+                               MPI_Count total, const MPI_Aint *displs, MPI_Datatype dt,
+                               MPI_Op op, MPI_Comm comm)
+{
+    const int root = comm->rank == 0, in_place = sbuf == MPI_IN_PLACE;
+    void *full = NULL, *raw = NULL;
+    if (root && !(full = in_place ? rbuf : fm_coll_tmp_alloc(total, dt, &raw)))
+        fm_boot_abort(1, "fabmpi: MPI_Reduce_scatter: out of memory for the reduced vector");
+    int rc = fm_coll_sel_reduce(root && in_place ? MPI_IN_PLACE : in_place ? rbuf : sbuf, full,
+                                total, dt, op, 0, comm);
+    void *to = root && in_place ? MPI_IN_PLACE : rbuf;
+    int rc2 = displs ? fm_coll_scatterv(full, rcounts, fm_iarr_wide(displs), dt, to,
+                                        fm_iarr_at(rcounts, comm->rank), dt, 0, comm)
+                     : fm_coll_scatter(full, rcount, dt, to, rcount, dt, 0, comm);
+    fm_coll_tmp_free(raw);
+    return rc != FM_OK ? rc : rc2;
+}
+
+/* Blocking calls: the crowded case above, else the recorded algorithm. */
+static int rs_blocking(const void *sbuf, void *rbuf, fm_iarr rcounts, MPI_Count rcount,
+                       MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    MPI_Aint *displs = NULL;
+    MPI_Count total = 0;
+    if (fm_comm_is_inter(comm))
+        goto recorded;
+    /* Every member must take the same way: no member may drop out alone. */
+    if (rs_layout(comm->size, rcounts, rcount, &total, &displs) != FM_OK)
+        fm_boot_abort(1, "fabmpi: MPI_Reduce_scatter: out of memory for the displacements");
+    if (total && dt->size && rs_crowded(comm, (size_t)total * (size_t)dt->size)) {
+        int rc = rs_crowded_blocking(sbuf, rbuf, rcounts, rcount, total, displs, dt, op, comm);
+        free(displs);
+        return rc;
+    }
+    free(displs);
+recorded:;
+    fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_REDUCE);
+    fm_cc_reduce_scatter(&cc, sbuf, rbuf, rcounts, rcount, dt, op);
+    return cc.rc;
+}
+
 int fm_coll_reduce_scatter(const void *sbuf, void *rbuf, fm_iarr rcounts, MPI_Datatype dt,
                            MPI_Op op, MPI_Comm comm)
 {
-    fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_REDUCE);
-    fm_cc_reduce_scatter(&cc, sbuf, rbuf, rcounts, 0, dt, op);
-    return cc.rc;
+    return rs_blocking(sbuf, rbuf, rcounts, 0, dt, op, comm);
 }
 
 int fm_coll_reduce_scatter_block(const void *sbuf, void *rbuf, MPI_Count rcount,
                                  MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
-    fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_REDUCE);
-    fm_cc_reduce_scatter(&cc, sbuf, rbuf, FM_IARR_NONE, rcount, dt, op);
-    return cc.rc;
+    return rs_blocking(sbuf, rbuf, FM_IARR_NONE, rcount, dt, op, comm);
 }

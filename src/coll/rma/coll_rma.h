@@ -20,6 +20,11 @@ int fm_coll_sel_reduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Dataty
 int fm_coll_sel_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
                           MPI_Op op, MPI_Comm comm);
 
+/* 1 when every member of comm (an intracommunicator) is on this node and
+ * the node has more ranks than CPUs: the same on every member, so two-sided
+ * algorithms may choose by it too. */
+int fm_coll_crowded(MPI_Comm comm);
+
 /* The same choice for MPI_Ibarrier / MPI_Iallreduce and their persistent
  * forms, recorded into cc's schedule (coll/sched.h). */
 struct fm_coll_call;

@@ -90,10 +90,15 @@ static const fm_size_range wins[NKIND][2] = {
  * nodes; a member's p - 1 reads keep it to small communicators. */
 #define FM_FLAT_RANKS 16
 
+int fm_coll_crowded(MPI_Comm comm)
+{
+    return !fm_comm_is_inter(comm) && fm_oversubscribed && fm_crma_all_shm(comm);
+}
+
 static int flat_fits(MPI_Comm comm, size_t bytes, MPI_Datatype dt)
 {
-    return !fm_comm_is_inter(comm) && fm_oversubscribed && comm->size <= FM_FLAT_RANKS && bytes <= FM_CRMA_FLAT_MAX &&
-           (!dt || fm_dt_is_contig(dt)) && fm_crma_all_shm(comm);
+    return comm->size <= FM_FLAT_RANKS && bytes <= FM_CRMA_FLAT_MAX && (!dt || fm_dt_is_contig(dt)) &&
+           fm_coll_crowded(comm);
 }
 
 /* Why two-sided runs, before looking at the cache (NULL: one-sided may).
