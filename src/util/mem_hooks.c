@@ -3,11 +3,11 @@
  *
  * A registration pins the pages behind a range of addresses; when the
  * program unmaps that range and maps something else at the same place, a
- * cache that still trusts the registration would move the old pages.  The
- * ibv conduit's README (its "firehose" bug) names the two cures: validate
- * every use, or intercept every change.  Linux offers no cheap way to
- * validate (page frame numbers are for root only), so we intercept: this
- * file defines munmap, mremap, madvise and mmap (and mmap64), and libfabmpi.so exports
+ * cache that still trusts the registration would move the old pages (the
+ * ibv conduit README's firehose bug).  A cache can validate every use or
+ * intercept every change; Linux offers no cheap way to validate (page
+ * frame numbers are for root only), so we intercept: this file defines
+ * munmap, mremap, madvise and mmap (and mmap64), and libfabmpi.so exports
  * them, so calls from the program and from every library bound to these
  * names come here first, tell the watcher which range goes, and then make
  * the system call themselves.  glibc's own malloc and free reach the kernel

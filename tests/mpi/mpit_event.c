@@ -473,7 +473,11 @@ static void check_parked(void)
     CHECK_EQ(parked_bad, 0);
     if (rank == 1 && expect && !strcmp(expect, "1"))
         CHECKF(parked_n > 0 && parked_n <= N + 16, "%d sends parked", parked_n);
-    if (rank != 1)
+    /* The others send only the barrier's messages, which a network
+     * provider may refuse for a moment too (its first send to a new peer
+     * often meets -FI_EAGAIN), so over OFI they may park as well. */
+    const char *net = getenv("FABMPI_NET");
+    if (rank != 1 && !(net && !strcmp(net, "ofi")))
         CHECK_EQ(parked_n, 0);
     CHECK_MPI(MPI_T_event_handle_free(reg, NULL, NULL));
     free(v);
@@ -562,7 +566,10 @@ int main(int argc, char **argv)
     check_list();
     check_errors_and_drops();
     check_free_in_callback();
-    if (size > 1) {
+    /* Software matching raises these; with FABMPI_PT2PT=ofi the provider
+     * matches and queues, and they are documented as not raised. */
+    const char *engine = getenv("FABMPI_PT2PT");
+    if (size > 1 && !(engine && !strcmp(engine, "ofi"))) {
         check_unexpected();
         check_parked();
     }
