@@ -388,7 +388,8 @@ int fm_ofi_rma_poll(void)
         if (got < 16) /* drained: see fm_ofi_poll */
             break;
     }
-    fm_ofi_mr_reap();
+    if (fm_ofi_mr_cache_on) /* no call per poll where nothing is cached */
+        fm_ofi_mr_reap();
     return n;
 }
 
