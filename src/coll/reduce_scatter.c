@@ -169,19 +169,19 @@ static int rs_crowded_blocking(const void *sbuf, void *rbuf, fm_iarr rcounts, MP
 static int rs_blocking(const void *sbuf, void *rbuf, fm_iarr rcounts, MPI_Count rcount,
                        MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
-    if (!fm_comm_is_inter(comm)) {
+    MPI_Count total = rcount * comm->size;
+    for (int i = 0; !fm_iarr_null(rcounts) && i < comm->size; i++)
+        total += fm_iarr_at(rcounts, i); /* rcount is 0 then */
+    /* Displacements only for the crowded case: the recorded one makes its own. */
+    if (!fm_comm_is_inter(comm) && total && dt->size &&
+        rs_crowded(comm, (size_t)total * (size_t)dt->size)) {
         MPI_Aint *displs;
-        MPI_Count total;
         /* Every member must take the same way: none may drop out alone. */
         if (rs_layout(comm->size, rcounts, rcount, &total, &displs) != FM_OK)
             fm_boot_abort(1, "fabmpi: MPI_Reduce_scatter: out of memory for the displacements");
-        int crowded = total && dt->size && rs_crowded(comm, (size_t)total * (size_t)dt->size);
-        int rc = crowded ? rs_crowded_blocking(sbuf, rbuf, rcounts, rcount, total, displs, dt,
-                                               op, comm)
-                         : FM_OK;
+        int rc = rs_crowded_blocking(sbuf, rbuf, rcounts, rcount, total, displs, dt, op, comm);
         free(displs);
-        if (crowded)
-            return rc;
+        return rc;
     }
     fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_REDUCE);
     fm_cc_reduce_scatter(&cc, sbuf, rbuf, rcounts, rcount, dt, op);
