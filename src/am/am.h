@@ -14,6 +14,8 @@
 
 #include <fabmpi/am.h>
 
+#include "am/region.h"
+
 /* Reserve this rank's segment and publish it; before the transports' init
  * (whose fences make it visible).  FM_OK or an error after logging why. */
 int fm_am_publish(void);
@@ -47,21 +49,19 @@ int fm_am_internal_reply(int kind, fab_am_token_t token, unsigned handler, const
 int fm_am_rma_init(void);
 void fm_am_rma_finalize(void);
 
-/* segment.c: rank's segment (base 0, size 0 before fm_am_init). */
-struct fm_am_segment {
-    uint64_t base;
-    uint64_t size;
-    int32_t pid; /* its process, and the memfd peers map it through (-1: */
-    int32_t fd;  /* private memory, not mappable) */
-};
-extern struct fm_am_segment *fm_am_segs;
+/* segment.c: rank's segment, a region (am/region.h) whose node card every
+ * rank publishes (base 0, len 0 before fm_am_init; fd -1: private memory,
+ * not mappable). */
+extern fm_region_node_card *fm_am_segs;
+/* Ours, registered for the network by am/rma.c on first use. */
+extern fm_region fm_am_seg_mine;
 /* Read every rank's (after the fences of the transports' init). */
 int fm_am_segments_read(int world_size);
 /* 1 when [addr, addr + n) lies in rank's segment. */
 static inline int fm_am_in_segment(int rank, uint64_t addr, size_t n)
 {
-    const struct fm_am_segment *s = &fm_am_segs[rank];
-    return addr >= s->base && n <= s->size && addr - s->base <= s->size - n;
+    const fm_region_node_card *s = &fm_am_segs[rank];
+    return addr >= s->base && n <= s->len && addr - s->base <= s->len - n;
 }
 void fm_am_segments_release(void);
 /* Where rank's segment is mapped in this process: ours, or a peer's on

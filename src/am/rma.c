@@ -64,15 +64,7 @@ struct fab_event {
     struct fab_event *next; /* free list */
 };
 
-/* A rank's registration as a peer told it (NET). */
-#define NAME_MAX_LEN 160
-struct card_msg {
-    int32_t ok;
-    int32_t namelen;
-    uint64_t key;
-    uint64_t raddr; /* the remote address of its segment's first byte */
-    char name[NAME_MAX_LEN];
-};
+/* A rank's registration as its segment's net card told it (NET). */
 enum { CARD_NONE = 0, CARD_ASKED, CARD_KNOWN };
 struct card {
     int state;
@@ -102,8 +94,7 @@ static struct {
     struct copy_peer *copy; /* [world] COPY: its segment, and where it is mapped here */
     struct card *card;     /* [world] */
     fm_net *net;           /* the one-sided transport (am/xfer.h), opened; NULL: none */
-    fm_net_mr *mr;         /* our segment's registration */
-    uint64_t key, raddr;
+    fm_region_net_card self_card; /* our segment's, once registered */
     int reg_tried, reg_ok;
     struct fab_event nbi;  /* what _nbi operations count into */
     struct fab_event *free_ev;
@@ -156,10 +147,8 @@ static int self_reg(void)
 {
     if (!R.reg_tried) {
         R.reg_tried = 1;
-        const struct fm_am_segment *s = &fm_am_segs[fm_world_rank];
-        R.reg_ok = net() && s->size &&
-                   fm_net_rma_reg(R.net, (void *)(uintptr_t)s->base, (size_t)s->size, &R.mr,
-                                  &R.key, &R.raddr) == FM_OK;
+        fm_region_register(&fm_am_seg_mine, &R.self_card);
+        R.reg_ok = net() && R.self_card.ok;
         if (R.reg_ok && !R.hooked && (R.hooked = fm_xfer_hold() == FM_OK))
             fm_progress_awake++; /* a peer writes here: its writes move as we poll */
         R.reg_ok &= R.hooked;
@@ -171,16 +160,9 @@ static int self_reg(void)
 static void on_card(fab_am_token_t t, void *buf, size_t n, const fab_am_arg_t *a, unsigned na)
 {
     (void)buf, (void)n, (void)a, (void)na;
-    struct card_msg m;
-    memset(&m, 0, sizeof m);
-    if (self_reg()) {
-        size_t len = fm_net_rma_name(R.net, m.name, sizeof m.name);
-        m.ok = len > 0;
-        m.namelen = (int32_t)len;
-        m.key = R.key;
-        m.raddr = R.raddr;
-    }
-    fm_am_internal_reply(FM_AM_MEDIUM, t, H_CARD_R, &m, sizeof m, NULL, 0, NULL);
+    static const fm_region_net_card none;
+    const fm_region_net_card *m = self_reg() ? &R.self_card : &none;
+    fm_am_internal_reply(FM_AM_MEDIUM, t, H_CARD_R, m, sizeof *m, NULL, 0, NULL);
 }
 
 static void on_card_reply(fab_am_token_t t, void *buf, size_t n, const fab_am_arg_t *a,
@@ -188,17 +170,15 @@ static void on_card_reply(fab_am_token_t t, void *buf, size_t n, const fab_am_ar
 {
     (void)a, (void)na;
     int from = fab_am_token_rank(t);
-    struct card_msg m;
+    fm_region_net_card m;
     struct card *c = &R.card[from];
     c->state = CARD_KNOWN;
     c->ok = 0;
     if (n != sizeof m)
         return;
     memcpy(&m, buf, sizeof m);
-    if (!m.ok || m.namelen <= 0 || m.namelen > NAME_MAX_LEN ||
-        fm_net_rma_insert(R.net, from, m.name, (size_t)m.namelen) != FM_OK)
-        return;
-    *c = (struct card){CARD_KNOWN, 1, m.key, m.raddr};
+    if (fm_region_reach(from, &m))
+        *c = (struct card){CARD_KNOWN, 1, m.key, m.raddr};
 }
 
 /* 1 when rank's segment takes our one-sided writes and reads. */
@@ -420,7 +400,7 @@ static int how(int rank)
     if (rank == fm_world_rank || (mode == FM_AM_RMA_AUTO && fm_am_seg_map(rank))) {
         h = HOW_COPY;
         R.copy[rank] = (struct copy_peer){
-            fm_am_segs[rank].base, fm_am_segs[rank].size,
+            fm_am_segs[rank].base, fm_am_segs[rank].len,
             (intptr_t)((uintptr_t)fm_am_seg_map(rank) - fm_am_segs[rank].base)};
     }
     else if (mode != FM_AM_RMA_AM && fm_peer_net[rank] == &fm_net_shm)
@@ -614,8 +594,7 @@ static void rma_teardown(void)
         fm_xfer_release();
         fm_progress_awake--;
     }
-    if (R.mr)
-        fm_net_rma_dereg(R.net, R.mr);
+    fm_region_deregister(&fm_am_seg_mine);
     for (struct fab_event *e; (e = R.free_ev);) {
         R.free_ev = e->next;
         free(e);

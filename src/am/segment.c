@@ -1,16 +1,16 @@
-/* segment.c — each rank's segment (fab_segment): FABMPI_AM_SEGMENT_SIZE
- * bytes of nameless shared memory (memfd) reserved at MPI_Init with
- * MAP_NORESERVE, so a program that never touches it pays one mmap and no
- * pages.  Its address, size, pid and descriptor travel through the
- * bootstrap's key-value store; a peer on this node maps it on first use
+/* segment.c — each rank's segment (fab_segment): a region (am/region.h)
+ * of FABMPI_AM_SEGMENT_SIZE bytes of shared memory made at MPI_Init
+ * without reserving its pages, so a program that never touches it pays
+ * one mmap and no pages.  Its node card travels through the bootstrap's
+ * key-value store; a peer on this node maps it on first use
  * (fm_am_seg_map), so one-sided transfers and Long payloads to it are
- * plain copies.  Where memfd or the mapping fails, the segment is private
- * memory and peers fall back to CMA or messages. */
+ * plain copies.  Where the shared region or the mapping fails, the
+ * segment is private memory and peers fall back to CMA or messages.  Its
+ * memfd stays open for the job: peers map it whenever they first need
+ * it. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <fabmpi/am.h>
 
@@ -21,11 +21,10 @@
 #include "core/cs.h"
 #include "util/log.h"
 #include "util/param.h"
-#include "util/shm_segment.h"
 #include "util/status.h"
 
-struct fm_am_segment *fm_am_segs;
-static struct fm_am_segment mine;
+fm_region_node_card *fm_am_segs;
+fm_region fm_am_seg_mine = {.fd = -1};
 /* Per rank: where its segment is mapped here (NULL: not yet or never),
  * and whether mapping was tried. */
 static char **mapped;
@@ -33,25 +32,23 @@ static uint8_t *tried;
 
 int fm_am_publish(void)
 {
-    mine = (struct fm_am_segment){0, 0, (int32_t)getpid(), -1};
     size_t size = fm_param.AM_SEGMENT_SIZE;
+    fm_region *r = &fm_am_seg_mine;
+    fm_region_wrap(r, NULL, 0);
     if (size) {
         const char *failed = "";
-        void *p = fm_shm_anon_create(size, &mine.fd, &failed);
-        if (!p) {
+        if (fm_region_alloc(r, size, FM_REGION_SHARED, &failed) != FM_OK) {
             fm_log(1, "am: no shared segment (memfd %s: %s); peers reach it by CMA or messages",
                    failed, strerror(errno));
-            p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            if (fm_region_alloc(r, size, 0, &failed) != FM_OK) {
+                fm_error_msg("FABMPI_AM_SEGMENT_SIZE=%zu: cannot reserve the segment (%s)",
+                             size, strerror(errno));
+                return FM_ERR_NOMEM;
+            }
         }
-        if (p == MAP_FAILED || !p) {
-            fm_error_msg("FABMPI_AM_SEGMENT_SIZE=%zu: cannot reserve the segment (%s)", size,
-                         strerror(errno));
-            return FM_ERR_NOMEM;
-        }
-        mine.base = (uint64_t)(uintptr_t)p;
-        mine.size = size;
     }
+    fm_region_node_card mine;
+    fm_region_describe(r, &mine);
     return fm_boot_put("fm.am.seg", &mine, sizeof mine);
 }
 
@@ -60,12 +57,12 @@ char *fm_am_seg_map(int rank)
     if (mapped[rank] || tried[rank])
         return mapped[rank];
     tried[rank] = 1;
-    const struct fm_am_segment *s = &fm_am_segs[rank];
+    const fm_region_node_card *s = &fm_am_segs[rank];
     if (rank == fm_world_rank)
         mapped[rank] = (char *)(uintptr_t)s->base;
-    else if (s->size && s->fd >= 0 && fm_peer_net[rank] == &fm_net_shm) {
+    else if (s->len && s->fd >= 0 && fm_peer_net[rank] == &fm_net_shm) {
         const char *failed = "";
-        mapped[rank] = fm_shm_anon_map(s->pid, s->fd, (size_t)s->size, &failed);
+        mapped[rank] = fm_region_map(s, &failed);
         if (!mapped[rank])
             fm_log(1, "am: rank %d's segment not mapped (%s: %s); reached by CMA or messages",
                    rank, failed, strerror(errno));
@@ -94,13 +91,9 @@ int fm_am_segments_read(int world_size)
 void fm_am_segments_release(void)
 {
     for (int r = 0; mapped && r < fm_world_size; r++)
-        if (mapped[r] && r != fm_world_rank)
-            munmap(mapped[r], (size_t)fm_am_segs[r].size);
-    if (mine.size)
-        munmap((void *)(uintptr_t)mine.base, mine.size);
-    if (mine.fd >= 0)
-        close(mine.fd);
-    mine = (struct fm_am_segment){0, 0, 0, -1};
+        if (r != fm_world_rank)
+            fm_region_unmap(mapped[r], &fm_am_segs[r]);
+    fm_region_free(&fm_am_seg_mine);
     free(fm_am_segs);
     free(mapped);
     free(tried);
@@ -123,6 +116,6 @@ int fab_segment(int rank, void **base, size_t *size)
         return FAB_ERR_BAD_ARG;
     }
     *base = (void *)(uintptr_t)fm_am_segs[rank].base;
-    *size = (size_t)fm_am_segs[rank].size;
+    *size = (size_t)fm_am_segs[rank].len;
     return FAB_OK;
 }

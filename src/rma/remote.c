@@ -41,42 +41,34 @@ static int hook(void)
     return 0;
 }
 
-void fm_rma_remote_prepare(struct fm_win *w, void *base, size_t len, uint64_t *key,
-                           uint64_t *raddr, char *ep, int32_t *eplen, int32_t *ok)
+void fm_rma_remote_prepare(struct fm_win *w, void *base, size_t len, fm_region_net_card *card)
 {
-    *ok = 0;
-    *eplen = 0;
-    fm_net *n = fm_xfer_net();
-    if (!n)
-        return;
-    *eplen = (int32_t)fm_net_rma_name(n, ep, FM_RMA_EP_NAME);
-    if (!*eplen || !len || w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+    memset(card, 0, sizeof *card);
+    if (!fm_xfer_net() || !len || w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
         return; /* dynamic windows: active messages (no key per attach to publish) */
-    fm_net_mr *mr;
-    if (fm_net_rma_reg(n, base, len, &mr, key, raddr) != FM_OK)
-        return;
     w->rm = calloc(1, sizeof *w->rm);
-    if (!w->rm) {
-        fm_net_rma_dereg(n, mr);
+    if (!w->rm)
+        return;
+    fm_region_wrap(&w->rm->region, base, len);
+    fm_region_register(&w->rm->region, card);
+    if (!card->ok) {
+        free(w->rm);
+        w->rm = NULL;
         return;
     }
-    w->rm->net = n;
-    w->rm->mr = mr;
-    *ok = 1;
+    w->rm->net = w->rm->region.net;
 }
 
-void fm_rma_remote_peer(struct fm_win *w, int i, int ok, uint64_t key, uint64_t raddr,
-                        const char *ep, int eplen)
+void fm_rma_remote_peer(struct fm_win *w, int i, const fm_region_net_card *card)
 {
     fm_rma_peer *p = &w->peer[i];
     p->remote = 1;
     p->direct = 0;
     p->base = 0;
     p->world = w->comm->group->world[i];
-    p->key = key;
-    p->raddr = raddr;
-    fm_net *n = ok && eplen > 0 ? fm_xfer_net() : NULL;
-    p->rma = n && fm_net_rma_insert(n, p->world, ep, (size_t)eplen) == FM_OK;
+    p->key = card->key;
+    p->raddr = card->raddr;
+    p->rma = fm_region_reach(p->world, card);
 }
 
 int fm_rma_remote_setup(struct fm_win *w)
@@ -128,8 +120,7 @@ void fm_rma_remote_teardown(struct fm_win *w)
         fm_rma_flush(w, -1);
         free(rm->t);
     }
-    if (rm->mr)
-        fm_net_rma_dereg(rm->net, rm->mr);
+    fm_region_deregister(&rm->region); /* the memory is the window's */
     free(rm);
     w->rm = NULL;
 }

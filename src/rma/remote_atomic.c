@@ -141,19 +141,14 @@ const char *fm_rma_hw_distrust_why(void)
     return net ? net->rma_distrust : NULL;
 }
 
-int fm_rma_hw_self(struct fm_win *w, uint64_t key, uint64_t raddr)
+int fm_rma_hw_self(struct fm_win *w, const fm_region_net_card *card)
 {
-    fm_net *net = fm_xfer_net();
-    if (!net)
-        return FM_ERR_UNSUPPORTED;
     fm_rma_peer *self = &w->peer[w->rank];
-    char ep[FM_RMA_EP_NAME];
-    size_t len = fm_net_rma_name(net, ep, sizeof ep);
-    if (!len || fm_net_rma_insert(net, fm_world_rank, ep, len) != FM_OK)
+    if (!fm_region_reach(fm_world_rank, card))
         return FM_ERR_NET;
     self->world = fm_world_rank;
-    self->key = key;
-    self->raddr = raddr;
+    self->key = card->key;
+    self->raddr = card->raddr;
     return FM_OK;
 }
 

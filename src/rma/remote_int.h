@@ -27,7 +27,7 @@ struct fm_rma_remote {
     tgt *t;                    /* [size] */
     int err;                   /* first failure of a one-sided operation */
     fm_net *net;               /* the transport's one-sided operations, or NULL */
-    fm_net_mr *mr;             /* our registration */
+    fm_region region;          /* our window memory, registered */
     struct fm_win *next;       /* windows served by the progress hook */
 };
 

@@ -40,6 +40,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "am/region.h"
+
 #define FM_MAGIC_WIN 0x57494e44u
 
 /* Passive-target lock word: number of shared holders, or this bit alone
@@ -220,14 +222,13 @@ void fm_rma_acc_at(struct fm_win *w, uintptr_t t, const unsigned char *org, unsi
  * with the same code a local origin uses, when the target makes progress
  * in any call.  Every piece but post's and complete's is answered, so
  * completion is counted per target. */
-#define FM_RMA_EP_NAME 160
-/* Before the setup exchange: open the RMA endpoint and register [base,
- * base+len) (len 0: register nothing).  *ok = 1 when peers may fi_write. */
-void fm_rma_remote_prepare(struct fm_win *w, void *base, size_t len, uint64_t *key,
-                           uint64_t *raddr, char *ep, int32_t *eplen, int32_t *ok);
+/* Before the setup exchange: make [base, base+len) a region of the
+ * active-message layer registered with its one-sided transport (len 0:
+ * register nothing) and fill our net card; card->ok = 1 when peers may
+ * fi_write. */
+void fm_rma_remote_prepare(struct fm_win *w, void *base, size_t len, fm_region_net_card *card);
 /* Peer i is reached over OFI: fill its fields from its card. */
-void fm_rma_remote_peer(struct fm_win *w, int i, int ok, uint64_t key, uint64_t raddr,
-                        const char *ep, int eplen);
+void fm_rma_remote_peer(struct fm_win *w, int i, const fm_region_net_card *card);
 int fm_rma_remote_setup(struct fm_win *w); /* after every peer is filled */
 void fm_rma_remote_teardown(struct fm_win *w);
 int fm_rma_remote_put(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_Datatype odt,
@@ -249,7 +250,7 @@ const char *fm_rma_hw_distrust_why(void);
 enum { FM_RMA_HW_OK = 0, FM_RMA_HW_KNOB, FM_RMA_HW_PROVIDER, FM_RMA_HW_NODE, FM_RMA_HW_REG,
        FM_RMA_HW_QUIRK };
 uint64_t fm_rma_hw_kinds(int *why);
-int fm_rma_hw_self(struct fm_win *w, uint64_t key, uint64_t raddr);
+int fm_rma_hw_self(struct fm_win *w, const fm_region_net_card *card);
 int fm_rma_hw_acc(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_Datatype odt,
                   void *res, MPI_Count rcount, MPI_Datatype rdt, int trank, MPI_Aint tdisp,
                   MPI_Count tcount, MPI_Datatype tdt, MPI_Op op);

@@ -42,10 +42,8 @@ typedef struct win_card {
     int32_t disp_unit;
     int32_t pid;
     int32_t ok;         /* 0: it failed; nobody maps its segment */
-    int32_t rma_ok;     /* OFI: its memory is registered (key, raddr) */
-    uint64_t key, raddr;
-    int32_t ep_len, pad; /* OFI: its RMA endpoint's address */
-    char ep[FM_RMA_EP_NAME];
+    int32_t pad;
+    fm_region_net_card reg; /* OFI: its memory as a registered region */
     uint64_t hw_kinds;  /* OFI: kinds it can accumulate by provider atomics */
     int32_t hw_why, pad2; /* FM_RMA_HW_* why hw_kinds is 0 */
 } win_card;
@@ -177,7 +175,7 @@ static int map_all(struct fm_win *w, const win_card *cards, void *own, const MPI
         p->size = (MPI_Aint)c->size;
         p->disp_unit = w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? 1 : c->disp_unit;
         if (i != w->rank && reached_by_ofi(w, i)) {
-            fm_rma_remote_peer(w, i, c->rma_ok, c->key, c->raddr, c->ep, c->ep_len);
+            fm_rma_remote_peer(w, i, &c->reg);
             continue;
         }
         p->map = i == w->rank ? own : map_peer(c, i, why);
@@ -362,16 +360,15 @@ int fm_win_setup(int flavor, void *base, MPI_Aint size, int disp_unit,
     me.hw_why = FM_RMA_HW_NODE;
     if (own && any_ofi) {
         void *mem = flavor == MPI_WIN_FLAVOR_ALLOCATE ? (char *)own + data_off : base;
-        fm_rma_remote_prepare(w, mem, (size_t)size, &me.key, &me.raddr, me.ep, &me.ep_len,
-                              &me.rma_ok);
+        fm_rma_remote_prepare(w, mem, (size_t)size, &me.reg);
         /* Provider atomics only where nothing else updates the memory: no
          * peer of ours reaches it by load/store or CMA (rma.h). */
         if (!all_ofi)
             me.hw_why = FM_RMA_HW_NODE;
-        else if (!me.rma_ok)
+        else if (!me.reg.ok)
             me.hw_why = FM_RMA_HW_REG;
         else if ((me.hw_kinds = fm_rma_hw_kinds(&me.hw_why)) &&
-                 fm_rma_hw_self(w, me.key, me.raddr) != FM_OK)
+                 fm_rma_hw_self(w, &me.reg) != FM_OK)
             me.hw_kinds = 0, me.hw_why = FM_RMA_HW_REG;
     }
     win_card dummy[1];

@@ -89,19 +89,24 @@ void fm_shm_touch(void *mem, size_t len)
                              memory_order_relaxed);
 }
 
-void *fm_shm_anon_create(size_t len, int *fd, const char **failed)
+void *fm_shm_anon_create(size_t len, int reserve, int *fd, const char **failed)
 {
-    *fd = memfd_create("fabmpi-am-segment", MFD_CLOEXEC);
+    *fd = memfd_create("fabmpi-region", MFD_CLOEXEC);
     if (*fd < 0) {
         *failed = "create";
         return NULL;
     }
     void *m = MAP_FAILED;
-    if (ftruncate(*fd, (off_t)len) != 0)
+    int frc = 0;
+    if (ftruncate(*fd, (off_t)len) != 0) {
         *failed = "size";
-    else if ((m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, *fd, 0)) ==
-             MAP_FAILED)
+    } else if (reserve && (frc = posix_fallocate(*fd, 0, (off_t)len)) != 0) {
+        errno = frc; /* posix_fallocate returns the error, errno untouched */
+        *failed = "size";
+    } else if ((m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+                         MAP_SHARED | (reserve ? 0 : MAP_NORESERVE), *fd, 0)) == MAP_FAILED) {
         *failed = "map";
+    }
     if (m == MAP_FAILED) {
         int e = errno;
         close(*fd);

@@ -1,7 +1,7 @@
 /* shm_segment.h — shared-memory segments, the one place fabmpi creates and
- * maps them: named POSIX ones (the shm transport's rings, shared windows,
- * the one-sided collectives' caches) and nameless memfd ones (the
- * active-message segments, which peers map lazily through /proc).
+ * maps them: named POSIX ones (the shm transport's rings, shared windows)
+ * and nameless memfd ones (the active-message layer's regions,
+ * am/region.h, which peers map through /proc).
  *
  * Names are /fabmpi-<job>-<what><rank> so that mpiexec's sweep of
  * /dev/shm/fabmpi-<job>-* finds whatever a killed job left. */
@@ -37,13 +37,14 @@ void fm_shm_touch(void *mem, size_t len);
  * naming the step ("open", "size": not the expected size, or "map"). */
 void *fm_shm_seg_map(const char *name, size_t *len, const char **failed);
 
-/* A nameless segment of len zeroed bytes (memfd), mapped shared with
- * MAP_NORESERVE: pages are taken when first touched, and nothing is left
- * behind by a killed process (there is no name to sweep).  *fd stays open
- * for peers to map it (fm_shm_anon_map) until the owner closes it.  NULL on
- * failure with errno set and *failed naming the step ("create", "size",
- * "map"). */
-void *fm_shm_anon_create(size_t len, int *fd, const char **failed);
+/* A nameless segment of len zeroed bytes (memfd), mapped shared; nothing
+ * is left behind by a killed process (there is no name to sweep).  With
+ * reserve its memory is allocated now (posix_fallocate), as for named
+ * segments; without, it is mapped MAP_NORESERVE and pages are taken when
+ * first touched.  *fd stays open for peers to map it (fm_shm_anon_map)
+ * until the owner closes it.  NULL on failure with errno set and *failed
+ * naming the step ("create", "size", "map"). */
+void *fm_shm_anon_create(size_t len, int reserve, int *fd, const char **failed);
 /* Map process pid's nameless segment (its descriptor fd, len bytes)
  * through /proc/<pid>/fd/<fd>: same user and a dumpable process, no
  * ptrace permission needed.  NULL on failure with errno set and *failed

@@ -7,13 +7,15 @@
  * Setup, on the communicator's first one-sided collective (never at its
  * creation), the same steps on every member so the collectives pair up even
  * when one member fails:
- *   1. open the one-sided endpoint (once per process), map and zero our
- *      segment, register it for remote read and write: its key, and the
- *      address peers add offsets to (its virtual address, or 0 when the
- *      transport addresses by offset) — the transport handles the modes;
- *   2. allgather (two-sided) a card per member: ok, endpoint name, address,
- *      key, length; insert each peer's endpoint and keep (address, key) in
- *      our directory;
+ *   1. make our segment a region of the active-message layer (am/region.h:
+ *      private zeroed memory registered for remote read and write with the
+ *      one-sided transport, which it opens once per process): its net card
+ *      holds the key, the address peers add offsets to (its virtual
+ *      address, or 0 when the transport addresses by offset) and our
+ *      endpoint's name;
+ *   2. allgather (two-sided) the cards with our length; reach each peer's
+ *      region (its endpoint inserted) and keep (address, key) in our
+ *      directory;
  *   3. allreduce(min) of "reached all": every member ends with the same
  *      verdict.
  *
@@ -48,8 +50,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
+#include "am/region.h"
 #include "am/xfer.h"
 #include "coll/coll.h"
 #include "core/comm.h"
@@ -69,12 +71,9 @@ static int all_ok(MPI_Comm comm, int ok, int *rc)
     return *rc == FM_OK && out == 1;
 }
 
-#define EP_NAME_MAX 160 /* bytes of an endpoint name we pass around */
-
 typedef struct net_card {
-    int32_t ok, eplen;
-    uint64_t raddr, key, len;
-    char ep[EP_NAME_MAX];
+    fm_region_net_card reg;
+    uint64_t len;
 } net_card;
 
 struct net_be;
@@ -93,7 +92,7 @@ typedef struct net_op {
 typedef struct net_be {
     fm_net *net;         /* the transport's one-sided operations; set once we hold
                           * am/xfer.h's completion hook */
-    fm_net_mr *mr;
+    fm_region region;    /* our segment */
     long *inflight;      /* [size] writes not yet completed, per peer */
     long total;          /* all ops not yet completed */
     int err;             /* first failed completion */
@@ -247,8 +246,7 @@ static void release(fm_crma *c)
     if (b) {
         /* Our last flags may still be in flight: their ops live here. */
         fm_wait_until(b->total == 0);
-        if (b->mr)
-            fm_net_rma_dereg(b->net, b->mr);
+        fm_region_free(&b->region);
         if (b->net)
             fm_xfer_release();
         for (int i = 0; i < b->nchunks; i++)
@@ -258,8 +256,6 @@ static void release(fm_crma *c)
         free(b);
     }
     c->be_state = NULL;
-    if (c->self)
-        munmap(c->self, c->seg_len);
     c->self = NULL;
     c->dir = NULL;
 }
@@ -273,6 +269,7 @@ static int net_attach(fm_crma *c, MPI_Comm comm, char *why)
     long *inflight = calloc((size_t)c->size, sizeof *inflight);
     int ok = !c->disabled && cards && b && inflight, rc;
     fm_net *net = fm_xfer_net();
+    const char *failed = "";
     if (!ok) {
         snprintf(why, WHY, "out of memory for the cache's bookkeeping");
     } else if (!net || fm_xfer_hold() != FM_OK) {
@@ -286,51 +283,40 @@ static int net_attach(fm_crma *c, MPI_Comm comm, char *why)
         inflight = NULL;
         c->be_state = b;
         b = NULL;
-        /* mmap: page-aligned and zeroed, as registration likes it. */
-        void *m = mmap(NULL, c->seg_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                       -1, 0);
-        if (m == MAP_FAILED) {
+        fm_region *r = &BE(c)->region;
+        if (fm_region_alloc(r, c->seg_len, FM_REGION_RESERVE, &failed) != FM_OK) {
             snprintf(why, WHY, "cannot map %zu bytes for the cache (lower "
                      "FABMPI_COLL_CACHE_PAGES)", c->seg_len);
             ok = 0;
         } else {
-            c->self = m;
+            c->self = r->base;
             fm_crma_stamp(c);
-            if (fm_net_rma_reg(net, c->self, c->seg_len, &BE(c)->mr, &own.key, &own.raddr) !=
-                FM_OK) {
+            fm_region_register(r, &own.reg);
+            if (!own.reg.ok) {
                 snprintf(why, WHY, "cannot register the %zu-byte cache with the OFI RMA "
                          "endpoint", c->seg_len);
                 ok = 0;
             }
         }
     }
-    if (ok) {
-        own.eplen = (int32_t)fm_net_rma_name(net, own.ep, sizeof own.ep);
-        if (own.eplen <= 0) {
-            snprintf(why, WHY, "the OFI RMA endpoint's name is longer than %d bytes",
-                     EP_NAME_MAX);
-            ok = 0;
-        }
-    }
-    own.ok = ok;
+    own.reg.ok = ok;
     own.len = c->seg_len;
     rc = fm_coll_allgather(&own, sizeof own, MPI_BYTE, cards, sizeof own, MPI_BYTE, comm);
     ok = ok && rc == FM_OK;
     for (int i = 0; ok && i < c->size; i++) {
         fm_crma_dirent *d = &c->dir[i];
-        if (!cards[i].ok || cards[i].len != c->seg_len) {
+        if (!cards[i].reg.ok || cards[i].len != c->seg_len) {
             ok = 0; /* that member says why */
             break;
         }
-        if (i != c->rank &&
-            fm_net_rma_insert(net, comm->world[i], cards[i].ep, (size_t)cards[i].eplen) != FM_OK) {
+        if (i != c->rank && !fm_region_reach(comm->world[i], &cards[i].reg)) {
             snprintf(why, WHY, "cannot insert member %d's RMA endpoint into the address vector",
                      i);
             ok = 0;
             break;
         }
-        d->raddr = cards[i].raddr;
-        d->key = cards[i].key;
+        d->raddr = cards[i].reg.raddr;
+        d->key = cards[i].reg.key;
         d->local = 0;
         d->len = cards[i].len;
     }
