@@ -11,16 +11,17 @@
 #include "util/shm_segment.h"
 #include "util/status.h"
 
-int fm_region_alloc(fm_region *r, size_t len, unsigned how, const char **failed)
+int fm_region_alloc(fm_region *r, size_t len, size_t reserve, unsigned how, const char **failed)
 {
     *r = (fm_region){.len = len, .fd = -1, .owned = 1};
     void *m;
     if (how & FM_REGION_SHARED) {
-        m = fm_shm_anon_create(len, (how & FM_REGION_RESERVE) != 0, &r->fd, failed);
+        m = fm_shm_anon_create(len, reserve, &r->fd, failed);
     } else {
+        /* Private memory is counted against the commit limit whole or not
+         * at all. */
         m = mmap(NULL, len, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | ((how & FM_REGION_RESERVE) ? 0 : MAP_NORESERVE),
-                 -1, 0);
+                 MAP_PRIVATE | MAP_ANONYMOUS | (reserve ? 0 : MAP_NORESERVE), -1, 0);
         if (m == MAP_FAILED) {
             m = NULL;
             *failed = "map";

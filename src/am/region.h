@@ -51,17 +51,15 @@ typedef struct fm_region {
     fm_net_mr *mr;
 } fm_region;
 
-enum {
-    FM_REGION_SHARED = 1,  /* peers on this node may map it (else private) */
-    FM_REGION_RESERVE = 2, /* take its memory now (shared: allocated, so a lack
-                              of it fails here, not as a SIGBUS at the first
-                              touch of a page; private: counted against the
-                              commit limit) */
-};
+enum { FM_REGION_SHARED = 1 }; /* peers on this node may map it (else private) */
 
-/* Map len zeroed bytes as r.  FM_OK, or FM_ERR_NOMEM with errno set and
- * *failed naming the step ("create", "size", "map"). */
-int fm_region_alloc(fm_region *r, size_t len, unsigned how, const char **failed);
+/* Map len zeroed bytes as r, taking the memory of the first `reserve` of
+ * them now (shared: allocated, so a lack of it fails here, not as a SIGBUS
+ * at the first touch of a page; private: counted against the commit
+ * limit); the rest gets pages when first touched.  FM_OK, or
+ * FM_ERR_NOMEM with errno set and *failed naming the step ("create",
+ * "size", "map"). */
+int fm_region_alloc(fm_region *r, size_t len, size_t reserve, unsigned how, const char **failed);
 /* The caller's [base, base + len) as r: nothing to free but what
  * fm_region_register adds. */
 void fm_region_wrap(fm_region *r, void *base, size_t len);

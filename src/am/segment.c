@@ -37,10 +37,10 @@ int fm_am_publish(void)
     fm_region_wrap(r, NULL, 0);
     if (size) {
         const char *failed = "";
-        if (fm_region_alloc(r, size, FM_REGION_SHARED, &failed) != FM_OK) {
+        if (fm_region_alloc(r, size, 0, FM_REGION_SHARED, &failed) != FM_OK) {
             fm_log(1, "am: no shared segment (memfd %s: %s); peers reach it by CMA or messages",
                    failed, strerror(errno));
-            if (fm_region_alloc(r, size, 0, &failed) != FM_OK) {
+            if (fm_region_alloc(r, size, 0, 0, &failed) != FM_OK) {
                 fm_error_msg("FABMPI_AM_SEGMENT_SIZE=%zu: cannot reserve the segment (%s)",
                              size, strerror(errno));
                 return FM_ERR_NOMEM;

@@ -89,7 +89,7 @@ void fm_shm_touch(void *mem, size_t len)
                              memory_order_relaxed);
 }
 
-void *fm_shm_anon_create(size_t len, int reserve, int *fd, const char **failed)
+void *fm_shm_anon_create(size_t len, size_t reserve, int *fd, const char **failed)
 {
     *fd = memfd_create("fabmpi-region", MFD_CLOEXEC);
     if (*fd < 0) {
@@ -100,11 +100,12 @@ void *fm_shm_anon_create(size_t len, int reserve, int *fd, const char **failed)
     int frc = 0;
     if (ftruncate(*fd, (off_t)len) != 0) {
         *failed = "size";
-    } else if (reserve && (frc = posix_fallocate(*fd, 0, (off_t)len)) != 0) {
+    } else if (reserve && (frc = posix_fallocate(*fd, 0, (off_t)reserve)) != 0) {
         errno = frc; /* posix_fallocate returns the error, errno untouched */
         *failed = "size";
     } else if ((m = mmap(NULL, len, PROT_READ | PROT_WRITE,
-                         MAP_SHARED | (reserve ? 0 : MAP_NORESERVE), *fd, 0)) == MAP_FAILED) {
+                         MAP_SHARED | (reserve < len ? MAP_NORESERVE : 0), *fd, 0)) ==
+               MAP_FAILED) {
         *failed = "map";
     }
     if (m == MAP_FAILED) {

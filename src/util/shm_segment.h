@@ -38,13 +38,13 @@ void fm_shm_touch(void *mem, size_t len);
 void *fm_shm_seg_map(const char *name, size_t *len, const char **failed);
 
 /* A nameless segment of len zeroed bytes (memfd), mapped shared; nothing
- * is left behind by a killed process (there is no name to sweep).  With
- * reserve its memory is allocated now (posix_fallocate), as for named
- * segments; without, it is mapped MAP_NORESERVE and pages are taken when
+ * is left behind by a killed process (there is no name to sweep).  Its
+ * first `reserve` bytes are allocated now (posix_fallocate), as for named
+ * segments; past them it is mapped MAP_NORESERVE and pages are taken when
  * first touched.  *fd stays open for peers to map it (fm_shm_anon_map)
  * until the owner closes it.  NULL on failure with errno set and *failed
  * naming the step ("create", "size", "map"). */
-void *fm_shm_anon_create(size_t len, int reserve, int *fd, const char **failed);
+void *fm_shm_anon_create(size_t len, size_t reserve, int *fd, const char **failed);
 /* Map process pid's nameless segment (its descriptor fd, len bytes)
  * through /proc/<pid>/fd/<fd>: same user and a dumpable process, no
  * ptrace permission needed.  NULL on failure with errno set and *failed

@@ -1,8 +1,11 @@
 /* coll_rma: Bcast, Reduce, Allreduce and Barrier checked value for value
  * against references built from two-sided traffic (MPI_Allgather of every
  * member's contribution, folded locally in rank order), for every root and
- * sizes from 0 to beyond the one-sided cache (32 pages by default: bcast up
- * to 128 KiB, reduce up to 64 KiB), with predefined ops, a commutative user
+ * sizes from 0 to beyond the one-sided cache's data area (32 pages by
+ * default: bcast up to 128 KiB, reduce up to 64 KiB) into its large area
+ * (256 pages, one node only: reduce up to 512 KiB, bcast up to 1 MiB; with
+ * FABMPI_COLL_CACHE_PAGES=8 and FABMPI_COLL_CACHE_LARGE_PAGES=16 the
+ * counts below cross both areas' limits), with predefined ops, a commutative user
  * op, a non-commutative one (2x2 matrix product, wrapping unsigned
  * arithmetic), contiguous and strided datatypes, MPI_IN_PLACE, back-to-back
  * calls with rotating roots, split and duplicated communicators.  Run with
@@ -17,9 +20,12 @@
 
 static int rank, size;
 
-/* Counts of unsigned ints: around the reduce limit (64 KiB = 16384) and the
- * bcast limit (128 KiB = 32768) of the default cache. */
-static const int counts[] = {0, 1, 3, 100, 1000, 16383, 16384, 16385, 32768, 32769, 40000};
+/* Counts of unsigned ints: around the data area's reduce limit (64 KiB =
+ * 16384) and bcast limit (128 KiB = 32768) of the default cache, and with
+ * 8 + 16 pages around both areas' limits (reduce 4096 / 8192, bcast 8192 /
+ * 16384). */
+static const int counts[] = {0,    1,     3,     100,   1000,  4097,  8192,
+                             8193, 16383, 16384, 16385, 32768, 32769, 40000};
 #define NCOUNTS ((int)(sizeof counts / sizeof counts[0]))
 
 static unsigned val(int r, long i, unsigned salt)

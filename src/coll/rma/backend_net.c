@@ -284,7 +284,7 @@ static int net_attach(fm_crma *c, MPI_Comm comm, char *why)
         c->be_state = b;
         b = NULL;
         fm_region *r = &BE(c)->region;
-        if (fm_region_alloc(r, c->seg_len, FM_REGION_RESERVE, &failed) != FM_OK) {
+        if (fm_region_alloc(r, c->seg_len, c->seg_len, 0, &failed) != FM_OK) {
             snprintf(why, WHY, "cannot map %zu bytes for the cache (lower "
                      "FABMPI_COLL_CACHE_PAGES)", c->seg_len);
             ok = 0;

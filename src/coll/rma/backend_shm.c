@@ -5,8 +5,9 @@
  *
  * Setup (the same steps on every member, so the collectives pair up even
  * when one member fails):
- *   1. make our region of c->seg_len bytes, its memory taken now (a lack
- *      of it fails here, not as a SIGBUS later);
+ *   1. make our region of c->seg_len bytes, the memory of all but the
+ *      large area taken now (a lack of it fails here, not as a SIGBUS
+ *      later) and touched when FABMPI_SHM_PREFAULT says so;
  *   2. allgather the node cards (length 0: making it failed); map every
  *      member's region;
  *   3. allreduce(min) of "mapped all": when it returns, every member has
@@ -55,7 +56,7 @@ static int shm_attach(fm_crma *c, MPI_Comm comm, char *why)
     const char *failed = "";
     if (!cards || !r || c->disabled) {
         snprintf(why, WHY, "out of memory for the cache's bookkeeping");
-    } else if (fm_region_alloc(r, c->seg_len, FM_REGION_SHARED | FM_REGION_RESERVE, &failed) !=
+    } else if (fm_region_alloc(r, c->seg_len, c->taken_len, FM_REGION_SHARED, &failed) !=
                FM_OK) {
         snprintf(why, WHY, "cannot %s the %zu-byte cache (shared memory): %s (lower "
                  "FABMPI_COLL_CACHE_PAGES)", failed, c->seg_len, strerror(errno));
@@ -63,7 +64,7 @@ static int shm_attach(fm_crma *c, MPI_Comm comm, char *why)
         c->self = r->base;
         c->be_state = r;
         if (fm_param.SHM_PREFAULT)
-            fm_shm_touch(c->self, c->seg_len);
+            fm_shm_touch(c->self, c->taken_len);
         fm_region_describe(r, &own); /* len 0 tells the others we failed */
         fm_crma_stamp(c);
     }
@@ -83,7 +84,7 @@ static int shm_attach(fm_crma *c, MPI_Comm comm, char *why)
                      failed, mapped, (int)cards[mapped].pid, (int)cards[mapped].fd,
                      strerror(errno));
         } else if (fm_param.SHM_PREFAULT) {
-            fm_shm_touch(m, c->seg_len); /* first calls at full speed (osu_bcast 64 B: 3x) */
+            fm_shm_touch(m, c->taken_len); /* first calls at full speed (osu_bcast 64 B: 3x) */
         }
         if (!m) {
             ok = 0;

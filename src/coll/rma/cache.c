@@ -21,12 +21,29 @@ static fm_crma fm_crma_broken = {.disabled = 1};
 
 static size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
 
-static void layout(fm_crma *c, int size)
+static size_t large_len(int all_shm)
+{
+    /* Over OFI a registration may pin every page, so no area that is meant
+     * to stay untouched. */
+    return all_shm ? (size_t)fm_param.COLL_CACHE_LARGE_PAGES * FM_CRMA_PAGE : 0;
+}
+
+static void layout(fm_crma *c, int size, int all_shm)
 {
     c->dir_off = round_up(sizeof(fm_crma_reserved), 64);
-    c->data_off = round_up(c->dir_off + (size_t)size * sizeof(fm_crma_dirent), FM_CRMA_PAGE);
-    c->data_len = (size_t)fm_param.COLL_CACHE_PAGES * FM_CRMA_PAGE;
-    c->seg_len = c->data_off + c->data_len;
+    c->ring[0].off = round_up(c->dir_off + (size_t)size * sizeof(fm_crma_dirent), FM_CRMA_PAGE);
+    c->ring[0].len = (size_t)fm_param.COLL_CACHE_PAGES * FM_CRMA_PAGE;
+    c->ring[1].off = c->ring[0].off + c->ring[0].len;
+    c->ring[1].len = large_len(all_shm);
+    c->taken_len = c->ring[1].off;
+    c->seg_len = c->ring[1].off + c->ring[1].len;
+}
+
+size_t fm_crma_area_max(MPI_Comm comm)
+{
+    size_t small = (size_t)fm_param.COLL_CACHE_PAGES * FM_CRMA_PAGE;
+    size_t large = large_len(fm_crma_all_shm(comm));
+    return large > small ? large : small;
 }
 
 void fm_crma_stamp(fm_crma *c)
@@ -67,12 +84,13 @@ fm_crma *fm_crma_get(MPI_Comm comm)
     /* Members all on this node map each other's segments; otherwise every
      * segment is reached through OFI, this node's members' too (one path
      * per communicator keeps the flags' ordering rules simple). */
-    c->be = fm_crma_all_shm(comm) ? &fm_crma_shm : &fm_crma_net;
+    const int all_shm = fm_crma_all_shm(comm);
+    c->be = all_shm ? &fm_crma_shm : &fm_crma_net;
     c->rank = comm->rank;
     c->size = comm->size;
     c->comm = comm;
     c->disabled = heap == NULL;
-    layout(c, comm->size);
+    layout(c, comm->size, all_shm);
     char why[256] = "";
     int rc = c->be->attach(c, comm, why);
     if (rc != FM_OK || !heap) {
@@ -106,38 +124,42 @@ fm_crma_region fm_crma_take(fm_crma *c, uint64_t seq, size_t need, int inl)
     r.inl = inl;
     r.off = r.len = 0;
     r.after = seq > FM_CRMA_FLAGSETS ? seq - FM_CRMA_FLAGSETS : 0; /* flag set's last use */
-    if (c->forced > r.after)
-        r.after = c->forced;
+    for (int i = 0; i < 2; i++)
+        if (c->ring[i].forced > r.after)
+            r.after = c->ring[i].forced;
     if (inl)
         return r;
-    const uint64_t D = c->data_len;
-    uint64_t len = need ? round_up(need, 256) : 256, v = c->vcur;
-    if (len > D) /* callers keep need <= data_len, a multiple of pages */
+    /* Past half the data area, the large area when it holds the call
+     * (callers keep need within the larger of the two). */
+    fm_crma_ring *g = &c->ring[need > c->ring[0].len / 2 && need <= c->ring[1].len];
+    const uint64_t D = g->len;
+    uint64_t len = need ? round_up(need, 256) : 256, v = g->vcur;
+    if (len > D) /* callers keep need <= the area, a multiple of pages */
         len = D;
-    if (v % D + len > D) /* no room before the end: start over at 0 */
+    if (v % D + len > D) /* no room before the end: start over at the area's start */
         v += D - v % D;
-    r.off = c->data_off + (size_t)(v % D);
+    r.off = g->off + (size_t)(v % D);
     r.len = (size_t)len;
     /* Region [a, a + l) of an earlier call is reused from a + D on; it
      * overlaps [v, v + len) once a + D < v + len.  The oldest come first. */
-    while (c->hcount && c->hist[c->hhead].vstart + D < v + len) {
-        if (c->hist[c->hhead].seq > r.after)
-            r.after = c->hist[c->hhead].seq;
-        c->hhead = (c->hhead + 1) % FM_CRMA_HIST;
-        c->hcount--;
+    while (g->hcount && g->hist[g->hhead].vstart + D < v + len) {
+        if (g->hist[g->hhead].seq > r.after)
+            r.after = g->hist[g->hhead].seq;
+        g->hhead = (g->hhead + 1) % FM_CRMA_HIST;
+        g->hcount--;
     }
-    if (c->hcount == FM_CRMA_HIST) { /* forget the oldest, but keep waiting for it */
-        c->forced = c->hist[c->hhead].seq;
-        if (c->forced > r.after)
-            r.after = c->forced;
-        c->hhead = (c->hhead + 1) % FM_CRMA_HIST;
-        c->hcount--;
+    if (g->hcount == FM_CRMA_HIST) { /* forget the oldest, but keep waiting for it */
+        g->forced = g->hist[g->hhead].seq;
+        if (g->forced > r.after)
+            r.after = g->forced;
+        g->hhead = (g->hhead + 1) % FM_CRMA_HIST;
+        g->hcount--;
     }
-    unsigned tail = (c->hhead + c->hcount) % FM_CRMA_HIST;
-    c->hist[tail].vstart = v;
-    c->hist[tail].seq = seq;
-    c->hcount++;
-    c->vcur = v + len;
+    unsigned tail = (g->hhead + g->hcount) % FM_CRMA_HIST;
+    g->hist[tail].vstart = v;
+    g->hist[tail].seq = seq;
+    g->hcount++;
+    g->vcur = v + len;
     return r;
 }
 

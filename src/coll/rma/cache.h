@@ -7,6 +7,13 @@
  *   [ reserved: header line | bar[32] | done | data[32] | slot[32][2] ]
  *   [ directory: one entry per member ]                    pad to a page
  *   [ data area: FABMPI_COLL_CACHE_PAGES pages ]
+ *   [ large area: FABMPI_COLL_CACHE_LARGE_PAGES pages; shared memory only ]
+ *
+ * Everything up to the large area is allocated and touched at setup, so
+ * the first calls run at full speed; the large area takes calls larger
+ * than half the data area and gets its pages only as they touch them
+ * (a 4 KiB page fault costs about 16 us here: ~2 ms the first time a
+ * 128 KiB reduce fills it, nothing for a program that never makes one).
  *
  * Offsets only, so the same layout works when a peer's segment is reached
  * by fi_write at (address or offset, key) instead of being mapped here.
@@ -19,8 +26,8 @@
  *
  * Flow control without handshakes: every member stores the number of the
  * last call it finished in its own `done` word.  Each call takes the next
- * bytes of the data area, used as a ring (a call that does not fit before
- * the end starts again at offset 0).  Every member sees the same calls with
+ * bytes of its area, used as a ring (a call that does not fit before the
+ * end starts again at the area's start).  Every member sees the same calls with
  * the same sizes, so all agree which earlier calls used the bytes a call is
  * about to reuse; before writing into a peer's area a member waits until the
  * peer's `done` has reached the newest of them.  Small calls can thus run
@@ -100,6 +107,15 @@ typedef struct fm_crma_dirent {
 
 struct fm_crma;
 
+/* Ring allocation of one area (identical on every member). */
+typedef struct fm_crma_ring {
+    size_t off, len;       /* the area's bytes in every segment */
+    uint64_t vcur;         /* next free byte, counted since setup */
+    struct { uint64_t vstart, seq; } hist[FM_CRMA_HIST]; /* live regions, oldest first */
+    unsigned hhead, hcount;
+    uint64_t forced;       /* newest call whose region left hist before being reused */
+} fm_crma_ring;
+
 /* How bytes reach a peer's segment.  Every call is made between matching
  * collective calls of all members; none blocks on a peer. */
 typedef struct fm_crma_backend {
@@ -149,14 +165,10 @@ typedef struct fm_crma {
     unsigned flat_nb;      /* bit 0: the last flat call was a scheduled one, bit 1: the
                               one before */
     int disabled;          /* setup failed on some member: two-sided from now on */
-    /* Ring allocation of the data area (identical on every member). */
-    uint64_t vcur;         /* next free byte, counted since setup */
-    struct { uint64_t vstart, seq; } hist[FM_CRMA_HIST]; /* live regions, oldest first */
-    unsigned hhead, hcount;
-    uint64_t forced;       /* newest call whose region left hist before being reused */
+    fm_crma_ring ring[2];  /* the data area, and the large area (len 0: none) */
     uint64_t *known_done;  /* [size] last `done` seen of each member: peek only when stale */
     size_t dir_off;        /* offsets in every segment */
-    size_t data_off, data_len;
+    size_t taken_len;      /* leading bytes allocated and touched at setup */
     size_t seg_len;
     unsigned char *self;   /* our own segment */
     fm_crma_dirent *dir;   /* [size], inside our segment */
@@ -186,9 +198,9 @@ typedef struct fm_crma_region {
     uint64_t after;    /* a member's area is free once its `done` reaches this */
 } fm_crma_region;
 
-/* Pick the region for call seq needing `need` bytes (<= data_len), or
- * none when `inl` (the data fits in the flag lines), and record its use;
- * every member picks alike. */
+/* Pick the region for call seq needing `need` bytes (at most
+ * fm_crma_area_max), or none when `inl` (the data fits in the flag lines),
+ * and record its use; every member picks alike. */
 fm_crma_region fm_crma_take(fm_crma *c, uint64_t seq, size_t need, int inl);
 /* Wait until peer has finished call `after` (its area is free). */
 void fm_crma_wait_peer(fm_crma *c, int peer, uint64_t after);
@@ -198,6 +210,10 @@ static inline void fm_crma_finish(fm_crma *c, uint64_t seq)
     fm_crma_word *w = (fm_crma_word *)(void *)(c->self + FM_CRMA_OFF_DONE);
     atomic_store_explicit(&w->v, seq, memory_order_release);
 }
+
+/* The largest area comm's cache has or will have (the same on every
+ * member): bcasts up to it, reduces up to half of it run one-sided. */
+size_t fm_crma_area_max(MPI_Comm comm);
 
 /* 1 when every member of comm is this process or reached through shared
  * memory (then the shm backend maps every segment; else the OFI backend

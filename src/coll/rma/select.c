@@ -3,9 +3,9 @@
  * FABMPI_COLL_RMA:
  *   off   always the two-sided algorithms (src/coll);
  *   on    the one-sided ones whenever they can run: more than one member,
- *         something to move, the packed message fits the cache's data area
- *         (bcast: the whole area; reduce and allreduce: half of it, one slot
- *         per child), and the cache could be set up: over shared memory
+ *         something to move, the packed message fits the cache's larger
+ *         area (cache.h; bcast: the whole area; reduce and allreduce: half
+ *         of it, one slot per child), and the cache could be set up: over shared memory
  *         when every member is reached through it (each maps every other's
  *         segment), else over OFI (fi_write into segments registered with
  *         the RMA endpoint; FABMPI_NET=ofi takes this path on one node too);
@@ -114,10 +114,10 @@ static const char *two_sided_why(MPI_Comm comm, enum kind k, size_t bytes, int f
         return "one member";
     if (k != K_BARRIER && bytes == 0)
         return "nothing to move";
-    size_t area = (size_t)fm_param.COLL_CACHE_PAGES * FM_CRMA_PAGE;
+    size_t area = fm_crma_area_max(comm);
     size_t fits = k == K_BARRIER ? SIZE_MAX : k == K_BCAST ? area : area / 2 / 64 * 64;
     if (bytes > fits)
-        return "larger than the cache data area";
+        return "larger than the cache's largest area";
     if (mode == FM_COLL_RMA_AUTO) {
         if (fm_param.COLL_RMA_PRIORITY <= FM_COLL_TWO_SIDED_PRIORITY)
             return "FABMPI_COLL_RMA_PRIORITY <= two-sided priority 10";
