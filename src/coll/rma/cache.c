@@ -140,11 +140,29 @@ fm_crma_region fm_crma_take(fm_crma *c, uint64_t seq, size_t need, int inl)
         v += D - v % D;
     r.off = g->off + (size_t)(v % D);
     r.len = (size_t)len;
-    /* Region [a, a + l) of an earlier call is reused from a + D on; it
-     * overlaps [v, v + len) once a + D < v + len.  The oldest come first. */
-    while (g->hcount && g->hist[g->hhead].vstart + D < v + len) {
-        if (g->hist[g->hhead].seq > r.after)
-            r.after = g->hist[g->hhead].seq;
+    /* Laps: the bytes taken in one pass over the area, from its start (a
+     * call that does not fit before the end starts the next lap), so in
+     * the current lap [0, this call's end) is taken by this lap's calls.
+     * An earlier lap's region overlaps this one where their bytes meet; it
+     * is superseded once this lap has taken all its bytes, and only then
+     * leaves the history.  Regions are kept in the order taken, so the
+     * scan stops at this lap's regions and at the previous lap's first
+     * region past our end.  (Dropping every region a call merely
+     * overlapped lost the rest of a region to the next call, whose writer
+     * then overwrote bytes a reader was still copying: the last 512 bytes
+     * of a 32 KiB bcast in coll_rma.) */
+    const uint64_t lap = v / D, p = v % D, pe = p + len;
+    for (unsigned i = 0; i < g->hcount; i++) {
+        unsigned at = (g->hhead + i) % FM_CRMA_HIST;
+        uint64_t elap = g->hist[at].vstart / D, ea = g->hist[at].vstart % D;
+        uint64_t ee = ea + (g->hist[at].vend - g->hist[at].vstart);
+        if (elap == lap || (elap + 1 == lap && ea >= pe))
+            break;
+        if (ea < pe && p < ee && g->hist[at].seq > r.after)
+            r.after = g->hist[at].seq;
+    }
+    while (g->hcount && g->hist[g->hhead].vstart / D < lap &&
+           g->hist[g->hhead].vend - g->hist[g->hhead].vstart + g->hist[g->hhead].vstart % D <= pe) {
         g->hhead = (g->hhead + 1) % FM_CRMA_HIST;
         g->hcount--;
     }
@@ -157,6 +175,7 @@ fm_crma_region fm_crma_take(fm_crma *c, uint64_t seq, size_t need, int inl)
     }
     unsigned tail = (g->hhead + g->hcount) % FM_CRMA_HIST;
     g->hist[tail].vstart = v;
+    g->hist[tail].vend = v + len;
     g->hist[tail].seq = seq;
     g->hcount++;
     g->vcur = v + len;
