@@ -44,17 +44,23 @@ void fm_region_register(fm_region *r, fm_region_net_card *card)
 {
     memset(card, 0, sizeof *card);
     fm_net *n = fm_xfer_net();
-    if (!n || !r->len || r->mr)
+    if (!n || !r->len)
         return;
     size_t eplen = fm_net_rma_name(n, card->ep, sizeof card->ep);
-    if (!eplen || fm_net_rma_reg(n, r->base, r->len, &r->mr, &card->key, &card->raddr) != FM_OK) {
-        r->mr = NULL;
-        memset(card, 0, sizeof *card);
+    if (!eplen)
         return;
+    if (!r->mr) {
+        if (fm_net_rma_reg(n, r->base, r->len, &r->mr, &r->key, &r->raddr) != FM_OK) {
+            r->mr = NULL;
+            memset(card, 0, sizeof *card);
+            return;
+        }
+        r->net = n;
     }
-    r->net = n;
     card->ok = 1;
     card->eplen = (int32_t)eplen;
+    card->key = r->key;
+    card->raddr = r->raddr;
 }
 
 void fm_region_describe(const fm_region *r, fm_region_node_card *card)

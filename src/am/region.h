@@ -49,6 +49,7 @@ typedef struct fm_region {
     int owned;       /* base was mapped by fm_region_alloc: unmapped at free */
     fm_net *net;     /* registered with this transport, or NULL */
     fm_net_mr *mr;
+    uint64_t key, raddr; /* of the registration */
 } fm_region;
 
 enum { FM_REGION_SHARED = 1 }; /* peers on this node may map it (else private) */
@@ -64,8 +65,8 @@ int fm_region_alloc(fm_region *r, size_t len, size_t reserve, unsigned how, cons
  * fm_region_register adds. */
 void fm_region_wrap(fm_region *r, void *base, size_t len);
 /* Register r with the one-sided transport (am/xfer.h's, opened on first
- * use) and fill *card; card->ok 0 when there is none, it has no name to
- * give, or registration failed. */
+ * use) unless it is, and fill *card; card->ok 0 when there is none, it has
+ * no name to give, or registration failed. */
 void fm_region_register(fm_region *r, fm_region_net_card *card);
 /* Fill r's node card, for peers on this node to map it. */
 void fm_region_describe(const fm_region *r, fm_region_node_card *card);
