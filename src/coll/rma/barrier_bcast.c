@@ -81,6 +81,8 @@ int fm_crma_bcast(fm_crma *c, void *buf, MPI_Count count, MPI_Datatype dt, int r
         rc = raise_child(c, (int)(((long)vr * fan + k + root) % size), flag, seq, rc, stamp);
     if (rc == FM_OK && vr != 0)
         fm_dt_unpack(buf, count, dt, 0, c->self + off, bytes);
+    if (vr != 0 && !r.inl)
+        fm_crma_claim(c, off, bytes);
     fm_crma_finish(c, seq);
     return rc;
 }

@@ -214,6 +214,13 @@ int fm_crma_check_stamp(const fm_crma *c, size_t off, uint64_t want)
     return FM_ERR_COLL_PEER;
 }
 
+void fm_crma_claim(fm_crma *c, size_t off, size_t len)
+{
+    unsigned char *p = c->self + off;
+    for (size_t at = 0; at < len; at += 64)
+        atomic_store_explicit((_Atomic uint64_t *)(void *)(p + at), 0, memory_order_relaxed);
+}
+
 int fm_crma_write(fm_crma *c, int peer, size_t off, const void *buf, MPI_Count count,
                   MPI_Datatype dt)
 {

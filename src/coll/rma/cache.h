@@ -264,6 +264,15 @@ int fm_crma_signal_stamped(fm_crma *c, int peer, size_t off, uint64_t seq, uint6
  * `want`, else the error it means. */
 int fm_crma_check_stamp(const fm_crma *c, size_t off, uint64_t want);
 
+/* After the last read of [off, off + len) of our own segment in a call
+ * (whole cache lines of a region, not the flag lines), store into each of
+ * its lines.  A peer's next write into lines this process only read (held
+ * shared in both caches) costs it far more than into lines this process
+ * wrote last: here a 32 KiB write took 5.3 us against 2.0 (two processes
+ * on the two cores, 128 KiB of rotating areas; /proc/cpuinfo: AMD EPYC).
+ * The shm rings get the same from clearing consumed records. */
+void fm_crma_claim(fm_crma *c, size_t off, size_t len);
+
 /* Pack (buf, count, dt) into peer's segment at off. */
 int fm_crma_write(fm_crma *c, int peer, size_t off, const void *buf, MPI_Count count,
                   MPI_Datatype dt);

@@ -154,6 +154,11 @@ int fm_crma_reduce(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count, MP
                 rc = fm_op_apply(op, v, curw, count, dt); /* child op partial */
         }
         cur = curw;
+        /* The fold may have only read the slot (its result went elsewhere,
+         * or dt is not contiguous): the child's next write into it is then
+         * cheaper with the slot's lines written here (cache.h). */
+        if (!r.inl && v != curw)
+            fm_crma_claim(c, slot_off(&r, j), bytes);
     }
 
     if (t.parent < 0) {
