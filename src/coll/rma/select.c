@@ -64,6 +64,12 @@ static const char *const call_name[NKIND] = {"MPI_Barrier", "MPI_Bcast", "MPI_Re
  * there), so every size the cache holds.  With 4 members (3 runs) 0.45-0.81
  * from 1 B to 16 KiB, 0.99 at 32 KiB, 1.39 at 64 KiB; with 8 (2 runs)
  * 0.43-0.67 up to 16 KiB, 0.93 at 32 KiB: so up to 16 KiB.
+ * Allreduce at 2 members runs as a pair (each writes its vector into the
+ * other's cache, both fold): osu_allreduce, 3 alternated runs, 2026-11-27,
+ * against two-sided: 2 KiB 0.32-0.36 against 0.56-0.85 us, 16 KiB
+ * 1.38-1.54 against 2.2-4.2, 128 KiB 10.0-11.8 against 25-27, 512 KiB
+ * 50-54 against 85-88; so every size that fits.  (Reduce then bcast, its
+ * two crossings in a row, lost above 1 KiB.)
  * With 3 or more members the tree algorithms won only in some runs: bcast
  * at 8-32 KiB on/off 0.87, 1.06, 1.27 in one run of bench/run-bench and
  * 1.56, 1.09, 1.44 in the next, allreduce at 8-64 KiB 1.40-1.51 in the
@@ -74,7 +80,7 @@ static const fm_size_range wins[NKIND][2] = {
     [K_BARRIER] = {{0, SIZE_MAX}, {0, SIZE_MAX}},
     [K_BCAST] = {{1, 32768}, {1, 0}},
     [K_REDUCE] = {{1, SIZE_MAX}, {1, 16384}},
-    [K_ALLREDUCE] = {{1, 1024}, {1, 0}},
+    [K_ALLREDUCE] = {{1, SIZE_MAX}, {1, 0}},
 };
 
 /* The flat algorithms (flat.c): when the node has more ranks than CPUs
@@ -225,7 +231,8 @@ int fm_coll_sel_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Dat
     fm_crma *c = choose(comm, K_ALLREDUCE, bytes, flat, &why);
     report(comm, K_ALLREDUCE, bytes, -1, c,
            c ? flat ? "flat (one round of flags, every member reduces all)"
-                    : "reduce (binary tree) + fan-out bcast"
+               : comm->size == 2 ? "pair (each writes its vector into the other's cache)"
+                                 : "reduce (binary tree) + fan-out bcast"
              : "recursive doubling / halving",
            why);
     if (!c) {
@@ -237,6 +244,8 @@ int fm_coll_sel_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Dat
         return fm_crma_allreduce_flat(c, sbuf, rbuf, count, dt, op);
     }
     FM_PV_INC(coll_allreduce_rma);
+    if (comm->size == 2)
+        return fm_crma_allreduce_pair(c, sbuf, rbuf, count, dt, op);
     /* Reduce to 0 (non-root members read their contribution from rbuf
      * under MPI_IN_PLACE), then broadcast 0's result — or, when the reduce
      * failed at 0, its error, so every member returns. */
