@@ -172,6 +172,15 @@ static int rs_blocking(const void *sbuf, void *rbuf, fm_iarr rcounts, MPI_Count 
     MPI_Count total = rcount * comm->size;
     for (int i = 0; !fm_iarr_null(rcounts) && i < comm->size; i++)
         total += fm_iarr_at(rcounts, i); /* rcount is 0 then */
+    int rc;
+    /* Two members with an input buffer (MPI_IN_PLACE is all members or
+     * none): one exchange through the collective cache where it runs. */
+    if (comm->size == 2 && !fm_comm_is_inter(comm) && total && dt->size &&
+        sbuf != MPI_IN_PLACE &&
+        fm_coll_sel_reduce_scatter_pair(
+            sbuf, rbuf, fm_iarr_null(rcounts) ? rcount : fm_iarr_at(rcounts, 0),
+            fm_iarr_null(rcounts) ? rcount : fm_iarr_at(rcounts, 1), dt, op, comm, &rc))
+        return rc;
     /* Displacements only for the crowded case: the recorded one makes its own. */
     if (!fm_comm_is_inter(comm) && total && dt->size &&
         rs_crowded(comm, (size_t)total * (size_t)dt->size)) {
@@ -179,7 +188,7 @@ static int rs_blocking(const void *sbuf, void *rbuf, fm_iarr rcounts, MPI_Count 
         /* Every member must take the same way: none may drop out alone. */
         if (rs_layout(comm->size, rcounts, rcount, &total, &displs) != FM_OK)
             fm_boot_abort(1, "fabmpi: MPI_Reduce_scatter: out of memory for the displacements");
-        int rc = rs_crowded_blocking(sbuf, rbuf, rcounts, rcount, total, displs, dt, op, comm);
+        rc = rs_crowded_blocking(sbuf, rbuf, rcounts, rcount, total, displs, dt, op, comm);
         free(displs);
         return rc;
     }

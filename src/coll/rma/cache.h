@@ -288,12 +288,15 @@ int fm_crma_bcast(fm_crma *c, void *buf, MPI_Count count, MPI_Datatype dt, int r
 /* rbuf significant at root only; sbuf may be MPI_IN_PLACE at root. */
 int fm_crma_reduce(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
                    MPI_Op op, int root);
-/* Two members: each writes its contribution into the other's slot (its
- * own rank's) and folds the other's into its own, member 0's operand on
+/* Two members: each writes `out` (out_count elements: what the other needs
+ * of its vector) into the other's slot (its own rank's) and folds what the
+ * other wrote with `mine` (count elements) into rbuf, member 0's operand on
  * the left, so both compute the same bytes: one crossing between the
- * processes where reduce + bcast make two. */
-int fm_crma_allreduce_pair(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count,
-                           MPI_Datatype dt, MPI_Op op);
+ * processes where reduce + bcast make two.  Allreduce passes its vector as
+ * both; reduce_scatter the other's block and its own.  mine may be rbuf
+ * (in place) only when it is also out. */
+int fm_crma_pair(fm_crma *c, const void *out, MPI_Count out_count, const void *mine,
+                 MPI_Count count, void *rbuf, MPI_Datatype dt, MPI_Op op);
 /* flat.c, shm backend only: one round of flags, every member reads all.
  * Allreduce needs a contiguous dt of at most FM_CRMA_FLAT_MAX bytes. */
 int fm_crma_barrier_flat(fm_crma *c);

@@ -19,6 +19,11 @@ int fm_coll_sel_reduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Dataty
                        int root, MPI_Comm comm);
 int fm_coll_sel_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
                           MPI_Op op, MPI_Comm comm);
+/* Reduce_scatter on 2 members with an input buffer (blocks of n0 and n1
+ * elements): 1 and *rc when the one-sided pair ran (select.c chooses, the
+ * same on both members), 0 when the caller runs its own algorithm. */
+int fm_coll_sel_reduce_scatter_pair(const void *sbuf, void *rbuf, MPI_Count n0, MPI_Count n1,
+                                    MPI_Datatype dt, MPI_Op op, MPI_Comm comm, int *rc);
 
 /* 1 when every member of comm (an intracommunicator) is on this node and
  * the node has more ranks than CPUs: the same on every member, so two-sided

@@ -179,28 +179,31 @@ int fm_crma_reduce(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count, MP
     return rc;
 }
 
-int fm_crma_allreduce_pair(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count,
-                           MPI_Datatype dt, MPI_Op op)
+int fm_crma_pair(fm_crma *c, const void *out, MPI_Count out_count, const void *mine,
+                 MPI_Count count, void *rbuf, MPI_Datatype dt, MPI_Op op)
 {
     const uint64_t seq = ++c->seq;
     const int rank = c->rank, peer = 1 - rank;
+    const size_t out_bytes = (size_t)out_count * (size_t)dt->size;
     const size_t bytes = (size_t)count * (size_t)dt->size;
-    const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    /* Both members take a slot of the larger of the two blocks. */
+    const size_t most = out_bytes > bytes ? out_bytes : bytes;
     const fm_crma_region r =
-        fm_crma_take(c, seq, 2 * ((bytes + 63) / 64 * 64), bytes <= FM_CRMA_INLINE);
-    const uint64_t stamp = fm_crma_call_stamp(bytes, &r);
-    void *raw[2] = {NULL, NULL};
+        fm_crma_take(c, seq, 2 * ((most + 63) / 64 * 64), most <= FM_CRMA_INLINE);
+    void *raw = NULL;
 
     fm_crma_wait_peer(c, peer, r.after);
-    int rc = fm_crma_write(c, peer, slot_off(&r, rank), mine, count, dt);
+    int rc = fm_crma_write(c, peer, slot_off(&r, rank), out, out_count, dt);
     int src = fm_crma_signal_stamped(c, peer, FM_CRMA_OFF_SLOT(r.lane, rank), seq,
-                                     rc == FM_OK ? stamp : FM_CRMA_STAMP_ERR);
+                                     rc == FM_OK ? fm_crma_call_stamp(out_bytes, &r)
+                                                 : FM_CRMA_STAMP_ERR);
     if (rc == FM_OK)
         rc = src;
     fm_crma_wait(c, FM_CRMA_OFF_SLOT(r.lane, peer), seq);
     if (rc == FM_OK)
-        rc = fm_crma_check_stamp(c, FM_CRMA_OFF_SLOT(r.lane, peer), stamp);
-    void *theirs = rc == FM_OK ? slot_view(c, &r, peer, count, dt, bytes, &raw[0]) : NULL;
+        rc = fm_crma_check_stamp(c, FM_CRMA_OFF_SLOT(r.lane, peer),
+                                 fm_crma_call_stamp(bytes, &r));
+    void *theirs = rc == FM_OK ? slot_view(c, &r, peer, count, dt, bytes, &raw) : NULL;
     if (rc == FM_OK && !theirs)
         rc = FM_ERR_NOMEM;
     if (rc == FM_OK && rank == 0) {
@@ -210,7 +213,7 @@ int fm_crma_allreduce_pair(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count c
             rc = fm_dt_copy(theirs, count, dt, rbuf, count, dt);
     } else if (rc == FM_OK) {
         /* rbuf = theirs op mine */
-        if (sbuf != MPI_IN_PLACE)
+        if (mine != rbuf)
             rc = fm_dt_copy(mine, count, dt, rbuf, count, dt);
         if (rc == FM_OK)
             rc = fm_op_apply(op, theirs, rbuf, count, dt);
@@ -218,6 +221,6 @@ int fm_crma_allreduce_pair(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count c
             fm_crma_claim(c, slot_off(&r, peer), bytes);
     }
     fm_crma_finish(c, seq);
-    fm_coll_tmp_free(raw[0]);
+    fm_coll_tmp_free(raw);
     return rc;
 }
