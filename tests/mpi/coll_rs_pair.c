@@ -10,7 +10,7 @@
  *     strided vector type (every other int);
  *   - on MPI_COMM_WORLD at 2 ranks, and on the 2-member halves of 4 ranks.
  * With FABMPI_COLL_VERBOSE=1, world rank 0 checks that the pair ran, or
- * with FABMPI_COLL_RMA=off that the two-sided pairwise exchange did.
+ * with FABMPI_COLL_RMA=off that a two-sided algorithm did.
  * Under another MPI only the values are checked. */
 #include <string.h>
 
@@ -30,7 +30,7 @@ static void expect_algo(MPI_Comm comm, long block_bytes, const char *what)
         return;
     /* Only world rank 0 prints, for communicators it is rank 0 of. */
     vl_expect("MPI_Reduce_scatter",
-              want_pair && block_bytes <= pair_limit ? "pair (each writes" : "two-sided pairwise",
+              want_pair && block_bytes <= pair_limit ? "pair (each writes" : "two-sided",
               what);
 }
 

@@ -1,14 +1,16 @@
-/* select.c — which algorithm runs a Barrier, Bcast, Reduce or Allreduce.
+/* select.c — which algorithm runs a Barrier, Bcast, Reduce, Allreduce, or
+ * a 2-member Reduce_scatter.
  *
  * FABMPI_COLL_RMA:
  *   off   always the two-sided algorithms (src/coll);
  *   on    the one-sided ones whenever they can run: more than one member,
  *         something to move, the packed message fits the cache's larger
- *         area (cache.h; bcast: the whole area; reduce and allreduce: half
- *         of it, one slot per child), and the cache could be set up: over shared memory
- *         when every member is reached through it (each maps every other's
- *         segment), else over OFI (fi_write into segments registered with
- *         the RMA endpoint; FABMPI_NET=ofi takes this path on one node too);
+ *         area (cache.h; bcast: the whole area; reduce, allreduce and
+ *         reduce_scatter: half of it, one slot per writer), and the cache
+ *         could be set up: over shared memory when every member is reached
+ *         through it (each maps every other's segment), else over OFI
+ *         (fi_write into segments registered with the RMA endpoint;
+ *         FABMPI_NET=ofi takes this path on one node too);
  *   auto  as `on`, and also every member reached through shared memory,
  *         and the one-sided algorithm is a candidate only at the sizes where
  *         our measurements show it winning (tables below), or where the
@@ -269,7 +271,9 @@ int fm_coll_sel_reduce_scatter_pair(const void *sbuf, void *rbuf, MPI_Count n0, 
     size_t bytes = (size_t)(n0 > n1 ? n0 : n1) * (size_t)dt->size;
     fm_crma *c = choose(comm, K_REDUCE_SCATTER, bytes, 0, &why);
     report(comm, K_REDUCE_SCATTER, bytes, -1, c,
-           c ? "pair (each writes the other's block into its cache)" : "pairwise exchange", why);
+           c ? "pair (each writes the other's block into its cache)"
+             : op->commute ? "pairwise exchange" : "reduce to rank 0 + scatter",
+           why);
     if (!c)
         return 0;
     const int me = comm->rank;
