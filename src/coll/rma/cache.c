@@ -153,16 +153,13 @@ fm_crma_region fm_crma_take(fm_crma *c, uint64_t seq, size_t need, int inl)
      * of a 32 KiB bcast in coll_rma.) */
     const uint64_t lap = v / D, p = v % D, pe = p + len;
     for (unsigned i = 0; i < g->hcount; i++) {
-        unsigned at = (g->hhead + i) % FM_CRMA_HIST;
-        uint64_t elap = g->hist[at].vstart / D, ea = g->hist[at].vstart % D;
-        uint64_t ee = ea + (g->hist[at].vend - g->hist[at].vstart);
-        if (elap == lap || (elap + 1 == lap && ea >= pe))
+        const unsigned at = (g->hhead + i) % FM_CRMA_HIST;
+        if (g->hist[at].lap == lap || (g->hist[at].lap + 1 == lap && g->hist[at].start >= pe))
             break;
-        if (ea < pe && p < ee && g->hist[at].seq > r.after)
+        if (g->hist[at].start < pe && p < g->hist[at].end && g->hist[at].seq > r.after)
             r.after = g->hist[at].seq;
     }
-    while (g->hcount && g->hist[g->hhead].vstart / D < lap &&
-           g->hist[g->hhead].vend - g->hist[g->hhead].vstart + g->hist[g->hhead].vstart % D <= pe) {
+    while (g->hcount && g->hist[g->hhead].lap < lap && g->hist[g->hhead].end <= pe) {
         g->hhead = (g->hhead + 1) % FM_CRMA_HIST;
         g->hcount--;
     }
@@ -174,8 +171,9 @@ fm_crma_region fm_crma_take(fm_crma *c, uint64_t seq, size_t need, int inl)
         g->hcount--;
     }
     unsigned tail = (g->hhead + g->hcount) % FM_CRMA_HIST;
-    g->hist[tail].vstart = v;
-    g->hist[tail].vend = v + len;
+    g->hist[tail].lap = lap;
+    g->hist[tail].start = p;
+    g->hist[tail].end = pe;
     g->hist[tail].seq = seq;
     g->hcount++;
     g->vcur = v + len;

@@ -111,7 +111,9 @@ struct fm_crma;
 typedef struct fm_crma_ring {
     size_t off, len;       /* the area's bytes in every segment */
     uint64_t vcur;         /* next free byte, counted since setup */
-    struct { uint64_t vstart, vend, seq; } hist[FM_CRMA_HIST]; /* live regions, oldest first */
+    /* Live regions, oldest first: the lap that took each, its bytes
+     * [start, end) within the area, and its call. */
+    struct { uint64_t lap, start, end, seq; } hist[FM_CRMA_HIST];
     unsigned hhead, hcount;
     uint64_t forced;       /* newest call whose region left hist before being reused */
 } fm_crma_ring;
