@@ -21,6 +21,10 @@ int fm_coll_reduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype d
                    int root, MPI_Comm comm);
 int fm_coll_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
                       MPI_Comm comm);
+/* A new intracommunicator built by a blocking creation call: give it the
+ * transport contexts of its own FABMPI_OFI_THREAD_GROUPING asks for
+ * (comm_contexts.c; nothing otherwise).  Collective over its members. */
+int fm_coll_comm_contexts(MPI_Comm comm);
 int fm_coll_gather(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                    MPI_Count rcount, MPI_Datatype rdt, int root, MPI_Comm comm);
 int fm_coll_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,

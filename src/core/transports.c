@@ -73,6 +73,14 @@ fm_net *fm_transports_onesided(void)
     return NULL;
 }
 
+fm_net *fm_transports_comm_contexts(void)
+{
+    for (int i = 0; i < V->nnets; i++)
+        if (V->nets[i]->ops->comm_card)
+            return V->nets[i];
+    return NULL;
+}
+
 void fm_transports_retune(void)
 {
     for (int i = 0; i < V->nnets; i++)

@@ -19,6 +19,9 @@ int fm_transports_ofi_up(void);
  * reaches remote peers and has one-sided operations (net/net_rma.h), or
  * NULL.  Not yet opened: fm_net_rma_open() it before use. */
 fm_net *fm_transports_onesided(void);
+/* The transport brought up that gives communicators contexts of their
+ * own (ops->comm_card), or NULL. */
+fm_net *fm_transports_comm_contexts(void);
 /* Have every transport brought up take its knobs again (ops->retune). */
 void fm_transports_retune(void);
 /* Tear every transport down, last brought up first. */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll/coll.h"
 #include "coll/sched.h"
 #include "core/request.h"
 #include "core/topo.h"
@@ -63,8 +64,10 @@ static int dup_adorn(MPI_Comm comm, MPI_Comm nc, MPI_Info hints, MPI_Comm *newco
 }
 
 /* An intracommunicator's dup on context ctx (given back on failure); it
- * shares comm's topology (topologies never change). */
-static int dup_finish(MPI_Comm comm, uint32_t ctx, MPI_Info hints, MPI_Comm *newcomm)
+ * shares comm's topology (topologies never change).  A blocking dup also
+ * gets transport contexts of its own when grouping asks for them. */
+static int dup_finish(MPI_Comm comm, uint32_t ctx, MPI_Info hints, int blocking,
+                      MPI_Comm *newcomm)
 {
     MPI_Comm nc;
     int rc = fm_comm_build(comm->group, ctx, comm, &nc);
@@ -73,6 +76,10 @@ static int dup_finish(MPI_Comm comm, uint32_t ctx, MPI_Info hints, MPI_Comm *new
         return rc;
     }
     nc->topo = fm_topo_retain(comm->topo);
+    if (blocking && (rc = fm_coll_comm_contexts(nc)) != FM_OK) {
+        fm_comm_release(nc);
+        return rc;
+    }
     return dup_adorn(comm, nc, hints, newcomm);
 }
 
@@ -93,7 +100,7 @@ int fm_comm_dup_hinted(const char *call, MPI_Comm comm, MPI_Info hints, MPI_Comm
         rc = fm_ctx_alloc(comm, &ctx);
         if (rc != FM_OK)
             return fm_ctx_raise(comm, call, rc);
-        rc = dup_finish(comm, ctx, hints, newcomm);
+        rc = dup_finish(comm, ctx, hints, 1, newcomm);
     }
     return rc == FM_OK ? MPI_SUCCESS : raise_attr(comm, call, rc, "copy");
 }
@@ -121,7 +128,7 @@ static void idup_done(fm_coll_call *cc, uint32_t ctx, void *arg)
     struct idup *d = arg;
     *d->newcomm = MPI_COMM_NULL;
     if (cc->rc == FM_OK)
-        fm_cc_fail(cc, dup_finish(d->comm, ctx, d->hints, d->newcomm));
+        fm_cc_fail(cc, dup_finish(d->comm, ctx, d->hints, 0, d->newcomm));
     fm_info_release(d->hints);
     d->hints = MPI_INFO_NULL;
 }

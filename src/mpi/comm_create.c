@@ -59,6 +59,10 @@ static int finish(const char *call, MPI_Comm parent, struct member *m, int n, MP
         fm_ctx_free(ctx);
         return fm_raise_status(parent, call, rc);
     }
+    if ((rc = fm_coll_comm_contexts(nc)) != FM_OK) {
+        fm_comm_release(nc);
+        return fm_raise_status(parent, call, rc);
+    }
     *newcomm = nc;
     return MPI_SUCCESS;
 }
@@ -278,6 +282,10 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     rc = fm_comm_build(group, ctx, comm, &nc);
     if (rc != FM_OK) {
         fm_ctx_free(ctx);
+        return fm_raise_status(comm, call, rc);
+    }
+    if ((rc = fm_coll_comm_contexts(nc)) != FM_OK) {
+        fm_comm_release(nc);
         return fm_raise_status(comm, call, rc);
     }
     *newcomm = nc;

@@ -230,6 +230,10 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
         rc = fm_comm_build(g, ctx, intercomm, newintracomm);
         if (rc != FM_OK)
             fm_ctx_free(ctx);
+        else if ((rc = fm_coll_comm_contexts(*newintracomm)) != FM_OK) {
+            fm_comm_release(*newintracomm);
+            *newintracomm = MPI_COMM_NULL;
+        }
     }
     if (g)
         fm_group_release(g);

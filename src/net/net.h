@@ -41,6 +41,9 @@ enum fm_proto {
     FM_PROTO_MAX = 32,
 };
 
+/* Bytes of a comm_card() (fm_net_ops). */
+#define FM_NET_CARD_LEN 128
+
 /* Context ids a message can carry: every communicator owns two (even: its
  * point-to-point traffic, odd: its collectives), so FM_MAX_CONTEXTS / 2
  * communicators live at most. */
@@ -149,6 +152,20 @@ typedef struct fm_net_ops {
     /* Optional: take the knobs that may change while running (its eager
      * limit, written through MPI_T) into the instance again. */
     void (*retune)(fm_net *n);
+    /* Optional (NULL if absent): communicators with transport contexts of
+     * their own (FABMPI_OFI_THREAD_GROUPING).  comm_card() picks this
+     * process's context for a new communicator and describes it in `len`
+     * (FM_NET_CARD_LEN) bytes, or returns 0 when communicators get none
+     * (the same on every rank).  The members' cards, in communicator rank
+     * order with their world ranks, go to comm_join(); comm_abandon() gives
+     * a card back when the creation fails first; comm_leave() when the
+     * communicator of context id ctx is destroyed.  Messages that match
+     * on ctx or ctx + 1 then travel on its contexts. */
+    size_t (*comm_card)(void *card, size_t len, fm_net *n);
+    int (*comm_join)(uint32_t ctx, int nmembers, const int *world, const void *cards,
+                     size_t len, fm_net *n);
+    void (*comm_abandon)(const void *card, fm_net *n);
+    void (*comm_leave)(uint32_t ctx, fm_net *n);
 } fm_net_ops;
 
 /* An instance of a transport: its operations and what its init found.

@@ -123,6 +123,15 @@ int fm_ofi_engine_init(int use_ofi, const fm_pt2pt_engine **engine)
     if (!all_ofi)
         return refuse("the provider must reach every rank, node-local ones too "
                       "(set FABMPI_NET=ofi)");
+    if (fm_param.OFI_THREAD_GROUPING) {
+        /* Grouping routes the software engine's messages (net/ofi/groups.c). */
+        if (want == FM_PT2PT_OFI)
+            return refuse("FABMPI_OFI_THREAD_GROUPING=1 gives communicators contexts of the "
+                          "software engine's transport (or set FABMPI_OFI_THREAD_GROUPING=0)");
+        fm_log(1, "ofi engine: FABMPI_PT2PT=auto keeps software matching, whose messages "
+                  "FABMPI_OFI_THREAD_GROUPING=1 routes per communicator");
+        return FM_OK;
+    }
     const struct fi_info *i = fm_ofi_provider();
     if (!(i->caps & FI_TAGGED)) {
         if (want == FM_PT2PT_AUTO)

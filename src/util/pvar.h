@@ -35,6 +35,9 @@
     X(shm_cma_bytes, COUNTER, shm, "Bytes moved by those CMA copies")                            \
     X(ofi_sent, COUNTER, ofi, "Messages the OFI transport sent (fi_inject or fi_send: eager data, RTS, control messages, chunks)") \
     X(ofi_sent_bytes, COUNTER, ofi, "Bytes of those messages, headers included")                \
+    X(ofi_grouped_sent, COUNTER, ofi, "Messages sent from a communicator's own OFI context (FABMPI_OFI_THREAD_GROUPING=1); the rest leave from context 0") \
+    X(ofi_grouped_received, COUNTER, ofi, "Messages that arrived on a communicator's own OFI context (FABMPI_OFI_THREAD_GROUPING=1)") \
+    X(ofi_contexts_opened, COUNTER, ofi, "OFI transmit/receive contexts opened beyond the first, for communicators of their own (FABMPI_OFI_THREAD_GROUPING=1)") \
     X(ofi_rndv_reads, COUNTER, ofi, "Rendezvous payloads the receiver pulled with fi_read (FABMPI_OFI_RNDV=read)") \
     X(ofi_rndv_read_bytes, COUNTER, ofi, "Bytes of those reads")                                \
     X(ofi_mr_cache_hits, COUNTER, ofi, "One-sided transfers over OFI whose local buffer had a cached registration (FABMPI_OFI_MR_CACHE)") \

@@ -28,7 +28,8 @@ static int fail(const char *what, int rc)
     return FM_ERR_NET;
 }
 
-/* Open fabric, domain, CQ, AV and endpoint for fm_ofi.info. */
+/* Open fabric, domain, AV, and context 0 (endpoint, CQ, buffers) for
+ * fm_ofi.info. */
 static int open_endpoint(void)
 {
     fm_ofi_state *s = &fm_ofi;
@@ -38,22 +39,16 @@ static int open_endpoint(void)
         return fail("fi_fabric", rc);
     if ((rc = fi_domain(s->fabric, i, &s->domain, NULL)))
         return fail("fi_domain", rc);
-    struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_TAGGED, .wait_obj = FI_WAIT_NONE};
-    cq_attr.size = (size_t)(fm_param.OFI_TX_BUFS + fm_param.OFI_RX_BUFS) * 2;
-    if ((rc = fi_cq_open(s->domain, &cq_attr, &s->cq, NULL)))
-        return fail("fi_cq_open", rc);
-    struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = (size_t)fm_world_size};
+    if ((rc = fm_ofi_ctx_plan()) != FM_OK)
+        return rc;
+    /* Every rank's context 0, and its other contexts when those are
+     * endpoints of their own (a scalable endpoint's share its address). */
+    size_t per_rank = s->rx_ctx_bits ? 1 : (size_t)s->max_ctx;
+    struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = (size_t)fm_world_size * per_rank,
+                                 .rx_ctx_bits = s->rx_ctx_bits};
     if ((rc = fi_av_open(s->domain, &av_attr, &s->av, NULL)))
         return fail("fi_av_open", rc);
-    if ((rc = fi_endpoint(s->domain, i, &s->ep, NULL)))
-        return fail("fi_endpoint", rc);
-    if ((rc = fi_ep_bind(s->ep, &s->cq->fid, FI_TRANSMIT | FI_RECV)))
-        return fail("binding the completion queue", rc);
-    if ((rc = fi_ep_bind(s->ep, &s->av->fid, 0)))
-        return fail("binding the address vector", rc);
-    if ((rc = fi_enable(s->ep)))
-        return fail("fi_enable", rc);
-    return FM_OK;
+    return fm_ofi_ctx_open_first();
 }
 
 static void close_all(void)
@@ -61,14 +56,10 @@ static void close_all(void)
     fm_ofi_state *s = &fm_ofi;
     fm_ofi_rndv_teardown(); /* rendezvous registrations, before their domain */
     fm_ofi_rma_close(); /* the windows' endpoint (rma.c), if one opened */
-    /* Endpoint first: it holds the posted receives into the slab. */
-    if (s->ep)
-        fi_close(&s->ep->fid);
-    fm_ofi_bufs_teardown();
+    fm_ofi_ctx_close_all();
+    free(s->events);
     if (s->av)
         fi_close(&s->av->fid);
-    if (s->cq)
-        fi_close(&s->cq->fid);
     if (s->domain)
         fi_close(&s->domain->fid);
     if (s->fabric)
@@ -76,7 +67,6 @@ static void close_all(void)
     if (s->info)
         fi_freeinfo(s->info);
     free(s->addr);
-    free(s->sent);
     memset(s, 0, sizeof *s);
     fm_net_ofi.caps = 0;
 }
@@ -113,8 +103,9 @@ static int bring_up(void)
     if (!s->info)
         return FM_ERR_NOMEM;
     s->addr = malloc((size_t)fm_world_size * sizeof *s->addr);
-    s->sent = calloc((size_t)fm_world_size, 1);
-    if (!s->addr || !s->sent)
+    s->nevents = (int)fm_param.OFI_PROGRESS_EVENT_CNT;
+    s->events = calloc((size_t)s->nevents, sizeof *s->events);
+    if (!s->addr || !s->events)
         return FM_ERR_NOMEM;
     for (int p = 0; p < fm_world_size; p++)
         s->addr[p] = FI_ADDR_NOTAVAIL;
@@ -123,14 +114,18 @@ static int bring_up(void)
     int stale = fm_fabric_shm_remove(getpid());
     if (stale)
         fm_log(1, "ofi: removed %d libfabric shm region(s) a dead process left under our pid", stale);
-    if ((rc = open_endpoint()) != FM_OK)
-        return rc;
     /* Whole wire messages up to this size go by fi_inject (no completion,
      * buffer free at once); larger ones through a bounce buffer. */
     s->inject_size = s->info->tx_attr->inject_size;
     if (s->inject_size > 4096)
         s->inject_size = 4096;
-    if ((rc = fm_ofi_bufs_setup()) != FM_OK)
+    s->ntx = (int)fm_param.OFI_TX_BUFS;
+    s->nrx = (int)fm_param.OFI_RX_BUFS;
+    s->buf_size = (fm_param.OFI_BUF_SIZE + 63) & ~(size_t)63;
+    size_t prov_max = s->info->ep_attr->max_msg_size;
+    if (prov_max && s->buf_size > prov_max)
+        s->buf_size = prov_max & ~(size_t)63;
+    if ((rc = open_endpoint()) != FM_OK)
         return rc;
     fm_net_ofi.max_msg = s->buf_size - sizeof(fm_ofi_wire);
     /* tcp;ofi_rxm keeps order up to its eager size, 16 KiB with its own
@@ -150,7 +145,7 @@ static int ofi_init(fm_net *n)
     size_t len = 0;
     if (rc == FM_OK) {
         len = sizeof name;
-        int frc = fi_getname(&s->ep->fid, name, &len);
+        int frc = fi_getname(s->sep ? &s->sep->fid : &s->c0.tx->fid, name, &len);
         if (frc) {
             fail("fi_getname", frc);
             rc = FM_ERR_NET;
@@ -185,11 +180,16 @@ static int ofi_init(fm_net *n)
         }
     }
     fm_log(1, "ofi: provider %s, fabric %s, domain %s; inject %zu bytes, max message %zu bytes, "
-              "%d+%d buffers, %s connections, rendezvous by %s",
+              "%d+%d buffers, %s connections, rendezvous by %s; %s",
            s->info->fabric_attr->prov_name, s->info->fabric_attr->name, s->info->domain_attr->name,
            s->inject_size, fm_net_ofi.max_msg, s->ntx, s->nrx,
            fm_param.OFI_CONNECT == FM_OFI_CONNECT_STATIC ? "static" : "dynamic",
-           fm_ofi_rndv.on ? "fi_read + FIN" : "CTS + DATA chunks");
+           fm_ofi_rndv.on ? "fi_read + FIN" : "CTS + DATA chunks",
+           !s->routes  ? "one context"
+           : s->sep    ? "thread grouping on a scalable endpoint"
+                       : "thread grouping on endpoints");
+    if (s->routes)
+        fm_log(1, "ofi: thread grouping: up to %d contexts (FABMPI_OFI_CONTEXTS)", s->max_ctx);
     return FM_OK;
 }
 
@@ -236,6 +236,31 @@ static void ofi_finalize(fm_net *n)
 
 static void ofi_retune(fm_net *n) { n->eager_limit = fm_param.OFI_EAGER_LIMIT; }
 
+static size_t ofi_comm_card(void *card, size_t len, fm_net *n)
+{
+    (void)n;
+    return fm_ofi_comm_card(card, len);
+}
+
+static int ofi_comm_join(uint32_t ctx, int nmembers, const int *world, const void *cards,
+                         size_t len, fm_net *n)
+{
+    (void)n;
+    return fm_ofi_comm_join(ctx, nmembers, world, cards, len);
+}
+
+static void ofi_comm_abandon(const void *card, fm_net *n)
+{
+    (void)n;
+    fm_ofi_comm_abandon(card);
+}
+
+static void ofi_comm_leave(uint32_t ctx, fm_net *n)
+{
+    (void)n;
+    fm_ofi_comm_leave(ctx);
+}
+
 static const fm_net_ops ofi_ops = {
     .name = "ofi",
     .init = ofi_init,
@@ -246,6 +271,10 @@ static const fm_net_ops ofi_ops = {
     .finalize = ofi_finalize,
     .retune = ofi_retune,
     .rma = &fm_ofi_rma_ops,
+    .comm_card = ofi_comm_card,
+    .comm_join = ofi_comm_join,
+    .comm_abandon = ofi_comm_abandon,
+    .comm_leave = ofi_comm_leave,
 };
 
 fm_net fm_net_ofi = {.ops = &ofi_ops}; /* caps and limits: set by init() */
@@ -275,10 +304,13 @@ void fm_ofi_print_info(FILE *out)
                                           why, sizeof why);
         if (p)
             fprintf(out, "  ofi/chosen   %s: provider %s, fabric %s, domain %s, inject %zu, "
-                         "cq data %zu bytes\n",
+                         "cq data %zu bytes, scalable endpoint contexts %zu\n",
                     sn ? "one node" : "across nodes", p->fabric_attr->prov_name,
                     p->fabric_attr->name, p->domain_attr->name, p->tx_attr->inject_size,
-                    p->domain_attr->cq_data_size);
+                    p->domain_attr->cq_data_size,
+                    p->domain_attr->max_ep_rx_ctx < p->domain_attr->max_ep_tx_ctx
+                        ? p->domain_attr->max_ep_rx_ctx
+                        : p->domain_attr->max_ep_tx_ctx);
         if (p) /* what FABMPI_PT2PT=ofi would give on it */
             fm_ofi_tag_print_limits(out, p->ep_attr->mem_tag_format, p->domain_attr->cq_data_size,
                                     (p->caps & FI_DIRECTED_RECV) != 0, FM_MAX_CONTEXTS / 2);

@@ -36,36 +36,73 @@ typedef struct fm_ofi_buf {
     struct fm_ofi_buf *next; /* tx free list / rx repost list */
     int kind;                /* FM_OFI_OP_* */
     char *data;              /* buf_size bytes inside the registered slab */
+    struct fm_ofi_ctx *owner; /* the context whose buffer it is */
 } fm_ofi_buf;
+
+/* A transmit/receive context: where messages leave and arrive.  Context 0
+ * is the transport's endpoint; with FABMPI_OFI_THREAD_GROUPING=1 more open
+ * on demand, one per communicator up to FABMPI_OFI_CONTEXTS (groups.c):
+ * a scalable endpoint's tx/rx context pair where the provider has them,
+ * else an endpoint of their own, each with its own buffers, so traffic on
+ * one never queues behind another's in the provider.  They all complete
+ * into context 0's completion queue (groups.c says why). */
+typedef struct fm_ofi_ctx {
+    struct fid_ep *tx;    /* sends go here */
+    struct fid_ep *rx;    /* receives are posted here (== tx unless scalable) */
+    struct fid_cq *cq;    /* context 0's; NULL in the others */
+    struct fid_mr *mr;
+    void *desc;           /* local descriptor of the slab, or NULL */
+    char *slab;           /* all buffers, one allocation, one registration */
+    fm_ofi_buf *bufs;     /* ntx tx buffers, then nrx rx buffers */
+    fm_ofi_buf *tx_free;  /* bounce buffers not in flight */
+    fm_ofi_buf *rx_repost;/* rx buffers whose repost met -FI_EAGAIN */
+    int tx_busy;
+    int users;            /* communicators sending on it (groups.c) */
+    char *stage;          /* inject staging, inject_size bytes */
+    /* Per world rank: the remote contexts this one sent to (bit k: the
+     * peer's context k), which finalize flushes behind. */
+    uint32_t *sent;
+} fm_ofi_ctx;
+
+#define FM_OFI_CTX_MAX 32 /* contexts per process (bits of fm_ofi_ctx.sent) */
 
 typedef struct fm_ofi_state {
     struct fi_info *info; /* the chosen provider (our own copy) */
     struct fid_fabric *fabric;
     struct fid_domain *domain;
-    struct fid_ep *ep;
-    struct fid_cq *cq;
     struct fid_av *av;
-    struct fid_mr *mr;
-    void *desc;           /* local descriptor of the slab, or NULL */
-    fi_addr_t *addr;      /* per world rank; FI_ADDR_NOTAVAIL until inserted */
-    unsigned char *sent;  /* per world rank: 1 once anything was sent to it */
+    struct fid_ep *sep;   /* the scalable endpoint contexts belong to, or NULL */
+    int rx_ctx_bits;      /* of the address vector, when sep */
+    fm_ofi_ctx c0;        /* context 0: every message not routed to another */
+    fm_ofi_ctx *ctx[FM_OFI_CTX_MAX]; /* ctx[0] == &c0; then opened on demand */
+    int nctx, max_ctx;
+    /* Per world rank: its context 0's address (FI_ADDR_NOTAVAIL until
+     * inserted); raddr[k * world size + rank]: its context k's. */
+    fi_addr_t *addr;
+    fi_addr_t *raddr;
+    /* Grouping (groups.c): context-id pair -> the communicator's route, or
+     * NULL (context 0).  NULL while FABMPI_OFI_THREAD_GROUPING=0. */
+    struct fm_ofi_route **routes;
     size_t inject_size;   /* whole wire messages up to this go by fi_inject */
     size_t buf_size;      /* bytes of each buffer = largest wire message */
-    char *slab;           /* all buffers, one allocation, one registration */
-    fm_ofi_buf *bufs;     /* ntx tx buffers, then nrx rx buffers */
-    fm_ofi_buf *tx_free;  /* bounce buffers not in flight */
-    fm_ofi_buf *rx_repost;/* rx buffers whose repost met -FI_EAGAIN */
-    int ntx, nrx, tx_busy;
-    char *stage;          /* inject staging, inject_size bytes */
+    int ntx, nrx;         /* buffers per context */
     struct fi_cq_tagged_entry *events; /* OFI_PROGRESS_EVENT_CNT entries */
     int nevents;
     int polling;          /* poll() is not re-entrant: callbacks may send only */
+    int repost;           /* some context has rx buffers to post again */
     /* Set by the provider-matching engine: completions (and error
      * completions) of FM_OFI_OP_TAGGED contexts. */
     void (*tagged_event)(const struct fi_cq_tagged_entry *e);
     void (*tagged_error)(const struct fi_cq_err_entry *e);
     int up;
 } fm_ofi_state;
+
+/* A grouped communicator's route: its context here and, per world rank,
+ * the context of that member (or 0 for a non-member). */
+typedef struct fm_ofi_route {
+    fm_ofi_ctx *c;
+    uint8_t ridx[];
+} fm_ofi_route;
 
 extern fm_ofi_state fm_ofi;
 
@@ -87,14 +124,33 @@ struct fi_info *fm_ofi_choose(struct fi_info *list, const char *include, const c
 void fm_ofi_provider_names(struct fi_info *list, char *buf, size_t len);
 
 /* --- xfer.c --- */
-int fm_ofi_bufs_setup(void);   /* slab, registration, rx posting */
-void fm_ofi_bufs_teardown(void);
+int fm_ofi_bufs_setup(fm_ofi_ctx *c);   /* slab, registration, rx posting */
+void fm_ofi_bufs_teardown(fm_ofi_ctx *c);
 /* Insert world rank `peer`'s address into the AV (first use). */
 int fm_ofi_connect(int peer);
 int fm_ofi_send(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen);
 int fm_ofi_poll(void (*cb)(int, const void *, size_t));
 /* Finalize: push out what injects left queued in the provider. */
 void fm_ofi_flush(void);
+
+/* --- groups.c: contexts per communicator (FABMPI_OFI_THREAD_GROUPING) --- */
+/* Open context 0 (and the scalable endpoint, when grouping on a provider
+ * that has one) after the AV; close every context. */
+int fm_ofi_ctx_open_first(void);
+void fm_ofi_ctx_close_all(void);
+/* The net ops of communicator contexts (net.h). */
+size_t fm_ofi_comm_card(void *card, size_t len);
+int fm_ofi_comm_join(uint32_t ctx, int n, const int *world, const void *cards, size_t card_len);
+void fm_ofi_comm_abandon(const void *card);
+void fm_ofi_comm_leave(uint32_t ctx);
+/* Before the address vector opens: how many contexts, and whether on a
+ * scalable endpoint (rx_ctx_bits > 0). */
+int fm_ofi_ctx_plan(void);
+/* Address of world rank `peer`'s context k (inserted at join). */
+static inline fi_addr_t fm_ofi_dest(int k, int peer, int world_size)
+{
+    return fm_ofi.raddr[(size_t)k * (size_t)world_size + (size_t)peer];
+}
 
 /* --- rma.c: the endpoint for one-sided windows --- */
 /* Its operations in the one-sided contract (net/net_rma.h): the table

@@ -14,13 +14,14 @@
 #include "util/status.h"
 #include "util/pvar.h"
 
-static int post_rx(fm_ofi_buf *b)
+static int post_rx(fm_ofi_ctx *c, fm_ofi_buf *b)
 {
-    ssize_t rc = fi_recv(fm_ofi.ep, b->data, fm_ofi.buf_size, fm_ofi.desc, FI_ADDR_UNSPEC, &b->ctx);
+    ssize_t rc = fi_recv(c->rx, b->data, fm_ofi.buf_size, c->desc, FI_ADDR_UNSPEC, &b->ctx);
     if (rc == -FI_EAGAIN) {
         /* Retried from the next poll; the provider is short of room. */
-        b->next = fm_ofi.rx_repost;
-        fm_ofi.rx_repost = b;
+        b->next = c->rx_repost;
+        c->rx_repost = b;
+        fm_ofi.repost = 1;
         return FM_OK;
     }
     if (rc) {
@@ -30,23 +31,16 @@ static int post_rx(fm_ofi_buf *b)
     return FM_OK;
 }
 
-int fm_ofi_bufs_setup(void)
+int fm_ofi_bufs_setup(fm_ofi_ctx *c)
 {
     fm_ofi_state *s = &fm_ofi;
-    s->ntx = (int)fm_param.OFI_TX_BUFS;
-    s->nrx = (int)fm_param.OFI_RX_BUFS;
-    s->buf_size = (fm_param.OFI_BUF_SIZE + 63) & ~(size_t)63;
-    size_t prov_max = s->info->ep_attr->max_msg_size;
-    if (prov_max && s->buf_size > prov_max)
-        s->buf_size = prov_max & ~(size_t)63;
     size_t total = s->buf_size * (size_t)(s->ntx + s->nrx);
-    s->nevents = (int)fm_param.OFI_PROGRESS_EVENT_CNT;
-    if (posix_memalign((void **)&s->slab, 4096, total) != 0)
-        s->slab = NULL;
-    s->bufs = calloc((size_t)(s->ntx + s->nrx), sizeof *s->bufs);
-    s->stage = malloc(s->inject_size + sizeof(fm_ofi_wire));
-    s->events = calloc((size_t)s->nevents, sizeof *s->events);
-    if (!s->slab || !s->bufs || !s->stage || !s->events) {
+    if (posix_memalign((void **)&c->slab, 4096, total) != 0)
+        c->slab = NULL;
+    c->bufs = calloc((size_t)(s->ntx + s->nrx), sizeof *c->bufs);
+    c->stage = malloc(s->inject_size + sizeof(fm_ofi_wire));
+    c->sent = calloc((size_t)fm_world_size, sizeof *c->sent);
+    if (!c->slab || !c->bufs || !c->stage || !c->sent) {
         fm_error_msg("ofi: cannot allocate %zu bytes of buffers (FABMPI_OFI_TX_BUFS=%d + FABMPI_OFI_RX_BUFS=%d "
                      "of FABMPI_OFI_BUF_SIZE=%zu bytes); lower one of them",
                      total, s->ntx, s->nrx, s->buf_size);
@@ -55,24 +49,25 @@ int fm_ofi_bufs_setup(void)
     /* Registered once, so no send or receive pays for registration.  Only a
      * provider that wants local descriptors (FI_MR_LOCAL) needs it; failing
      * elsewhere is harmless. */
-    int rc = fi_mr_reg(s->domain, s->slab, total, FI_SEND | FI_RECV, 0, 0, 0, &s->mr, NULL);
+    int rc = fi_mr_reg(s->domain, c->slab, total, FI_SEND | FI_RECV, 0, 0, 0, &c->mr, NULL);
     if (rc == 0)
-        s->desc = fi_mr_desc(s->mr);
+        c->desc = fi_mr_desc(c->mr);
     else if (s->info->domain_attr->mr_mode & FI_MR_LOCAL) {
         fm_error_msg("ofi: registering %zu bytes of buffers failed: %s", total, fi_strerror(-rc));
         return FM_ERR_NET;
     } else
-        s->mr = NULL;
+        c->mr = NULL;
     for (int i = 0; i < s->ntx + s->nrx; i++) {
-        fm_ofi_buf *b = &s->bufs[i];
-        b->data = s->slab + (size_t)i * s->buf_size;
+        fm_ofi_buf *b = &c->bufs[i];
+        b->data = c->slab + (size_t)i * s->buf_size;
+        b->owner = c;
         if (i < s->ntx) {
             b->kind = FM_OFI_OP_TX;
-            b->next = s->tx_free;
-            s->tx_free = b;
+            b->next = c->tx_free;
+            c->tx_free = b;
         } else {
             b->kind = FM_OFI_OP_RX;
-            if ((rc = post_rx(b)) != FM_OK) {
+            if ((rc = post_rx(c, b)) != FM_OK) {
                 fm_error_msg("ofi: provider %s took %d of the FABMPI_OFI_RX_BUFS=%d receive buffers "
                              "(its receive queue holds %zu); lower FABMPI_OFI_RX_BUFS",
                              s->info->fabric_attr->prov_name, i - s->ntx, s->nrx, s->info->rx_attr->size);
@@ -83,21 +78,20 @@ int fm_ofi_bufs_setup(void)
     return FM_OK;
 }
 
-void fm_ofi_bufs_teardown(void)
+void fm_ofi_bufs_teardown(fm_ofi_ctx *c)
 {
-    fm_ofi_state *s = &fm_ofi;
-    if (s->mr)
-        fi_close(&s->mr->fid);
-    s->mr = NULL;
-    s->desc = NULL;
-    free(s->slab);
-    free(s->bufs);
-    free(s->stage);
-    free(s->events);
-    s->slab = s->stage = NULL;
-    s->bufs = s->tx_free = s->rx_repost = NULL;
-    s->events = NULL;
-    s->tx_busy = 0;
+    if (c->mr)
+        fi_close(&c->mr->fid);
+    c->mr = NULL;
+    c->desc = NULL;
+    free(c->slab);
+    free(c->bufs);
+    free(c->stage);
+    free(c->sent);
+    c->slab = c->stage = NULL;
+    c->bufs = c->tx_free = c->rx_repost = NULL;
+    c->sent = NULL;
+    c->tx_busy = 0;
 }
 
 int fm_ofi_connect(int peer)
@@ -120,37 +114,42 @@ int fm_ofi_connect(int peer)
     return FM_OK;
 }
 
-static int send_wire(int peer, uint32_t kind, const void *hdr, size_t hlen, const void *payload,
-                     size_t plen)
+/* Where a message goes: from context c to address a (a peer's context k,
+ * whose bit in c->sent is bit). */
+typedef struct fm_ofi_dst {
+    fm_ofi_ctx *c;
+    fi_addr_t a;
+    uint32_t bit;
+} fm_ofi_dst;
+
+/* One wire message to world rank peer. */
+static inline __attribute__((always_inline)) int send_wire(const fm_ofi_dst *d, int peer, uint32_t kind, const void *hdr, size_t hlen,
+                     const void *payload, size_t plen)
 {
     fm_ofi_state *s = &fm_ofi;
+    fm_ofi_ctx *c = d->c;
     size_t total = sizeof(fm_ofi_wire) + hlen + plen;
-    if (s->addr[peer] == FI_ADDR_NOTAVAIL) {
-        int rc = fm_ofi_connect(peer);
-        if (rc != FM_OK)
-            return rc;
-    }
     fm_ofi_wire w = {(uint32_t)fm_world_rank, kind};
     ssize_t rc;
     if (total <= s->inject_size) {
-        char *m = s->stage;
+        char *m = c->stage;
         memcpy(m, &w, sizeof w);
         memcpy(m + sizeof w, hdr, hlen);
         if (plen)
             memcpy(m + sizeof w + hlen, payload, plen);
-        rc = fi_inject(s->ep, m, total, s->addr[peer]);
+        rc = fi_inject(c->tx, m, total, d->a);
     } else {
-        fm_ofi_buf *b = s->tx_free;
+        fm_ofi_buf *b = c->tx_free;
         if (!b)
             return FM_ERR_AGAIN; /* all bounce buffers in flight: parked */
         memcpy(b->data, &w, sizeof w);
         memcpy(b->data + sizeof w, hdr, hlen);
         if (plen)
             memcpy(b->data + sizeof w + hlen, payload, plen);
-        rc = fi_send(s->ep, b->data, total, s->desc, s->addr[peer], &b->ctx);
+        rc = fi_send(c->tx, b->data, total, c->desc, d->a, &b->ctx);
         if (rc == 0) {
-            s->tx_free = b->next;
-            s->tx_busy++;
+            c->tx_free = b->next;
+            c->tx_busy++;
         }
     }
     if (rc == -FI_EAGAIN)
@@ -160,10 +159,88 @@ static int send_wire(int peer, uint32_t kind, const void *hdr, size_t hlen, cons
                      fi_strerror((int)-rc));
         return FM_ERR_NET;
     }
-    s->sent[peer] = 1;
+    c->sent[peer] |= d->bit;
     FM_PV_INC(ofi_sent);
     FM_PV_ADD(ofi_sent_bytes, total);
     return FM_OK;
+}
+
+/* A message to d (its address resolved): rendezvous by fi_read (rndv.c)
+ * stamps an RTS with a key; a CTS answers a keyed RTS we will not pull,
+ * and so does CANCELLED (dropped).  Inlined twice: for context 0, where
+ * d is constant, and for routed messages. */
+static inline __attribute__((always_inline)) int send_msg(const fm_ofi_dst *d, int peer,
+                                                          const void *hdr, size_t hlen,
+                                                          const void *payload, size_t plen)
+{
+    const fm_hdr *h = hdr;
+    if (hlen != sizeof(fm_hdr_rndv) ||
+        (h->proto != FM_PROTO_RTS && h->proto != FM_PROTO_CTS && h->proto != FM_PROTO_CANCELLED))
+        return send_wire(d, peer, FM_OFI_MSG_DATA, hdr, hlen, payload, plen);
+    const fm_hdr_rndv *hr = hdr;
+    if (h->proto != FM_PROTO_RTS) {
+        fm_ofi_rndv_answered(peer, hr->sreq);
+        return send_wire(d, peer, FM_OFI_MSG_DATA, hdr, hlen, payload, plen);
+    }
+    fm_hdr_rndv copy;
+    uint32_t kind = FM_OFI_MSG_DATA;
+    void *reg;
+    hr = fm_ofi_rndv_stamp(peer, hr, &copy, &kind, &reg);
+    int rc = send_wire(d, peer, kind, hr, hlen, payload, plen);
+    if (reg)
+        fm_ofi_rndv_sent(reg, rc == FM_OK);
+    return rc;
+}
+
+/* Context 0 to peer's context 0, inserting its address on first use. */
+static inline __attribute__((always_inline)) int dst0(int peer, fm_ofi_dst *d)
+{
+    fm_ofi_state *s = &fm_ofi;
+    if (s->addr[peer] == FI_ADDR_NOTAVAIL) {
+        int rc = fm_ofi_connect(peer);
+        if (rc != FM_OK)
+            return rc;
+    }
+    d->c = &s->c0;
+    d->a = s->addr[peer];
+    d->bit = 1;
+    return FM_OK;
+}
+
+/* Grouping on: a message a communicator matches goes by its route (its
+ * context here, the member's there); so does CANCEL, which must not
+ * overtake the message it cancels.  Replies and active messages stay on
+ * context 0: they are matched by request, not by order. */
+static __attribute__((noinline)) int send_routed(int peer, const void *hdr, size_t hlen,
+                                                 const void *payload, size_t plen)
+{
+    const fm_hdr *h = hdr;
+    const fm_ofi_route *r = NULL;
+    switch (h->proto) {
+    case FM_PROTO_EAGER:
+    case FM_PROTO_EAGER_SHORT:
+    case FM_PROTO_EAGER_SYNC:
+    case FM_PROTO_RTS:
+    case FM_PROTO_CANCEL:
+        r = fm_ofi.routes[h->ctx >> 1];
+        break;
+    default:
+        break;
+    }
+    fm_ofi_dst d;
+    int k = r ? r->ridx[peer] : 0;
+    int rc = k == 0 ? dst0(peer, &d) : FM_OK;
+    if (rc != FM_OK)
+        return rc;
+    if (r) {
+        d.c = r->c;
+        d.a = k ? fm_ofi_dest(k, peer, fm_world_size) : d.a;
+        d.bit = 1u << k;
+    }
+    rc = send_msg(&d, peer, hdr, hlen, payload, plen);
+    if (rc == FM_OK && d.c != &fm_ofi.c0)
+        FM_PV_INC(ofi_grouped_sent);
+    return rc;
 }
 
 int fm_ofi_send(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen)
@@ -171,32 +248,18 @@ int fm_ofi_send(int peer, const void *hdr, size_t hlen, const void *payload, siz
     fm_ofi_state *s = &fm_ofi;
     if (peer < 0 || peer >= fm_world_size || sizeof(fm_ofi_wire) + hlen + plen > s->buf_size)
         return FM_ERR_ARG;
-    const fm_hdr *h = hdr;
-    if (hlen != sizeof(fm_hdr_rndv) ||
-        (h->proto != FM_PROTO_RTS && h->proto != FM_PROTO_CTS && h->proto != FM_PROTO_CANCELLED))
-        return send_wire(peer, FM_OFI_MSG_DATA, hdr, hlen, payload, plen);
-    /* Rendezvous by fi_read (rndv.c): an RTS carries a key; a CTS answers
-     * a keyed RTS we will not pull, and so does CANCELLED (dropped). */
-    const fm_hdr_rndv *hr = hdr;
-    if (h->proto != FM_PROTO_RTS) {
-        fm_ofi_rndv_answered(peer, hr->sreq);
-        return send_wire(peer, FM_OFI_MSG_DATA, hdr, hlen, payload, plen);
-    }
-    fm_hdr_rndv copy;
-    uint32_t kind = FM_OFI_MSG_DATA;
-    void *reg;
-    hr = fm_ofi_rndv_stamp(peer, hr, &copy, &kind, &reg);
-    int rc = send_wire(peer, kind, hr, hlen, payload, plen);
-    if (reg)
-        fm_ofi_rndv_sent(reg, rc == FM_OK);
-    return rc;
+    if (__builtin_expect(s->routes != NULL, 0))
+        return send_routed(peer, hdr, hlen, payload, plen);
+    fm_ofi_dst d;
+    int rc = dst0(peer, &d);
+    return rc != FM_OK ? rc : send_msg(&d, peer, hdr, hlen, payload, plen);
 }
 
 static void cq_error(void)
 {
     struct fi_cq_err_entry e;
     memset(&e, 0, sizeof e);
-    if (fi_cq_readerr(fm_ofi.cq, &e, 0) != 1)
+    if (fi_cq_readerr(fm_ofi.c0.cq, &e, 0) != 1)
         return;
     fm_ofi_buf *b = e.op_context;
     if (b && b->kind == FM_OFI_OP_TAGGED && fm_ofi.tagged_error) {
@@ -204,18 +267,18 @@ static void cq_error(void)
         return;
     }
     if (b && b->kind == FM_OFI_OP_TX) {
-        b->next = fm_ofi.tx_free;
-        fm_ofi.tx_free = b;
-        fm_ofi.tx_busy--;
+        b->next = b->owner->tx_free;
+        b->owner->tx_free = b;
+        b->owner->tx_busy--;
     }
     if (e.err == FI_ECANCELED)
         return;
     if (fm_ofi.up)
         fm_error_msg("ofi: %s completion failed: %s (provider: %s)",
                      b && b->kind == FM_OFI_OP_TX ? "send" : "receive", fi_strerror(e.err),
-                     fi_cq_strerror(fm_ofi.cq, e.prov_errno, e.err_data, NULL, 0));
+                     fi_cq_strerror(fm_ofi.c0.cq, e.prov_errno, e.err_data, NULL, 0));
     if (b && b->kind == FM_OFI_OP_RX && fm_ofi.up)
-        post_rx(b);
+        post_rx(b->owner, b);
 }
 
 /* A received message whose prefix fm_ofi_wire_decode refused: from a
@@ -228,6 +291,22 @@ static __attribute__((cold, noinline)) void bad_wire(const char *buf, size_t len
                  "kind %u) dropped", len, w.src, fm_world_size, w.kind);
 }
 
+/* Receive buffers whose repost met -FI_EAGAIN, posted again. */
+static __attribute__((noinline)) void repost(void)
+{
+    fm_ofi.repost = 0;
+    for (int k = 0; k < fm_ofi.nctx; k++) {
+        fm_ofi_ctx *c = fm_ofi.ctx[k];
+        while (c->rx_repost) {
+            fm_ofi_buf *b = c->rx_repost;
+            c->rx_repost = b->next;
+            post_rx(c, b); /* sets fm_ofi.repost again if still no room */
+            if (c->rx_repost == b)
+                break;
+        }
+    }
+}
+
 int fm_ofi_poll(void (*cb)(int, const void *, size_t))
 {
     fm_ofi_state *s = &fm_ofi;
@@ -235,15 +314,10 @@ int fm_ofi_poll(void (*cb)(int, const void *, size_t))
         return 0;
     s->polling = 1;
     int n = 0;
-    while (s->rx_repost) {
-        fm_ofi_buf *b = s->rx_repost;
-        s->rx_repost = b->next;
-        post_rx(b);
-        if (s->rx_repost == b) /* still no room */
-            break;
-    }
+    if (__builtin_expect(s->repost, 0))
+        repost();
     for (;;) {
-        ssize_t got = fi_cq_read(s->cq, s->events, (size_t)s->nevents);
+        ssize_t got = fi_cq_read(s->c0.cq, s->events, (size_t)s->nevents);
         if (got == -FI_EAGAIN)
             break;
         if (got == -FI_EAVAIL) {
@@ -261,10 +335,11 @@ int fm_ofi_poll(void (*cb)(int, const void *, size_t))
                 n++;
                 continue;
             }
+            fm_ofi_ctx *c = b->owner;
             if (b->kind == FM_OFI_OP_TX) {
-                b->next = s->tx_free;
-                s->tx_free = b;
-                s->tx_busy--;
+                b->next = c->tx_free;
+                c->tx_free = b;
+                c->tx_busy--;
                 n++;
                 continue;
             }
@@ -284,10 +359,11 @@ int fm_ofi_poll(void (*cb)(int, const void *, size_t))
             if (what <= FM_OFI_RX_RTS_KEY) {
                 cb(m.src, m.msg, m.len);
                 n++;
+                FM_PV_ADD(ofi_grouped_received, c != &s->c0);
             } else if (__builtin_expect(what == FM_OFI_RX_BAD, 0)) {
                 bad_wire(b->data, s->events[i].len);
             }
-            post_rx(b);
+            post_rx(c, b);
         }
         /* A short batch emptied the queue: reading again would only ask
          * the provider to progress once more (a syscall on `net`), which
@@ -310,36 +386,50 @@ static double now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+static int tx_busy(void)
+{
+    int busy = 0;
+    for (int k = 0; k < fm_ofi.nctx; k++)
+        busy += fm_ofi.ctx[k]->tx_busy;
+    return busy;
+}
+
 /* fi_inject gives no completion: the provider may still hold the bytes.
- * One fi_send (with completion) to each peer we sent to, behind those
- * injects in send-after-send order, tells when they have left; then the
- * endpoint can close without cutting off a peer's last messages. */
+ * One fi_send (with completion) to each remote context each context sent
+ * to, behind those injects in send-after-send order, tells when they have
+ * left; then the endpoints can close without cutting off a peer's last
+ * messages. */
 void fm_ofi_flush(void)
 {
     fm_ofi_state *s = &fm_ofi;
     double deadline = now_s() + 5.0;
     fm_ofi_wire w = {(uint32_t)fm_world_rank, FM_OFI_MSG_FLUSH};
-    for (int p = 0; p < fm_world_size; p++) {
-        if (!s->sent[p])
-            continue;
-        for (;;) {
-            fm_ofi_buf *b = s->tx_free;
-            ssize_t rc = -FI_EAGAIN;
-            if (b) {
-                memcpy(b->data, &w, sizeof w);
-                rc = fi_send(s->ep, b->data, sizeof w, s->desc, s->addr[p], &b->ctx);
-                if (rc == 0) {
-                    s->tx_free = b->next;
-                    s->tx_busy++;
+    for (int ci = 0; ci < s->nctx; ci++) {
+        fm_ofi_ctx *c = s->ctx[ci];
+        for (int p = 0; p < fm_world_size; p++) {
+            for (uint32_t ks = c->sent[p]; ks; ks &= ks - 1) {
+                int k = __builtin_ctz(ks);
+                fi_addr_t a = k ? fm_ofi_dest(k, p, fm_world_size) : s->addr[p];
+                for (;;) {
+                    fm_ofi_buf *b = c->tx_free;
+                    ssize_t rc = -FI_EAGAIN;
+                    if (b) {
+                        memcpy(b->data, &w, sizeof w);
+                        rc = fi_send(c->tx, b->data, sizeof w, c->desc, a, &b->ctx);
+                        if (rc == 0) {
+                            c->tx_free = b->next;
+                            c->tx_busy++;
+                        }
+                    }
+                    if (rc != -FI_EAGAIN || now_s() > deadline)
+                        break;
+                    fm_ofi_poll(NULL);
                 }
             }
-            if (rc != -FI_EAGAIN || now_s() > deadline)
-                break;
-            fm_ofi_poll(NULL);
         }
     }
-    while (s->tx_busy > 0 && now_s() < deadline)
+    while (tx_busy() > 0 && now_s() < deadline)
         fm_ofi_poll(NULL);
-    if (s->tx_busy > 0)
-        fm_warn("ofi: %d sends still in flight at finalize after 5 s", s->tx_busy);
+    if (tx_busy() > 0)
+        fm_warn("ofi: %d sends still in flight at finalize after 5 s", tx_busy());
 }
