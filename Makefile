@@ -89,6 +89,8 @@ test-tsan: deps
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66:suppressions=$(abspath tests/tsan.supp) \
 	  python3 tests/run-mpi-tests build-tsan --filter env_thread
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66:suppressions=$(abspath tests/tsan.supp) \
+	  python3 tests/run-mpi-tests build-tsan --filter ofi_grouping --timeout-scale 4
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66:suppressions=$(abspath tests/tsan.supp) \
 	  python3 tests/run-mpi-tests build-tsan --filter mpit_event --timeout-scale 4
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66:suppressions=$(abspath tests/tsan.supp) \
 	  python3 tests/run-mpi-tests build-tsan --filter 'am_basic n=3 [FABMPI_PROGRESS_THREAD=on]' --timeout-scale 4
