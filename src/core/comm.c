@@ -8,8 +8,9 @@
 #include "core/comm.h"
 #include "core/topo.h"
 #include "core/vci.h"
-#include "util/status.h"
 #include "util/handle_pool.h"
+#include "util/log.h"
+#include "util/status.h"
 
 struct fm_comm fab_comm_world, fab_comm_self;
 struct fm_errhandler fab_errors_are_fatal = {FM_MAGIC_ERRH, 1, 1, FM_ERRH_FATAL, NULL, NULL};
@@ -94,7 +95,9 @@ int fm_comm_build_inter(struct fm_group *local, struct fm_group *remote, uint32_
     return FM_OK;
 }
 
-#define MAX_DESTROY_HOOKS 4
+/* Registered today: attributes, one-sided collective caches, info hints,
+ * MPI_T events, transport contexts (coll/comm_contexts.c). */
+#define MAX_DESTROY_HOOKS 8
 static fm_comm_destroy_hook *destroy_hooks[MAX_DESTROY_HOOKS];
 static int ndestroy_hooks;
 
@@ -103,8 +106,13 @@ void fm_comm_on_destroy(fm_comm_destroy_hook *hook)
     for (int i = 0; i < ndestroy_hooks; i++)
         if (destroy_hooks[i] == hook)
             return; /* MPI_Init after a failed one registers again */
-    if (ndestroy_hooks < MAX_DESTROY_HOOKS)
-        destroy_hooks[ndestroy_hooks++] = hook;
+    if (ndestroy_hooks == MAX_DESTROY_HOOKS) {
+        /* A layer would keep state for freed communicators: a bug here. */
+        fm_error_msg("internal: more than %d communicator destroy hooks; raise "
+                     "MAX_DESTROY_HOOKS in src/core/comm.c", MAX_DESTROY_HOOKS);
+        abort();
+    }
+    destroy_hooks[ndestroy_hooks++] = hook;
 }
 
 void fm_comm_destroy(MPI_Comm comm)

@@ -26,23 +26,13 @@
 enum { SENT, RECEIVED, OPENED, NCOUNTERS };
 static const char *const counter[NCOUNTERS] = {"ofi_grouped_sent", "ofi_grouped_received",
                                               "ofi_contexts_opened"};
-static MPI_T_pvar_session session;
-static MPI_T_pvar_handle handle[NCOUNTERS];
-static unsigned long long last[NCOUNTERS];
+static tu_counters counters;
 
 static int rank, size, nthreads, msgs, on, max_ctx;
 static MPI_Comm dups[MAXT];
 
 /* Counter changes since the last call. */
-static void deltas(long long d[NCOUNTERS])
-{
-    for (int i = 0; i < NCOUNTERS; i++) {
-        unsigned long long v;
-        CHECK_MPI(MPI_T_pvar_read(session, handle[i], &v));
-        d[i] = (long long)(v - last[i]);
-        last[i] = v;
-    }
-}
+static void deltas(long long d[NCOUNTERS]) { tu_counters_deltas(&counters, d); }
 
 /* Messages sent from and received on communicators' contexts (-1: any
  * number), contexts opened. */
@@ -164,13 +154,7 @@ int main(int argc, char **argv)
     int extra = nthreads < max_ctx - 1 ? nthreads : max_ctx - 1;
 
     CHECK_MPI(MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided));
-    CHECK_MPI(MPI_T_pvar_session_create(&session));
-    for (int i = 0; i < NCOUNTERS; i++) {
-        int idx, count;
-        CHECK_MPI(MPI_T_pvar_get_index(counter[i], MPI_T_PVAR_CLASS_COUNTER, &idx));
-        CHECK_MPI(MPI_T_pvar_handle_alloc(session, idx, NULL, &handle[i], &count));
-    }
-    CHECK_MPI(MPI_T_pvar_start(session, MPI_T_PVAR_ALL_HANDLES));
+    tu_counters_start(&counters, NCOUNTERS, counter);
     long long d[NCOUNTERS];
     deltas(d);
 
@@ -261,7 +245,7 @@ int main(int argc, char **argv)
 
     world_traffic();
     expect("MPI_COMM_WORLD again", 0, 0);
-    CHECK_MPI(MPI_T_pvar_session_free(&session));
+    tu_counters_stop(&counters);
     CHECK_MPI(MPI_T_finalize());
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     if (rank == 0)

@@ -22,9 +22,7 @@
 enum { HITS, MISSES, INVALIDATED, EVICTED, NCOUNTERS };
 static const char *const counter[NCOUNTERS] = {"ofi_mr_cache_hits", "ofi_mr_cache_misses",
                                               "ofi_mr_cache_invalidated", "ofi_mr_cache_evicted"};
-static MPI_T_pvar_session session;
-static MPI_T_pvar_handle handle[NCOUNTERS];
-static unsigned long long last[NCOUNTERS];
+static tu_counters counters;
 
 static int rank, size, t, on;
 static char *seg, *tseg;
@@ -32,15 +30,7 @@ static size_t pg;
 enum { N = 5000 };
 
 /* Counter changes since the last call. */
-static void deltas(long long d[NCOUNTERS])
-{
-    for (int i = 0; i < NCOUNTERS; i++) {
-        unsigned long long v;
-        CHECK_MPI(MPI_T_pvar_read(session, handle[i], &v));
-        d[i] = (long long)(v - last[i]);
-        last[i] = v;
-    }
-}
+static void deltas(long long d[NCOUNTERS]) { tu_counters_deltas(&counters, d); }
 
 /* The counters moved by exactly hits, misses, invalidated (evicted: any)
  * when the cache is on, and not at all when it is off. */
@@ -196,13 +186,7 @@ int main(int argc, char **argv)
     CHECK_EQ(fab_segment(t, &b, &sz), FAB_OK);
     tseg = b;
     tu_fill(seg, N, (unsigned)rank);
-    CHECK_MPI(MPI_T_pvar_session_create(&session));
-    for (int i = 0; i < NCOUNTERS; i++) {
-        int idx, count;
-        CHECK_MPI(MPI_T_pvar_get_index(counter[i], MPI_T_PVAR_CLASS_COUNTER, &idx));
-        CHECK_MPI(MPI_T_pvar_handle_alloc(session, idx, NULL, &handle[i], &count));
-    }
-    CHECK_MPI(MPI_T_pvar_start(session, MPI_T_PVAR_ALL_HANDLES));
+    tu_counters_start(&counters, NCOUNTERS, counter);
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     /* The first transfer to a peer asks it for its segment's key; take
      * that (and the endpoint's own first registrations) out of the count. */
@@ -215,7 +199,7 @@ int main(int argc, char **argv)
     eviction();
     window();
 
-    CHECK_MPI(MPI_T_pvar_session_free(&session));
+    tu_counters_stop(&counters);
     CHECK_MPI(MPI_T_finalize());
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     if (rank == 0)

@@ -191,6 +191,48 @@ static inline void tu_mat_op(void *in, void *inout, int *len, MPI_Datatype *dt)
     } while (0)
 #endif
 
+/* MPI_T counters (class COUNTER) read as their changes since the last
+ * reading: tu_counters_start (after MPI_T_init_thread), then
+ * tu_counters_deltas fills d[0..n), then tu_counters_stop. */
+#define TU_COUNTERS_MAX 8
+typedef struct tu_counters {
+    int n;
+    MPI_T_pvar_session session;
+    MPI_T_pvar_handle handle[TU_COUNTERS_MAX];
+    unsigned long long last[TU_COUNTERS_MAX];
+} tu_counters;
+
+static inline void tu_counters_deltas(tu_counters *c, long long *d)
+{
+    for (int i = 0; i < c->n; i++) {
+        unsigned long long v;
+        CHECK_MPI(MPI_T_pvar_read(c->session, c->handle[i], &v));
+        d[i] = (long long)(v - c->last[i]);
+        c->last[i] = v;
+    }
+}
+
+static inline void tu_counters_start(tu_counters *c, int n, const char *const *names)
+{
+    CHECK(n <= TU_COUNTERS_MAX);
+    c->n = n;
+    CHECK_MPI(MPI_T_pvar_session_create(&c->session));
+    for (int i = 0; i < n; i++) {
+        int idx, count;
+        CHECK_MPI(MPI_T_pvar_get_index(names[i], MPI_T_PVAR_CLASS_COUNTER, &idx));
+        CHECK_MPI(MPI_T_pvar_handle_alloc(c->session, idx, NULL, &c->handle[i], &count));
+        c->last[i] = 0;
+    }
+    CHECK_MPI(MPI_T_pvar_start(c->session, MPI_T_PVAR_ALL_HANDLES));
+    long long d[TU_COUNTERS_MAX];
+    tu_counters_deltas(c, d);
+}
+
+static inline void tu_counters_stop(tu_counters *c)
+{
+    CHECK_MPI(MPI_T_pvar_session_free(&c->session));
+}
+
 /* One collective in one of three forms: blocking (mode 0), nonblocking
  * then MPI_Wait (1), or persistent, started and waited for twice, then
  * freed (2).  nbcall and pcall name their request rq_. */
