@@ -16,9 +16,7 @@
 int fm_cs_on;
 atomic_int fm_cs_word;
 struct fm_cs_slot *_Atomic fm_cs_bias;
-__thread unsigned fm_cs_depth __attribute__((tls_model("initial-exec")));
-__thread struct fm_cs_slot *fm_cs_me __attribute__((tls_model("initial-exec")));
-__thread unsigned char fm_cs_via_bias __attribute__((tls_model("initial-exec")));
+__thread struct fm_cs_thread fm_cs_t __attribute__((tls_model("initial-exec")));
 const void *fm_cs_streak_thread;
 unsigned fm_cs_streak;
 
@@ -74,7 +72,7 @@ int fm_cs_try_enter(void)
 {
     if (!try_take())
         return 0;
-    fm_cs_depth = 1;
+    fm_cs_t.depth = 1;
     if (atomic_load_explicit(&fm_cs_bias, memory_order_relaxed) != NULL)
         fm_cs_revoke();
     return 1;
@@ -84,25 +82,25 @@ int fm_cs_try_enter(void)
  * paths as fm_cs_enter/exit. */
 static void take(void)
 {
-    fm_cs_depth = 0;
+    fm_cs_t.depth = 0;
     fm_cs_enter();
 }
 
 static void give(void)
 {
-    fm_cs_depth = 1;
+    fm_cs_t.depth = 1;
     fm_cs_exit();
 }
 
 /* Give the calling thread (holding the word, or alone) a slot and the bias. */
 static void bias_to_me(void)
 {
-    if (!fm_cs_me) {
+    if (!fm_cs_t.me) {
         if (nslots == FM_CS_SLOTS)
             return;
-        fm_cs_me = &slots[nslots++];
+        fm_cs_t.me = &slots[nslots++];
     }
-    atomic_store_explicit(&fm_cs_bias, fm_cs_me, memory_order_release);
+    atomic_store_explicit(&fm_cs_bias, fm_cs_t.me, memory_order_release);
 }
 
 void fm_cs_bias_to_caller(void)
@@ -125,7 +123,7 @@ void fm_cs_revoke(void)
 {
     /* Called holding the word, which the owner does not take while biased. */
     struct fm_cs_slot *owner = atomic_load_explicit(&fm_cs_bias, memory_order_relaxed);
-    if (!owner || owner == fm_cs_me)
+    if (!owner || owner == fm_cs_t.me)
         return;
     atomic_store_explicit(&fm_cs_bias, NULL, memory_order_relaxed);
     /* A full fence on every CPU running one of our threads: from here the
@@ -163,16 +161,16 @@ void fm_cs_rebias(void)
 
 void fm_cs_yield(void)
 {
-    if (fm_cs_via_bias) {
+    if (fm_cs_t.via_bias) {
         /* Revoked while this call waits: leave by the bias, take the word. */
-        if (atomic_load_explicit(&fm_cs_bias, memory_order_relaxed) != fm_cs_me &&
-            fm_cs_depth == 1 && !fm_progress_in_hooks) {
+        if (atomic_load_explicit(&fm_cs_bias, memory_order_relaxed) != fm_cs_t.me &&
+            fm_cs_t.depth == 1 && !fm_progress_in_hooks) {
             give();
             take();
         }
         return;
     }
-    if (fm_cs_depth != 1 || fm_progress_in_hooks ||
+    if (fm_cs_t.depth != 1 || fm_progress_in_hooks ||
         atomic_load_explicit(&cs_waiters, memory_order_relaxed) == 0)
         return;
     unsigned long seen = atomic_load_explicit(&cs_handoffs, memory_order_relaxed);
@@ -187,7 +185,7 @@ void fm_cs_yield(void)
 
 unsigned fm_cs_suspend(void)
 {
-    if (fm_cs_depth != 1 || fm_progress_in_hooks) /* held by an outer call, or a hook: keep it */
+    if (fm_cs_t.depth != 1 || fm_progress_in_hooks) /* held by an outer call, or a hook: keep it */
         return 0;
     give();
     return 1;
@@ -197,6 +195,6 @@ void fm_cs_resume(unsigned depth)
 {
     if (depth) {
         take();
-        fm_cs_depth = depth;
+        fm_cs_t.depth = depth;
     }
 }

@@ -64,11 +64,16 @@ struct fm_cs_slot {
 };
 extern atomic_int fm_cs_word FM_HIDDEN;
 extern struct fm_cs_slot *_Atomic fm_cs_bias FM_HIDDEN;
-extern __thread unsigned fm_cs_depth __attribute__((tls_model("initial-exec"))) FM_HIDDEN;
-/* This thread's slot (NULL until it first could own the bias), and whether
- * its current call entered through the bias. */
-extern __thread struct fm_cs_slot *fm_cs_me __attribute__((tls_model("initial-exec"))) FM_HIDDEN;
-extern __thread unsigned char fm_cs_via_bias __attribute__((tls_model("initial-exec"))) FM_HIDDEN;
+/* This thread's side of the lock, in one thread-local object: in a shared
+ * library each thread-local variable's offset is one more load from the
+ * GOT, and three of them cost every call at MPI_THREAD_MULTIPLE that many
+ * loads on the way in and again on the way out. */
+struct fm_cs_thread {
+    unsigned depth;           /* how many times this thread holds the lock */
+    unsigned char via_bias;   /* its current call entered through the bias */
+    struct fm_cs_slot *me;    /* its slot (NULL until it first could own the bias) */
+};
+extern __thread struct fm_cs_thread fm_cs_t __attribute__((tls_model("initial-exec"))) FM_HIDDEN;
 /* Who took the word last, and how many times in a row (under the word). */
 extern const void *fm_cs_streak_thread FM_HIDDEN;
 extern unsigned fm_cs_streak FM_HIDDEN;
@@ -82,16 +87,16 @@ void fm_cs_rebias(void) FM_HIDDEN;
 /* Take / give back the lock (recursively); only while fm_cs_on. */
 static inline void fm_cs_enter(void)
 {
-    if (fm_cs_depth++ != 0)
+    if (fm_cs_t.depth++ != 0)
         return;
-    struct fm_cs_slot *me = fm_cs_me;
+    struct fm_cs_slot *me = fm_cs_t.me;
     if (me) {
         atomic_store_explicit(&me->in, 1, memory_order_relaxed);
         /* Dekker's order against the revoker, whose membarrier is the
          * fence this side leaves out. */
         atomic_signal_fence(memory_order_seq_cst);
         if (__builtin_expect(atomic_load_explicit(&fm_cs_bias, memory_order_relaxed) == me, 1)) {
-            fm_cs_via_bias = 1;
+            fm_cs_t.via_bias = 1;
             return;
         }
         atomic_store_explicit(&me->in, 0, memory_order_release);
@@ -102,8 +107,8 @@ static inline void fm_cs_enter(void)
         fm_cs_take_slow();
     if (__builtin_expect(atomic_load_explicit(&fm_cs_bias, memory_order_relaxed) != NULL, 0))
         fm_cs_revoke();
-    if (fm_cs_streak_thread != &fm_cs_depth) {
-        fm_cs_streak_thread = &fm_cs_depth;
+    if (fm_cs_streak_thread != &fm_cs_t.depth) {
+        fm_cs_streak_thread = &fm_cs_t.depth;
         fm_cs_streak = 0;
     } else if (__builtin_expect(++fm_cs_streak == FM_CS_REBIAS_AFTER, 0)) {
         fm_cs_rebias();
@@ -112,12 +117,12 @@ static inline void fm_cs_enter(void)
 
 static inline void fm_cs_exit(void)
 {
-    if (--fm_cs_depth != 0)
+    if (--fm_cs_t.depth != 0)
         return;
-    if (fm_cs_via_bias) {
-        fm_cs_via_bias = 0;
+    if (fm_cs_t.via_bias) {
+        fm_cs_t.via_bias = 0;
         atomic_signal_fence(memory_order_seq_cst);
-        atomic_store_explicit(&fm_cs_me->in, 0, memory_order_release);
+        atomic_store_explicit(&fm_cs_t.me->in, 0, memory_order_release);
     } else {
         atomic_store_explicit(&fm_cs_word, 0, memory_order_release);
     }

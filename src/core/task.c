@@ -138,7 +138,7 @@ static int signal_done(void)
 
 void fm_task_wait(struct fm_request *r)
 {
-    if (fm_cs_depth != 1 || fm_progress_in_hooks) {
+    if (fm_cs_t.depth != 1 || fm_progress_in_hooks) {
         /* Inside a callback's call or a hook: the lock cannot be given up,
          * so this wait cannot let the thread go.  Spin as at MULTIPLE. */
         fm_wait_until(r->done);
