@@ -82,7 +82,7 @@ static uint32_t next_tag(MPI_Comm comm)
 
 static struct fm_sched *sched_new(MPI_Comm comm)
 {
-    struct fm_vci *v = comm->vci;
+    struct fm_vci *v = &fm_vci0; /* schedules run under the library lock */
     struct fm_sched *s = v->sched_spare;
     if (s) {
         v->sched_spare = s->next;
@@ -252,7 +252,7 @@ static void sched_free(struct fm_sched *s)
     }
     for (int i = 0; i < s->nkeep; i++)
         fm_coll_tmp_free(s->keep[i]);
-    struct fm_vci *v = s->comm->vci;
+    struct fm_vci *v = &fm_vci0;
     fm_comm_release(s->comm);
     if (v->nsched_spare < FM_SCHED_KEEP) {
         s->next = v->sched_spare;
@@ -473,7 +473,7 @@ static void run(struct fm_sched *s)
     s->nreq = 0;
     if (advance(s))
         return;
-    struct fm_vci *v = s->comm->vci;
+    struct fm_vci *v = &fm_vci0;
     if (!v->sched_running)
         fm_progress_add(sched_poll);
     s->next = v->sched_running;

@@ -43,9 +43,10 @@ void fm_comm_errh_release(struct fm_errhandler *e)
 static int comm_setup(struct fm_comm *c, struct fm_group *group, uint32_t ctx,
                       struct fm_errhandler *errh)
 {
-    c->vci = &fm_vci0;
+    /* Its point-to-point context on its VCI; collectives stay on fm_vci0. */
+    c->vci = fm_vci_of_ctx(ctx);
     c->mq = fm_ctx_queue(&c->vci->ctx, ctx);
-    c->mq_coll = fm_ctx_queue(&c->vci->ctx, ctx + 1);
+    c->mq_coll = fm_ctx_queue(&fm_vci0.ctx, ctx + 1);
     if (!c->mq || !c->mq_coll)
         return FM_ERR_NOMEM;
     c->magic = FM_MAGIC_COMM;
@@ -117,6 +118,9 @@ void fm_comm_on_destroy(fm_comm_destroy_hook *hook)
 
 void fm_comm_destroy(MPI_Comm comm)
 {
+    /* The last reference may go on a lane (a request's): the hooks and
+     * tables below are process-wide. */
+    struct fm_vci *lane = fm_lane_escape();
     for (int i = 0; i < ndestroy_hooks; i++)
         destroy_hooks[i](comm);
     fm_ctx_free(comm->ctx);
@@ -128,11 +132,11 @@ void fm_comm_destroy(MPI_Comm comm)
     fm_comm_errh_release(comm->errh);
     fm_topo_release(comm->topo);
     comm->topo = NULL;
-    if (comm->predefined) {
+    if (comm->predefined)
         comm->magic = 0;
-        return;
-    }
-    fm_handle_put(&comm_pool, comm);
+    else
+        fm_handle_put(&comm_pool, comm);
+    fm_lane_back(lane);
 }
 
 int fm_comm_predefined_init(int world_rank, int world_size, int usable_ids)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/cs.h"
+#include "core/vci.h"
 #include "util/log.h"
 #include "util/param.h"
 
@@ -72,11 +73,30 @@ int fm_cs_try_enter(void)
 {
     if (!try_take())
         return 0;
-    fm_cs_t.depth = 1;
     if (atomic_load_explicit(&fm_cs_bias, memory_order_relaxed) != NULL)
         fm_cs_revoke();
+    /* The lanes after the revoke: an owner inside may be waiting for one. */
+    if (fm_nlanes && !fm_lanes_try_all()) {
+        atomic_store_explicit(&fm_cs_word, 0, memory_order_release);
+        return 0;
+    }
+    fm_cs_t.depth = 1;
     return 1;
 }
+
+int fm_cs_try_word(void)
+{
+    if (!try_take())
+        return 0;
+    struct fm_cs_slot *owner = atomic_load_explicit(&fm_cs_bias, memory_order_relaxed);
+    if (owner && owner != fm_cs_t.me) {
+        atomic_store_explicit(&fm_cs_word, 0, memory_order_release);
+        return 0;
+    }
+    return 1;
+}
+
+void fm_cs_give_try_word(void) { atomic_store_explicit(&fm_cs_word, 0, memory_order_release); }
 
 /* Take / give back the lock at depth 1 (the waits' hand-offs): the same
  * paths as fm_cs_enter/exit. */
@@ -183,18 +203,28 @@ void fm_cs_yield(void)
     take();
 }
 
+/* What fm_cs_suspend gave up: nothing (0), the library lock at depth 1
+ * (1), or the calling thread's lane (FM_CS_LANE). */
+#define FM_CS_LANE 2u
+
 unsigned fm_cs_suspend(void)
 {
+    if (fm_cs_t.lane) {
+        fm_lane_suspend(fm_cs_t.lane);
+        return FM_CS_LANE;
+    }
     if (fm_cs_t.depth != 1 || fm_progress_in_hooks) /* held by an outer call, or a hook: keep it */
         return 0;
     give();
     return 1;
 }
 
-void fm_cs_resume(unsigned depth)
+void fm_cs_resume(unsigned held)
 {
-    if (depth) {
+    if (held == FM_CS_LANE) {
+        fm_lane_resume(fm_cs_t.lane);
+    } else if (held) {
         take();
-        fm_cs_t.depth = depth;
+        fm_cs_t.depth = held;
     }
 }

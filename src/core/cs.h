@@ -68,10 +68,12 @@ extern struct fm_cs_slot *_Atomic fm_cs_bias FM_HIDDEN;
  * library each thread-local variable's offset is one more load from the
  * GOT, and three of them cost every call at MPI_THREAD_MULTIPLE that many
  * loads on the way in and again on the way out. */
+struct fm_vci;
 struct fm_cs_thread {
     unsigned depth;           /* how many times this thread holds the lock */
     unsigned char via_bias;   /* its current call entered through the bias */
     struct fm_cs_slot *me;    /* its slot (NULL until it first could own the bias) */
+    struct fm_vci *lane;      /* the lane whose lock alone it holds (core/vci.h), or NULL */
 };
 extern __thread struct fm_cs_thread fm_cs_t __attribute__((tls_model("initial-exec"))) FM_HIDDEN;
 /* Who took the word last, and how many times in a row (under the word). */
@@ -84,11 +86,15 @@ void fm_cs_take_slow(void) FM_HIDDEN;
 void fm_cs_revoke(void) FM_HIDDEN;
 void fm_cs_rebias(void) FM_HIDDEN;
 
-/* Take / give back the lock (recursively); only while fm_cs_on. */
-static inline void fm_cs_enter(void)
+/* Lanes beyond fm_vci0 (core/vci.h): while there are any, the holder of
+ * the library lock holds every lane's lock too, taken after it. */
+extern int fm_nlanes FM_HIDDEN;
+void fm_lanes_take_all(void) FM_HIDDEN;
+void fm_lanes_give_all(void) FM_HIDDEN;
+
+/* The library lock's word and bias (without the lanes). */
+static inline void fm_cs_take_word(void)
 {
-    if (fm_cs_t.depth++ != 0)
-        return;
     struct fm_cs_slot *me = fm_cs_t.me;
     if (me) {
         atomic_store_explicit(&me->in, 1, memory_order_relaxed);
@@ -115,10 +121,8 @@ static inline void fm_cs_enter(void)
     }
 }
 
-static inline void fm_cs_exit(void)
+static inline void fm_cs_give_word(void)
 {
-    if (--fm_cs_t.depth != 0)
-        return;
     if (fm_cs_t.via_bias) {
         fm_cs_t.via_bias = 0;
         atomic_signal_fence(memory_order_seq_cst);
@@ -127,6 +131,31 @@ static inline void fm_cs_exit(void)
         atomic_store_explicit(&fm_cs_word, 0, memory_order_release);
     }
 }
+
+/* Take / give back the lock (recursively); only while fm_cs_on. */
+static inline void fm_cs_enter(void)
+{
+    if (fm_cs_t.depth++ != 0)
+        return;
+    fm_cs_take_word();
+    if (__builtin_expect(fm_nlanes, 0))
+        fm_lanes_take_all();
+}
+
+static inline void fm_cs_exit(void)
+{
+    if (--fm_cs_t.depth != 0)
+        return;
+    if (__builtin_expect(fm_nlanes, 0))
+        fm_lanes_give_all();
+    fm_cs_give_word();
+}
+
+/* The word alone, if free and no other thread owns the bias (which could
+ * be inside a call without it); for a thread on a lane (lanes.c), which
+ * must never wait.  And its release. */
+int fm_cs_try_word(void) FM_HIDDEN;
+void fm_cs_give_try_word(void) FM_HIDDEN;
 
 /* The progress thread's entry: the lock if it is free, else 0 at once.  It
  * never queues for it, so an application thread waiting inside a call is

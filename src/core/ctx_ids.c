@@ -113,7 +113,7 @@ void fm_ctx_free(uint32_t ctx)
     uint32_t id = ctx / 2;
     if (id < 2 || id >= FM_CTX_IDS)
         return; /* predefined communicators keep theirs */
-    fm_ctx_queue_drop(&fm_vci0.ctx, ctx);
+    fm_ctx_queue_drop(&fm_vci_of_ctx(ctx)->ctx, ctx);
     fm_ctx_queue_drop(&fm_vci0.ctx, ctx + 1);
     pthread_mutex_lock(&ids_lock);
     if (!(ids_free[id / 64] & ((uint64_t)1 << (id % 64)))) {

@@ -14,7 +14,7 @@
 
 /* Transports, parked sends, the OFI engine, one-sided completions and the
  * collectives' RMA endpoint: a handful per VCI. */
-struct fm_vci fm_vci0 = {.dtail = &fm_vci0.dhead, .lock = PTHREAD_MUTEX_INITIALIZER};
+struct fm_vci fm_vci0 = {.dtail = &fm_vci0.dhead};
 
 static struct fm_vci *const V = &fm_vci0;
 
@@ -90,9 +90,9 @@ static __attribute__((noinline)) int run_hooks(struct fm_vci *v)
     return n;
 }
 
-/* The message path's poll: each transport, then parked sends when there
- * are any, then the hooks (none in a plain two-sided program). */
-int fm_progress(void)
+/* fm_vci0's poll: each transport, then parked sends when there are any,
+ * then the hooks (none in a plain two-sided program). */
+static inline __attribute__((always_inline)) int progress_vci0(void)
 {
     struct fm_vci *v = V;
     int n = 0;
@@ -100,12 +100,75 @@ int fm_progress(void)
     for (int i = 0; i < v->nnets; i++)
         n += fm_net_poll(v->nets[i], v->deliver);
     if (v->pend_nactive)
-        n += v->pend_drain();
+        n += v->pend_drain(v);
     if (v->nhooks)
         n += run_hooks(v);
     if (v->dhead)
         n += run_deferred(v);
     return n;
+}
+
+/* A lane's poll: its transports and parked sends (it has no hooks and
+ * defers nothing). */
+static int progress_lane(struct fm_vci *v)
+{
+    int n = 0;
+    FM_PV_INC_AT(&v->pv, progress_polls);
+    for (int i = 0; i < v->nnets; i++)
+        n += fm_net_poll(v->nets[i], v->deliver);
+    FM_PV_ADD_AT(&v->pv, vci_lane_messages, n);
+    if (v->pend_nactive)
+        n += v->pend_drain(v);
+    return n;
+}
+
+/* Empty polls of a wait on a lane between its looks at the other VCIs. */
+#define FM_LANE_ATTEND_EVERY 256
+
+/* With lanes: a thread on one polls it, and every FM_LANE_ATTEND_EVERY
+ * empty polls everything else too when it can take it all at once (so
+ * traffic nobody else is polling for still moves while it waits); a
+ * thread holding the library lock (or any thread below
+ * MPI_THREAD_MULTIPLE) polls every VCI. */
+static __attribute__((noinline)) int progress_lanes(void)
+{
+    struct fm_vci *mine = fm_cs_t.lane;
+    int n = 0;
+    if (mine) {
+        n = progress_lane(mine);
+        if (n || ++mine->idle < FM_LANE_ATTEND_EVERY || !fm_lanes_try_everything(mine))
+            return n;
+        mine->idle = 0;
+        /* Held twice: a wait inside keeps it all rather than hand it over
+         * (fm_cs_yield), since this thread's lane call is still running. */
+        fm_cs_t.lane = NULL;
+        fm_cs_t.depth = 2;
+        n = progress_vci0();
+        for (int i = 1; i <= fm_nlanes; i++)
+            n += progress_lane(fm_vcis[i]);
+        fm_cs_t.depth = 0;
+        fm_cs_t.lane = mine;
+        fm_lanes_give_everything(mine);
+        return n;
+    }
+    n = progress_vci0();
+    for (int i = 1; i <= fm_nlanes; i++)
+        n += progress_lane(fm_vcis[i]);
+    return n;
+}
+
+void fm_progress_waited_lanes(unsigned long long t0)
+{
+    struct fm_pv *pv = fm_cs_t.lane ? &fm_cs_t.lane->pv : &fm_pv;
+    FM_PV_INC_AT(pv, progress_waits);
+    FM_PV_ADD_AT(pv, progress_wait_time, fm_pv_ticks() - t0);
+}
+
+int fm_progress(void)
+{
+    if (__builtin_expect(fm_nlanes, 0))
+        return progress_lanes();
+    return progress_vci0();
 }
 
 /* Empty polls after which a waiter that is yielding starts to nap: a rank
@@ -119,7 +182,12 @@ void fm_progress_backoff(unsigned *spins)
 {
     if (__builtin_expect(fm_cs_on, 0)) {
         /* Other threads may be waiting to call in: let them. */
-        fm_cs_yield();
+        if (fm_cs_t.lane)
+            fm_lane_yield(fm_cs_t.lane);
+        else
+            fm_cs_yield();
+        if (fm_nlanes && fm_cs_t.depth == 1 && !fm_progress_in_hooks)
+            fm_lanes_yield_all();
         /* And at the task level, other tasks of this thread. */
         if (fm_task_level)
             fm_task_yield();

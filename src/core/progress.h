@@ -60,6 +60,19 @@ void fm_progress_backoff(unsigned *spins);
  * nap delays an origin's every request. */
 extern int fm_progress_awake;
 
+/* Count a wait that polled, started at tick t0 (MPI_T's progress_waits
+ * and progress_wait_time; with lanes, in the calling thread's VCI's). */
+void fm_progress_waited_lanes(unsigned long long t0);
+static inline void fm_progress_waited(unsigned long long t0)
+{
+    if (__builtin_expect(fm_nlanes, 0)) {
+        fm_progress_waited_lanes(t0);
+        return;
+    }
+    FM_PV_INC(progress_waits);
+    FM_PV_ADD(progress_wait_time, fm_pv_ticks() - t0);
+}
+
 /* Progress until cond holds: the only blocking loop.  cond is evaluated
  * before every poll.  A wait that polls is counted and timed (MPI_T's
  * progress_waits, progress_wait_time); one already satisfied costs
@@ -75,8 +88,7 @@ extern int fm_progress_awake;
                 if (!fm_progress())                                          \
                     fm_progress_backoff(&fm_spins_);                         \
             } while (!(cond));                                               \
-            FM_PV_INC(progress_waits);                                       \
-            FM_PV_ADD(progress_wait_time, fm_pv_ticks() - fm_t0_);           \
+            fm_progress_waited(fm_t0_);                                      \
         }                                                                    \
     } while (0)
 

@@ -38,6 +38,7 @@ struct fm_request {
     fm_match_entry me;       /* posted receive: linked in the comm's queue */
     uint32_t magic;
     uint8_t kind;
+    uint8_t vci;             /* index of the VCI whose pool and traffic it belongs to (core/vci.h) */
     uint16_t flags;
     volatile int done;       /* 1 once complete; status valid */
     int acked;               /* sync send: ACK received */
@@ -87,9 +88,13 @@ _Static_assert(sizeof(struct fm_request) <= 256, "struct fm_request outgrew 256 
 extern struct fm_request fm_req_sent;
 
 /* Allocate a zeroed request of `kind` (from a free list; no malloc in the
- * steady state).  Returns NULL when memory is exhausted. */
+ * steady state).  Returns NULL when memory is exhausted.  fm_req_alloc
+ * takes it from fm_vci0's pool, fm_req_alloc_on from v's (a lane's
+ * point-to-point traffic: core/vci.h). */
+struct fm_vci;
 struct fm_request *fm_req_alloc(int kind);
-/* Return a request to the free list; releases tmp and datatype reference. */
+struct fm_request *fm_req_alloc_on(struct fm_vci *v, int kind);
+/* Return a request to its VCI's free list; releases tmp and datatype reference. */
 void fm_req_free(struct fm_request *r);
 /* Mark complete; a freed (MPI_Request_free) request is released here.  An
  * inner request of a persistent one hands its status to the parent and is

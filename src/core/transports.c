@@ -14,13 +14,40 @@
 static struct fm_vci *const V = &fm_vci0;
 static int ofi_up;
 
-int fm_transports_init(int world_rank, int world_size, fm_net_deliver_fn *deliver)
+/* Lane i (1 .. lanes) of the VCIs: its own self queue and shm rings. */
+static int open_lanes(int lanes, int world_size, fm_net_deliver_fn *deliver_lane)
+{
+    for (int i = 1; i <= lanes; i++) {
+        struct fm_vci *v = fm_lane_vci(i);
+        fm_net *self = &fm_net_self_lanes[i], *shm = &fm_net_shm_lanes[i];
+        int rc = fm_net_init(self);
+        if (rc != FM_OK)
+            return rc;
+        v->nnets = 0;
+        v->nets[v->nnets++] = self;
+        v->nets[v->nnets++] = shm;
+        v->deliver = deliver_lane;
+        v->peer_net = calloc((size_t)world_size, sizeof *v->peer_net);
+        if (!v->peer_net)
+            return FM_ERR_NOMEM;
+        for (int p = 0; p < world_size; p++)
+            v->peer_net[p] = fm_peer_net[p] == &fm_net_self ? self : shm;
+    }
+    fm_lanes_opened(lanes);
+    fm_log(1, "%d VCIs: communicators' point-to-point traffic spread over %d lanes by context id",
+           lanes + 1, lanes);
+    return FM_OK;
+}
+
+int fm_transports_init(int world_rank, int world_size, fm_net_deliver_fn *deliver,
+                       fm_net_deliver_fn *deliver_lane)
 {
     int rc;
     V->deliver = deliver;
     fm_peer_net = calloc((size_t)world_size, sizeof *fm_peer_net);
     if (!fm_peer_net)
         return FM_ERR_NOMEM;
+    V->peer_net = fm_peer_net;
     V->nnets = 0;
     fm_node_cpus_publish(); /* the shm setup's fence shows it to the node */
     if ((rc = fm_net_init(&fm_net_self)) != FM_OK)
@@ -55,6 +82,8 @@ int fm_transports_init(int world_rank, int world_size, fm_net_deliver_fn *delive
             return FM_ERR_NET;
         }
     }
+    if (fm_shm_lanes() && !use_ofi && (rc = open_lanes(fm_shm_lanes(), world_size, deliver_lane)) != FM_OK)
+        return rc;
     fm_oversubscribed = fm_param.YIELD == FM_YIELD_ALWAYS ||
                         (fm_param.YIELD == FM_YIELD_AUTO && fm_node_crowded);
     fm_log(1, "%d usable CPUs on this node%s: blocking waits %s", fm_node_cpus_usable,
@@ -90,10 +119,20 @@ void fm_transports_retune(void)
 
 void fm_transports_finalize(void)
 {
+    for (int i = fm_nlanes; i >= 1; i--) {
+        struct fm_vci *v = fm_lane_vci(i);
+        for (int k = v->nnets - 1; k >= 0; k--)
+            fm_net_finalize(v->nets[k]);
+        v->nnets = 0;
+        free(v->peer_net);
+        v->peer_net = NULL;
+    }
+    fm_lanes_opened(0);
     for (int i = V->nnets - 1; i >= 0; i--)
         fm_net_finalize(V->nets[i]);
     V->nnets = 0;
     ofi_up = 0;
     free(fm_peer_net);
     fm_peer_net = NULL;
+    V->peer_net = NULL;
 }

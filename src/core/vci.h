@@ -4,19 +4,31 @@
  * deferred operations, parked sends, unexpected-message records, and the
  * lock that guards them).
  *
- * fabmpi has one VCI, fm_vci0, and every communicator points at it; the
- * threads work adds more (a communicator per VCI, its own transport
- * endpoints and matching queues) and takes `lock` at MPI_THREAD_MULTIPLE.
- * Below that level `locking` stays 0 and fm_vci_lock is one predictable
- * branch, so single-threaded programs pay nothing for it. */
+ * fm_vci0 carries MPI_COMM_WORLD, MPI_COMM_SELF, every collective context,
+ * one-sided and active-message traffic, and holds the state that is not
+ * per VCI; its lock is the library lock (core/cs.h).  With FABMPI_VCIS=n
+ * > 1 on a job whose ranks share one node, n - 1 more VCIs ("lanes")
+ * carry the point-to-point traffic of the other communicators, chosen by
+ * context id (fm_vci_of_ctx: the same on every member, so the sender's and
+ * the receiver's lanes pair up), each with its own shared-memory rings,
+ * self queue, matching table, request pool, parked sends and counters, and
+ * its own lock.  At MPI_THREAD_MULTIPLE the hottest calls on such a
+ * communicator's traffic take only its lane's lock; every other call takes
+ * the library lock and, while lanes exist, every lane's lock after it (so
+ * it may touch anything).  A thread holding a lane's lock touches only
+ * that lane's state and never blocks on another lock: errors, and the
+ * destruction of a communicator or datatype reached from a lane, leave the
+ * lane first (fm_lane_escape). */
 #ifndef FM_CORE_VCI_H
 #define FM_CORE_VCI_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "core/progress.h"
 #include "match/ctx_table.h"
 #include "net/net.h"
+#include "util/pvar.h"
 
 struct fm_request;
 struct fm_message;
@@ -24,8 +36,28 @@ struct fm_pending;
 struct fm_sched;
 
 #define FM_VCI_MAX_HOOKS 8
+/* Most VCIs (FABMPI_VCIS), fm_vci0 included. */
+#define FM_VCI_MAX 16
+
+/* A lane's lock: a word taken by compare-and-swap, and the count of
+ * threads waiting for it so a holder that waits on the network can hand
+ * it over (fm_lane_yield). */
+struct fm_lane_lock {
+    atomic_int word;
+    atomic_uint waiters;
+    atomic_ulong handoffs;
+};
 
 struct fm_vci {
+    int index;          /* in fm_vcis[] (0: fm_vci0) */
+    /* The transport reaching each world rank from this VCI (fm_vci0's is
+     * fm_peer_net), and its rendezvous sends each peer still pulls (the
+     * split-copy test, pt2pt/internal.h). */
+    fm_net **peer_net;
+    unsigned *rndv_out;
+    /* The counters of its traffic (util/pvar.h), bumped where V is at
+     * hand as one add at a fixed offset; MPI_T sums fm_pv and every VCI's. */
+    struct fm_pv pv;
     /* core/transports.c: the transports this VCI polls, and where their
      * messages go (fm_deliver).  Polled first by every fm_progress(). */
     fm_net *nets[4];
@@ -33,7 +65,7 @@ struct fm_vci {
     fm_net_deliver_fn *deliver;
     /* pt2pt/pending.c: drains parked sends; fm_progress() calls it while
      * pend_nactive says some peer has any (a load and a branch otherwise). */
-    int (*pend_drain)(void);
+    int (*pend_drain)(struct fm_vci *v);
     /* match/ctx_table.h: the matching queues of its communicators' contexts
      * (fm_deliver looks them up; communicators keep pointers). */
     fm_ctx_table ctx;
@@ -57,24 +89,63 @@ struct fm_vci {
     struct fm_sched *sched_running;
     struct fm_sched *sched_spare; /* finished ones kept for reuse, nsched_spare of them */
     int nsched_spare;
-    /* Taken by fm_vci_lock only while `locking` is set. */
-    int locking;
-    pthread_mutex_t lock;
+    /* A lane's lock (fm_vci0 uses the library lock, core/cs.h), and its
+     * empty polls since its waiter last looked after the other VCIs. */
+    struct fm_lane_lock lock;
+    unsigned idle;
 };
 
-/* The one VCI. */
-extern struct fm_vci fm_vci0;
+/* Hidden: reached at a known offset, not through the GOT. */
+extern struct fm_vci fm_vci0 __attribute__((visibility("hidden")));
+/* Every VCI by index ([0] = &fm_vci0), and how many lanes exist beyond
+ * fm_vci0 (0 unless FABMPI_VCIS > 1 took effect; set at MPI_Init). */
+extern struct fm_vci *fm_vcis[FM_VCI_MAX] __attribute__((visibility("hidden")));
+extern int fm_nlanes __attribute__((visibility("hidden")));
 
-static inline void fm_vci_lock(struct fm_vci *v)
+/* The VCI whose matching table holds context ctx: collective contexts
+ * (odd), MPI_COMM_WORLD's and MPI_COMM_SELF's (ids 0 and 1) stay on
+ * fm_vci0; the others are spread over the lanes by id. */
+static inline struct fm_vci *fm_vci_of_ctx(uint32_t ctx)
 {
-    if (__builtin_expect(v->locking, 0))
-        pthread_mutex_lock(&v->lock);
+    if (__builtin_expect(!fm_nlanes, 1) || (ctx & 1) || ctx < 4)
+        return &fm_vci0;
+    return fm_vcis[1 + ((ctx >> 1) - 2) % (unsigned)fm_nlanes];
 }
 
-static inline void fm_vci_unlock(struct fm_vci *v)
-{
-    if (__builtin_expect(v->locking, 0))
-        pthread_mutex_unlock(&v->lock);
-}
+/* ---- lane locks (core/lanes.c) ---------------------------------------------
+ * Taken only at MPI_THREAD_MULTIPLE (or with a progress thread).  The
+ * calling thread's lane, while it holds only that lane's lock, is
+ * fm_cs_t.lane (core/cs.h). */
+void fm_lane_enter(struct fm_vci *v) __attribute__((visibility("hidden")));
+void fm_lane_exit(struct fm_vci *v) __attribute__((visibility("hidden")));
+/* Inside a blocking wait on lane v: let a thread that wants the lane have
+ * it for a while (no-op when nobody waits). */
+void fm_lane_yield(struct fm_vci *v) __attribute__((visibility("hidden")));
+/* Around a nap or sleep in a wait on lane v (fm_cs_suspend/resume). */
+void fm_lane_suspend(struct fm_vci *v) __attribute__((visibility("hidden")));
+void fm_lane_resume(struct fm_vci *v) __attribute__((visibility("hidden")));
+/* Every lane's lock, in index order, for the holder of the library lock;
+ * and back (fm_cs_enter/exit).  try_all takes all or none, at once. */
+void fm_lanes_take_all(void) __attribute__((visibility("hidden")));
+void fm_lanes_give_all(void) __attribute__((visibility("hidden")));
+int fm_lanes_try_all(void) __attribute__((visibility("hidden")));
+/* From a wait on lane `mine`: the library lock and every other lane, or
+ * nothing (1 / 0), so the wait can progress what nobody else polls; and
+ * their release. */
+int fm_lanes_try_everything(struct fm_vci *mine) __attribute__((visibility("hidden")));
+void fm_lanes_give_everything(struct fm_vci *mine) __attribute__((visibility("hidden")));
+/* Lane i's storage (set up for use), and how many the transports opened
+ * (fm_nlanes; 0 at teardown). */
+struct fm_vci *fm_lane_vci(int i) __attribute__((visibility("hidden")));
+void fm_lanes_opened(int n) __attribute__((visibility("hidden")));
+/* Waits holding the library lock let lane waiters in too. */
+void fm_lanes_yield_all(void) __attribute__((visibility("hidden")));
+/* A call running on a lane that must touch process-wide state (raise an
+ * error, destroy a communicator or datatype) leaves its lane around it:
+ * escape gives the lane up and takes the library lock (and so every lane,
+ * this one included); back gives that up and takes the lane again.
+ * Returns/takes the lane left, NULL when not on one (then both no-ops). */
+struct fm_vci *fm_lane_escape(void) __attribute__((visibility("hidden")));
+void fm_lane_back(struct fm_vci *lane) __attribute__((visibility("hidden")));
 
 #endif

@@ -366,7 +366,9 @@ void fm_comm_finalize(void)
     fm_type_f90_finalize(); /* their attributes' delete callbacks need the keyvals */
     fm_attr_finalize();
     fm_sched_finalize();
-    fm_ctx_table_finalize(&fm_vci0.ctx);
+    for (int i = 0; i < FM_VCI_MAX; i++)
+        if (fm_vcis[i])
+            fm_ctx_table_finalize(&fm_vcis[i]->ctx);
 }
 
 int fm_comm_dup_private(MPI_Comm comm, MPI_Comm *out)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "boot/boot.h"
+#include "core/vci.h"
 #include "mpi/api.h"
 #include "mpi/errclass.h"
 #include "mpi/f2c.h"
@@ -94,16 +95,28 @@ int fm_call_errhandler(MPI_Comm comm, int code)
     fm_boot_abort(cls > 0 ? cls : 1, "an MPI call failed under MPI_ERRORS_ARE_FATAL");
 }
 
+static int raise_v(MPI_Comm comm, const char *call, int errclass, const char *fmt, va_list ap);
+
 int fm_raise(MPI_Comm comm, const char *call, int errclass, const char *fmt, ...)
+{
+    /* A call on a lane (core/vci.h) raises under the library lock: the
+     * error slots and the program's handler are process-wide. */
+    struct fm_vci *lane = fm_lane_escape();
+    va_list ap;
+    va_start(ap, fmt);
+    int code = raise_v(comm, call, errclass, fmt, ap);
+    va_end(ap);
+    fm_lane_back(lane);
+    return code;
+}
+
+static int raise_v(MPI_Comm comm, const char *call, int errclass, const char *fmt, va_list ap)
 {
     unsigned slot = next_slot++ % FM_ERR_SLOTS;
     int code = errclass + FM_ERR_STRIDE * (int)(slot + 1);
     char *t = err_text[slot];
     int n = snprintf(t, MPI_MAX_ERROR_STRING, "%s: ", call);
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(t + n, MPI_MAX_ERROR_STRING - (size_t)n, fmt, ap);
-    va_end(ap);
     err_code_of_slot[slot] = code;
     if (fm_event_wanted(FM_EV_error_raised)) {
         struct fm_ev_error_raised d = {code, errclass};

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "match/match.h"
+#include "core/vci.h"
 #include "mpi/api.h"
 #include "mpi/mpit.h"
 #include "util/category.h"
@@ -126,7 +127,13 @@ static unsigned long long now(const struct fm_mpit_pvar_handle *h)
     const struct pvar *v = &pvars[h->pvar];
     fm_match_queue *q = h->comm && fm_comm_valid(h->comm) ? h->comm->mq : NULL;
     switch (v->src) {
-    case SRC_COUNTER: return *(const unsigned long long *)((const char *)&fm_pv + v->offset);
+    case SRC_COUNTER: {
+        /* The process-wide block and each VCI's (core/vci.h). */
+        unsigned long long sum = *(const unsigned long long *)((const char *)&fm_pv + v->offset);
+        for (int i = 0; i <= fm_nlanes; i++)
+            sum += *(const unsigned long long *)((const char *)&fm_vcis[i]->pv + v->offset);
+        return sum;
+    }
     case SRC_POSTED: return q ? fm_match_posted_count(q) : 0;
     case SRC_UNEXP: return q ? fm_match_unexpected_count(q) : 0;
     case SRC_POSTED_HWM: return q ? fm_match_posted_hwm(q) : 0;

@@ -17,6 +17,7 @@
 #include "boot/hang.h"
 #include "coll/sched.h"
 #include "mpi/api.h"
+#include "mpi/lane.h"
 #include "mpi/request_api.h"
 #include "pt2pt/internal.h"
 #include "pt2pt/pt2pt.h"
@@ -71,7 +72,7 @@ static inline __attribute__((always_inline)) int send_body(const void *buf, int 
     return blocking_send("MPI_Send", buf, count, dt, dest, tag, comm, FM_SEND_STD);
 }
 
-FM_API_LOCKED_TWIN(send_body, (const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm),
+FM_API_LANE_TWIN(send_body, fm_lane_for(comm, dt), (const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm),
                    (buf, count, dt, dest, tag, comm))
 
 #pragma weak MPI_Send = PMPI_Send
@@ -180,7 +181,7 @@ static inline __attribute__((always_inline)) int isend_body(const void *buf, int
     return start_send("MPI_Isend", buf, count, dt, dest, tag, comm, FM_SEND_STD, request);
 }
 
-FM_API_LOCKED_TWIN(isend_body, (const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+FM_API_LANE_TWIN(isend_body, fm_lane_for(comm, dt), (const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                     MPI_Comm comm, MPI_Request *request),
                    (buf, count, dt, dest, tag, comm, request))
 
@@ -257,7 +258,7 @@ static inline __attribute__((always_inline)) int recv_body(void *buf, int count,
     return recv_wait("MPI_Recv", buf, count, dt, source, tag, comm, status);
 }
 
-FM_API_LOCKED_TWIN(recv_body, (void *buf, int count, MPI_Datatype dt, int source, int tag,
+FM_API_LANE_TWIN(recv_body, fm_lane_for(comm, dt), (void *buf, int count, MPI_Datatype dt, int source, int tag,
                     MPI_Comm comm, MPI_Status *status),
                    (buf, count, dt, source, tag, comm, status))
 
@@ -297,7 +298,7 @@ static inline __attribute__((always_inline)) int irecv_body(void *buf, int count
     return recv_start("MPI_Irecv", buf, count, dt, source, tag, comm, request);
 }
 
-FM_API_LOCKED_TWIN(irecv_body, (void *buf, int count, MPI_Datatype dt, int source, int tag,
+FM_API_LANE_TWIN(irecv_body, fm_lane_for(comm, dt), (void *buf, int count, MPI_Datatype dt, int source, int tag,
                     MPI_Comm comm, MPI_Request *request),
                    (buf, count, dt, source, tag, comm, request))
 

@@ -8,6 +8,7 @@
 #include "coll/sched.h"
 #include "core/task.h"
 #include "mpi/api.h"
+#include "mpi/lane.h"
 #include "mpi/request_api.h"
 #include "pt2pt/pt2pt.h"
 
@@ -127,7 +128,7 @@ static inline __attribute__((always_inline)) int wait_body(MPI_Request *request,
     return fm_request_finish("MPI_Wait", request, status);
 }
 
-FM_API_LOCKED_TWIN(wait_body, (MPI_Request *request, MPI_Status *status), (request, status))
+FM_API_LANE_TWIN(wait_body, request ? fm_lane_of_req(*request) : NULL, (MPI_Request *request, MPI_Status *status), (request, status))
 
 #pragma weak MPI_Wait = PMPI_Wait
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
@@ -153,7 +154,7 @@ static inline __attribute__((always_inline)) int test_body(MPI_Request *request,
     return fm_request_finish("MPI_Test", request, status);
 }
 
-FM_API_LOCKED_TWIN(test_body, (MPI_Request *request, int *flag, MPI_Status *status), (request, flag, status))
+FM_API_LANE_TWIN(test_body, request ? fm_lane_of_req(*request) : NULL, (MPI_Request *request, int *flag, MPI_Status *status), (request, flag, status))
 
 #pragma weak MPI_Test = PMPI_Test
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
@@ -217,7 +218,7 @@ static inline __attribute__((always_inline)) int waitall_body(int count, MPI_Req
     return any_error ? report_in_status("MPI_Waitall", comm, 1) : MPI_SUCCESS;
 }
 
-FM_API_LOCKED_TWIN(waitall_body, (int count, MPI_Request reqs[], MPI_Status statuses[]), (count, reqs, statuses))
+FM_API_LANE_TWIN(waitall_body, fm_lane_of_reqs(count, reqs), (int count, MPI_Request reqs[], MPI_Status statuses[]), (count, reqs, statuses))
 
 #pragma weak MPI_Waitall = PMPI_Waitall
 int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])

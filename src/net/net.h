@@ -191,6 +191,12 @@ struct fm_net {
 extern fm_net fm_net_self; /* this process */
 extern fm_net fm_net_shm;  /* other processes on this node */
 extern fm_net fm_net_ofi;  /* libfabric: other nodes (and this one with FABMPI_NET=ofi) */
+/* The lanes' instances (core/vci.h), [1 .. lanes]: their own rings and self
+ * queues.  fm_shm_lanes() says how many lanes the shm setup made (0 unless
+ * FABMPI_VCIS > 1 and every rank is on this node). */
+extern fm_net fm_net_shm_lanes[];
+extern fm_net fm_net_self_lanes[];
+int fm_shm_lanes(void);
 
 static inline int fm_net_init(fm_net *n) { return n->ops->init(n); }
 static inline int fm_net_reaches(const fm_net *n, int peer) { return n->ops->reaches(peer, n); }

@@ -49,7 +49,8 @@ static int cancel_send(struct fm_request *r)
     if (r->done || r->kind != FM_REQ_SEND || (r->flags & FM_REQF_CANCEL_ASKED) || !r->comm)
         return FM_OK;
     int peer = r->peer_world;
-    if (fm_pending_withdraw(peer, r)) {
+    struct fm_vci *v = fm_req_vci(r);
+    if (fm_pending_withdraw(v, peer, r)) {
         complete_cancelled(r);
         return FM_OK;
     }
@@ -60,7 +61,7 @@ static int cancel_send(struct fm_request *r)
     fm_hdr_rndv h = {.h = {.proto = FM_PROTO_CANCEL, .ctx = r->comm->ctx, .src = r->comm->rank,
                            .tag = r->tag},
                      .sreq = (uintptr_t)r};
-    return fm_send_or_park(peer, &h, sizeof h, NULL, 0, NULL);
+    return fm_send_or_park(v, peer, &h, sizeof h, NULL, 0, NULL);
 }
 
 int fm_sw_cancel(struct fm_request *r)
@@ -73,7 +74,8 @@ void fm_on_cancel(int peer, const void *msg, size_t len)
 {
     (void)len;
     const fm_hdr_rndv *c = msg;
-    fm_match_queue *q = fm_ctx_queue_fast(&fm_vci0.ctx, c->h.ctx);
+    struct fm_vci *v = fm_vci_of_ctx(c->h.ctx);
+    fm_match_queue *q = fm_ctx_queue_fast(&v->ctx, c->h.ctx);
     if (!q)
         return;
     for (fm_match_entry *e = fm_match_unexpected_next(q, NULL); e;
@@ -84,7 +86,7 @@ void fm_on_cancel(int peer, const void *msg, size_t len)
             continue;
         fm_match_remove_unexpected(q, e);
         fm_msg_free(u);
-        fm_send_ctrl(peer, FM_PROTO_CANCELLED, c->sreq, 0, 0);
+        fm_send_ctrl(v, peer, FM_PROTO_CANCELLED, c->sreq, 0, 0);
         return;
     }
 }

@@ -14,12 +14,9 @@
 #include "util/param.h"
 #include "util/status.h"
 
-int fm_pending_setup(int world_size);
-void fm_pending_teardown(void);
 int fm_pending_any(void);
 
 size_t *fm_eager_lim; /* per world rank */
-unsigned *fm_rndv_out;
 static int eager_n;       /* its entries */
 
 const fm_pt2pt_engine fm_pt2pt_sw = {
@@ -55,18 +52,36 @@ void fm_pt2pt_retune(void)
     set_eager_limits(eager_n);
 }
 
+/* A VCI's point-to-point state: parked sends and rendezvous counts. */
+static int vci_setup(struct fm_vci *v, int world_size)
+{
+    v->rndv_out = calloc((size_t)world_size, sizeof *v->rndv_out);
+    if (!v->rndv_out || fm_pending_setup(v, world_size) != FM_OK)
+        return FM_ERR_NOMEM;
+    v->pend_drain = fm_pending_drain;
+    return FM_OK;
+}
+
+static void vci_teardown(struct fm_vci *v)
+{
+    fm_pending_teardown(v);
+    free(v->rndv_out);
+    v->rndv_out = NULL;
+}
+
 int fm_pt2pt_init(int world_rank, int world_size)
 {
     int rc;
     fm_eager_lim = calloc((size_t)world_size, sizeof *fm_eager_lim);
-    fm_rndv_out = calloc((size_t)world_size, sizeof *fm_rndv_out);
-    if (!fm_eager_lim || !fm_rndv_out || fm_pending_setup(world_size) != FM_OK)
+    if (!fm_eager_lim || vci_setup(&fm_vci0, world_size) != FM_OK)
         return FM_ERR_NOMEM;
-    if ((rc = fm_transports_init(world_rank, world_size, fm_deliver)) != FM_OK)
+    if ((rc = fm_transports_init(world_rank, world_size, fm_deliver, fm_deliver_lane)) != FM_OK)
         return rc;
+    for (int i = 1; i <= fm_nlanes; i++)
+        if (vci_setup(fm_vcis[i], world_size) != FM_OK)
+            return FM_ERR_NOMEM;
     eager_n = world_size;
     set_eager_limits(world_size);
-    fm_vci0.pend_drain = fm_pending_drain;
     const fm_pt2pt_engine *e = &fm_pt2pt_sw;
     if ((rc = fm_ofi_engine_init(fm_transports_ofi_up(), &e)) != FM_OK)
         return rc;
@@ -85,11 +100,11 @@ void fm_pt2pt_finalize(void)
         fm_progress_remove(fm_pt2pt->progress);
     fm_ofi_engine_finalize();
     fm_pt2pt = &fm_pt2pt_sw;
+    for (int i = 1; i <= fm_nlanes; i++)
+        vci_teardown(fm_vcis[i]);
     fm_transports_finalize();
-    fm_pending_teardown();
+    vci_teardown(&fm_vci0);
     free(fm_eager_lim);
     fm_eager_lim = NULL;
-    free(fm_rndv_out);
-    fm_rndv_out = NULL;
     eager_n = 0;
 }

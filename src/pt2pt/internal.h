@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/comm.h"
 #include "core/request.h"
 #include "core/vci.h"
 #include "core/world.h"
@@ -26,6 +27,7 @@ struct fm_message {
     fm_hdr_rndv h;      /* EAGER: only h.h valid (+ sreq for EAGER_SYNC) */
     void *data;         /* eager payload (inline_data or malloc'd), or NULL */
     struct fm_message *next_free;
+    struct fm_vci *vci; /* whose records it came from (core/vci.h) */
     MPI_Comm comm;      /* Mprobe: communicator it was probed on */
     unsigned char inline_data[FM_UNEXP_INLINE];
 };
@@ -40,23 +42,35 @@ struct fm_pack_src {
 };
 void fm_pack_fill(void *arg, void *dst, size_t len);
 
-struct fm_message *fm_msg_alloc(size_t payload);
+/* A record from v's free list (malloc'd when empty); back to its own. */
+struct fm_message *fm_msg_alloc(struct fm_vci *v, size_t payload);
 void fm_msg_free(struct fm_message *m);
 
-/* Send a message now, or park it behind earlier parked messages to the
- * same peer.  `req` (may be NULL) is told through fm_on_sent() once the
- * message has left.  The payload must stay valid until then. */
-int fm_send_or_park(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen,
-                    struct fm_request *req);
-/* 1 if messages to `peer` are parked (a new one must queue behind them).
- * Inline: every send asks, and a call costs more than the load. */
-static inline int fm_pending_to(int peer) { return fm_vci0.pend_head[peer] != NULL; }
+/* The VCI a request belongs to, and the one a communicator's point-to-point
+ * (coll 0) or collective (coll 1) traffic travels on. */
+static inline struct fm_vci *fm_req_vci(const struct fm_request *r) { return fm_vcis[r->vci]; }
+static inline struct fm_vci *fm_comm_vci(MPI_Comm comm, int coll)
+{
+    return coll ? &fm_vci0 : comm->vci;
+}
+
+/* Send a message on VCI v now, or park it behind earlier parked messages
+ * to the same peer.  `req` (may be NULL) is told through fm_on_sent() once
+ * the message has left.  The payload must stay valid until then. */
+int fm_send_or_park(struct fm_vci *v, int peer, const void *hdr, size_t hlen, const void *payload,
+                    size_t plen, struct fm_request *req);
+/* 1 if messages to `peer` are parked on v (a new one must queue behind
+ * them).  Inline: every send asks, and a call costs more than the load. */
+static inline int fm_pending_to(const struct fm_vci *v, int peer) { return v->pend_head[peer] != NULL; }
 /* Take back the parked (not yet sent) message of `req` to `peer`, for a
  * cancel; 1 if there was one.  A streaming rendezvous is never taken back
  * (its receiver matched it). */
-int fm_pending_withdraw(int peer, const struct fm_request *req);
-/* Retry parked messages; returns how many left. */
-int fm_pending_drain(void);
+int fm_pending_withdraw(struct fm_vci *v, int peer, const struct fm_request *req);
+/* Retry v's parked messages; returns how many left. */
+int fm_pending_drain(struct fm_vci *v);
+/* Parked-send queues of v for world_size peers, and their teardown. */
+int fm_pending_setup(struct fm_vci *v, int world_size);
+void fm_pending_teardown(struct fm_vci *v);
 /* Queue a pipelined-rendezvous sender to stream its DATA chunks. */
 void fm_stream_start(struct fm_request *sreq);
 
@@ -71,7 +85,7 @@ void fm_recv_matched(struct fm_request *r, int peer, const fm_hdr_rndv *h, const
  * posted anywhere; already complete (empty PROC_NULL status) when src is
  * MPI_PROC_NULL.  Shared by both engines. */
 int fm_recv_request_new(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag,
-                        MPI_Comm comm, struct fm_request **out);
+                        MPI_Comm comm, int coll, struct fm_request **out);
 
 /* The software engine's halves of the pt2pt.h calls (fm_pt2pt_sw). */
 int fm_sw_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
@@ -91,28 +105,32 @@ int fm_sw_imrecv(void *buf, MPI_Count count, MPI_Datatype dt, struct fm_message 
 int fm_sw_cancel(struct fm_request *r);
 void fm_on_cancel(int peer, const void *msg, size_t len);
 void fm_on_cancelled(int peer, const void *msg, size_t len);
-/* A control message (fm_hdr_rndv with only these fields set), parked
- * behind earlier messages to `peer` if need be. */
-void fm_send_ctrl(int peer, int proto, uint64_t sreq, uint64_t rreq, uint64_t len);
+/* A control message (fm_hdr_rndv with only these fields set) on VCI v,
+ * parked behind earlier messages to `peer` if need be. */
+void fm_send_ctrl(struct fm_vci *v, int peer, int proto, uint64_t sreq, uint64_t rreq,
+                  uint64_t len);
 
-/* Transport callback for every arriving message. */
+/* Transport callback for every arriving message: fm_vci0's transports',
+ * and the lanes' (which find their VCI by the message's context or
+ * request). */
 void fm_deliver(int peer, const void *msg, size_t len);
+void fm_deliver_lane(int peer, const void *msg, size_t len);
 
 /* Largest eager payload to `peer` (set at init, pt2pt/init.c).  Inline for
  * the same reason as fm_pending_to. */
 extern size_t *fm_eager_lim __attribute__((visibility("hidden")));
 static inline size_t fm_eager_limit(int peer) { return fm_eager_lim[peer]; }
 
-/* Per world rank: our rendezvous sends the peer pulls and has not finished
- * (RTS sent, FIN not back).  While it has some, its core is busy copying
- * from us, so a split copy (recv.c) that waits for its push would wait for
- * that work first: osu_bibw at 64 KiB ran at 14.8 GB/s split, 21.8 not. */
-extern unsigned *fm_rndv_out __attribute__((visibility("hidden")));
+/* Per world rank, in each VCI (rndv_out): our rendezvous sends the peer
+ * pulls and has not finished (RTS sent, FIN not back).  While it has some,
+ * its core is busy copying from us, so a split copy (recv.c) that waits for
+ * its push would wait for that work first: osu_bibw at 64 KiB ran at 14.8
+ * GB/s split, 21.8 not. */
 static inline void fm_rndv_out_done(struct fm_request *s, int peer)
 {
     if (s->flags & FM_REQF_PULLED) {
         s->flags &= (uint16_t)~FM_REQF_PULLED;
-        fm_rndv_out[peer]--;
+        fm_req_vci(s)->rndv_out[peer]--;
     }
 }
 

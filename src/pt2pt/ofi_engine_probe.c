@@ -207,7 +207,7 @@ static int probe_found(MPI_Comm comm, int s, int t, size_t len, fm_ofi_op *op,
     }
     if (!msg)
         return FM_OK;
-    struct fm_message *u = fm_msg_alloc(0);
+    struct fm_message *u = fm_msg_alloc(&fm_vci0, 0);
     if (!u)
         return FM_ERR_NOMEM;
     u->comm = comm;

@@ -433,7 +433,7 @@ int fm_ofi_post_recv(fm_ofi_op *op, struct fm_request *r, uint32_t ctx, int src,
 int fm_ofi_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                  int coll, struct fm_request **out)
 {
-    int rc = fm_recv_request_new(buf, count, dt, src, tag, comm, out);
+    int rc = fm_recv_request_new(buf, count, dt, src, tag, comm, coll, out);
     struct fm_request *r = *out;
     if (rc != FM_OK || r->done)
         return rc;

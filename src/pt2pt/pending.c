@@ -23,10 +23,10 @@ struct fm_pending {
     fm_hdr_rndv hdr;
 };
 
-/* The queues live in the VCI (core/vci.h). */
-static struct fm_vci *const V = &fm_vci0;
-
-int fm_pending_setup(int world_size)
+/* The queues live in each VCI (core/vci.h); the active-message layer's
+ * sends (fm_send_or_park_copy, fm_send_now, fm_send_or_wait) travel on
+ * fm_vci0. */
+int fm_pending_setup(struct fm_vci *V, int world_size)
 {
     V->pend_head = calloc((size_t)world_size, sizeof *V->pend_head);
     V->pend_tail = calloc((size_t)world_size, sizeof *V->pend_tail);
@@ -34,7 +34,7 @@ int fm_pending_setup(int world_size)
     return V->pend_head && V->pend_tail && V->pend_active ? FM_OK : FM_ERR_NOMEM;
 }
 
-void fm_pending_teardown(void)
+void fm_pending_teardown(struct fm_vci *V)
 {
     while (V->pend_free) {
         struct fm_pending *e = V->pend_free;
@@ -49,7 +49,7 @@ void fm_pending_teardown(void)
     V->pend_nactive = 0;
 }
 
-static struct fm_pending *entry_new(int peer)
+static struct fm_pending *entry_new(struct fm_vci *V, int peer)
 {
     struct fm_pending *e = V->pend_free;
     if (e)
@@ -67,11 +67,11 @@ static struct fm_pending *entry_new(int peer)
     return e;
 }
 
-int fm_send_or_park(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen,
-                    struct fm_request *req)
+int fm_send_or_park(struct fm_vci *V, int peer, const void *hdr, size_t hlen, const void *payload,
+                    size_t plen, struct fm_request *req)
 {
     if (!V->pend_head[peer]) {
-        int rc = fm_net_send(fm_peer_net[peer], peer, hdr, hlen, payload, plen);
+        int rc = fm_net_send(V->peer_net[peer], peer, hdr, hlen, payload, plen);
         if (rc == FM_OK) {
             if (req)
                 fm_on_sent(req, hdr);
@@ -80,7 +80,7 @@ int fm_send_or_park(int peer, const void *hdr, size_t hlen, const void *payload,
         if (rc != FM_ERR_AGAIN)
             return rc;
     }
-    struct fm_pending *e = entry_new(peer);
+    struct fm_pending *e = entry_new(V, peer);
     if (!e)
         return FM_ERR_NOMEM;
     memcpy(&e->hdr, hdr, hlen);
@@ -97,15 +97,16 @@ int fm_send_or_park(int peer, const void *hdr, size_t hlen, const void *payload,
 
 int fm_send_or_park_copy(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen)
 {
+    struct fm_vci *V = &fm_vci0;
     if (!V->pend_head[peer]) {
-        int rc = fm_net_send(fm_peer_net[peer], peer, hdr, hlen, payload, plen);
+        int rc = fm_net_send(V->peer_net[peer], peer, hdr, hlen, payload, plen);
         if (rc != FM_ERR_AGAIN)
             return rc;
     }
     char *own = malloc(hlen + plen);
     if (!own)
         return FM_ERR_NOMEM;
-    struct fm_pending *e = entry_new(peer);
+    struct fm_pending *e = entry_new(V, peer);
     if (!e) {
         free(own);
         return FM_ERR_NOMEM;
@@ -126,23 +127,25 @@ int fm_send_or_park_copy(int peer, const void *hdr, size_t hlen, const void *pay
 
 int fm_send_now(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen)
 {
+    struct fm_vci *V = &fm_vci0;
     if (V->pend_head[peer])
         return FM_ERR_AGAIN;
-    return fm_net_send(fm_peer_net[peer], peer, hdr, hlen, payload, plen);
+    return fm_net_send(V->peer_net[peer], peer, hdr, hlen, payload, plen);
 }
 
 int fm_send_or_wait(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen)
 {
+    struct fm_vci *V = &fm_vci0;
     int rc = FM_ERR_AGAIN;
     fm_wait_until(!V->pend_head[peer] &&
-                  (rc = fm_net_send(fm_peer_net[peer], peer, hdr, hlen, payload, plen)) !=
+                  (rc = fm_net_send(V->peer_net[peer], peer, hdr, hlen, payload, plen)) !=
                       FM_ERR_AGAIN);
     return rc;
 }
 
 void fm_stream_start(struct fm_request *sreq)
 {
-    struct fm_pending *e = entry_new(sreq->peer_world);
+    struct fm_pending *e = entry_new(fm_req_vci(sreq), sreq->peer_world);
     if (!e) {
         fm_error_msg("out of memory queueing a rendezvous transfer");
         abort();
@@ -152,9 +155,9 @@ void fm_stream_start(struct fm_request *sreq)
 }
 
 /* Push DATA chunks of a pipelined send; 1 when the whole message has gone. */
-static int stream_push(int peer, struct fm_request *r)
+static int stream_push(struct fm_vci *V, int peer, struct fm_request *r)
 {
-    fm_net *net = fm_peer_net[peer];
+    fm_net *net = V->peer_net[peer];
     size_t chunk = fm_param.SHM_PIPELINE_CHUNK;
     if (chunk > net->max_msg - sizeof(fm_hdr_rndv))
         chunk = net->max_msg - sizeof(fm_hdr_rndv);
@@ -180,15 +183,15 @@ static int stream_push(int peer, struct fm_request *r)
             abort();
         }
         r->offset += n;
-        FM_PV_INC(pt2pt_stream_chunks);
-        FM_PV_ADD(pt2pt_stream_bytes, n);
+        FM_PV_INC_AT(&V->pv, pt2pt_stream_chunks);
+        FM_PV_ADD_AT(&V->pv, pt2pt_stream_bytes, n);
     }
     r->sent = 1;
     fm_req_complete(r);
     return 1;
 }
 
-int fm_pending_drain(void)
+int fm_pending_drain(struct fm_vci *V)
 {
     int moved = 0;
     for (int i = 0; i < V->pend_nactive;) {
@@ -196,11 +199,11 @@ int fm_pending_drain(void)
         struct fm_pending *e;
         while ((e = V->pend_head[peer])) {
             if (e->stream) {
-                if (!stream_push(peer, e->req))
+                if (!stream_push(V, peer, e->req))
                     break;
             } else {
                 const void *hdr = e->own ? (const void *)e->own : &e->hdr;
-                int rc = fm_net_send(fm_peer_net[peer], peer, hdr, e->hlen, e->payload, e->plen);
+                int rc = fm_net_send(V->peer_net[peer], peer, hdr, e->hlen, e->payload, e->plen);
                 if (rc == FM_ERR_AGAIN)
                     break;
                 if (rc != FM_OK) {
@@ -229,9 +232,15 @@ int fm_pending_drain(void)
     return moved;
 }
 
-int fm_pending_any(void) { return V->pend_nactive; }
+int fm_pending_any(void)
+{
+    for (int i = 0; i <= fm_nlanes; i++)
+        if (fm_vcis[i]->pend_nactive)
+            return 1;
+    return 0;
+}
 
-int fm_pending_withdraw(int peer, const struct fm_request *req)
+int fm_pending_withdraw(struct fm_vci *V, int peer, const struct fm_request *req)
 {
     struct fm_pending *prev = NULL, *e = V->pend_head[peer];
     while (e && (e->stream || e->req != req)) {

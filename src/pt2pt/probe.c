@@ -37,7 +37,9 @@ int fm_sw_iprobe(int src, int tag, MPI_Comm comm, int *found, MPI_Status *status
 int fm_sw_imrecv(void *buf, MPI_Count count, MPI_Datatype dt, struct fm_message *u,
                  struct fm_request **out)
 {
-    struct fm_request *r = fm_req_alloc(FM_REQ_RECV);
+    /* On the message's VCI: its rendezvous answers travel there. */
+    struct fm_request *r =
+        fm_req_alloc_on(u == &fab_message_no_proc ? &fm_vci0 : u->vci, FM_REQ_RECV);
     if (!r)
         return FM_ERR_NOMEM;
     *out = r;

@@ -18,19 +18,20 @@
 #include "util/pvar.h"
 
 
-struct fm_message *fm_msg_alloc(size_t payload)
+struct fm_message *fm_msg_alloc(struct fm_vci *v, size_t payload)
 {
-    struct fm_message *m = fm_vci0.msg_free;
+    struct fm_message *m = v->msg_free;
     if (m)
-        fm_vci0.msg_free = m->next_free;
+        v->msg_free = m->next_free;
     else if (!(m = malloc(sizeof *m)))
         return NULL;
     m->magic = FM_MAGIC_MSG;
     m->data = NULL;
+    m->vci = v;
     if (payload > FM_UNEXP_INLINE) {
         if (!(m->data = malloc(payload))) {
-            m->next_free = fm_vci0.msg_free;
-            fm_vci0.msg_free = m;
+            m->next_free = v->msg_free;
+            v->msg_free = m;
             return NULL;
         }
     } else if (payload) {
@@ -45,8 +46,8 @@ void fm_msg_free(struct fm_message *m)
         free(m->data);
     m->data = NULL;
     m->magic = 0;
-    m->next_free = fm_vci0.msg_free;
-    fm_vci0.msg_free = m;
+    m->next_free = m->vci->msg_free;
+    m->vci->msg_free = m;
 }
 
 /* Copy len bytes at packed offset `off` of the message into r's buffer. */
@@ -60,7 +61,8 @@ static void copy_in(struct fm_request *r, uint64_t off, const void *data, size_t
         fm_dt_unpack(r->rbuf, r->count, r->dt, off, data, len);
 }
 
-void fm_send_ctrl(int peer, int proto, uint64_t sreq, uint64_t rreq, uint64_t len)
+void fm_send_ctrl(struct fm_vci *v, int peer, int proto, uint64_t sreq, uint64_t rreq,
+                  uint64_t len)
 {
     fm_hdr_rndv h;
     memset(&h, 0, sizeof h);
@@ -68,7 +70,7 @@ void fm_send_ctrl(int peer, int proto, uint64_t sreq, uint64_t rreq, uint64_t le
     h.h.len = len;
     h.sreq = sreq;
     h.rreq = rreq;
-    int rc = fm_send_or_park(peer, &h, sizeof h, NULL, 0, NULL);
+    int rc = fm_send_or_park(v, peer, &h, sizeof h, NULL, 0, NULL);
     if (rc != FM_OK)
         fm_boot_abort(1, "fabmpi: cannot send a control message (out of memory)");
 }
@@ -77,7 +79,8 @@ void fm_send_ctrl(int peer, int proto, uint64_t sreq, uint64_t rreq, uint64_t le
  * user buffer. */
 static void pull_into(struct fm_request *r, int peer, uint64_t addr, size_t n)
 {
-    int rc = fm_net_pull(fm_peer_net[peer], peer, (char *)r->rbuf + r->dt->true_lb, addr, n);
+    int rc = fm_net_pull(fm_req_vci(r)->peer_net[peer], peer, (char *)r->rbuf + r->dt->true_lb,
+                         addr, n);
     if (rc != FM_OK) {
         char why[160];
         snprintf(why, sizeof why, "fabmpi: copying %zu bytes from rank %d failed: %s", n, peer,
@@ -94,17 +97,18 @@ static void pull_into(struct fm_request *r, int peer, uint64_t addr, size_t n)
  * at every block size from 8 B to 16 KiB, by 2-200x at small blocks. */
 static int pull_worthwhile(const struct fm_request *r, int peer, const fm_hdr_rndv *h)
 {
-    return (fm_peer_net[peer]->caps & FM_NET_CAP_PULL) && !(h->h.flags & FM_HDRF_STREAM) &&
+    return (fm_req_vci(r)->peer_net[peer]->caps & FM_NET_CAP_PULL) &&
+           !(h->h.flags & FM_HDRF_STREAM) &&
            fm_dt_is_contig(r->dt);
 }
 
 /* Split copies pay off only for large messages, need push, and only while
  * the sender's core is otherwise idle: not while it is pulling messages of
  * ours (fm_rndv_out). */
-static int split_worthwhile(int peer, uint64_t take)
+static int split_worthwhile(const struct fm_vci *v, int peer, uint64_t take)
 {
-    return fm_param.SHM_SPLIT_MIN && take >= fm_param.SHM_SPLIT_MIN && !fm_rndv_out[peer] &&
-           fm_net_can_push(fm_peer_net[peer]);
+    return fm_param.SHM_SPLIT_MIN && take >= fm_param.SHM_SPLIT_MIN && !v->rndv_out[peer] &&
+           fm_net_can_push(v->peer_net[peer]);
 }
 
 /* Where a split copy's back part (the sender's) starts. */
@@ -113,7 +117,7 @@ static uint64_t split_front(uint64_t take) { return (take / 2 + 4095) & ~(uint64
 /* Both halves of a split copy are in: release the sender and complete. */
 static void split_finish(struct fm_request *r)
 {
-    fm_send_ctrl(r->peer_world, FM_PROTO_FIN, r->peer_req, 0, 0);
+    fm_send_ctrl(fm_req_vci(r), r->peer_world, FM_PROTO_FIN, r->peer_req, 0, 0);
     fm_req_complete(r);
 }
 
@@ -132,7 +136,7 @@ void fm_recv_matched(struct fm_request *r, int peer, const fm_hdr_rndv *h, const
         return;
     case FM_PROTO_EAGER_SYNC:
         copy_in(r, 0, payload, take);
-        fm_send_ctrl(peer, FM_PROTO_ACK, h->sreq, 0, 0);
+        fm_send_ctrl(fm_req_vci(r), peer, FM_PROTO_ACK, h->sreq, 0, 0);
         fm_req_complete(r);
         return;
     case FM_PROTO_RTS:
@@ -140,12 +144,12 @@ void fm_recv_matched(struct fm_request *r, int peer, const fm_hdr_rndv *h, const
             /* Pipelined: ask the sender to stream `take` bytes to us. */
             r->offset = 0;
             r->limit = take;
-            fm_send_ctrl(peer, FM_PROTO_CTS, h->sreq, (uintptr_t)r, take);
+            fm_send_ctrl(fm_req_vci(r), peer, FM_PROTO_CTS, h->sreq, (uintptr_t)r, take);
             if (take == 0)
                 fm_req_complete(r);
             return;
         }
-        if (split_worthwhile(peer, take)) {
+        if (split_worthwhile(fm_req_vci(r), peer, take)) {
             /* Both cores copy: the sender pushes the back part while we pull
              * the front; whoever finishes last completes (on_wdone). */
             uint64_t front = split_front(take);
@@ -159,7 +163,7 @@ void fm_recv_matched(struct fm_request *r, int peer, const fm_hdr_rndv *h, const
             sp.rreq = (uintptr_t)r;
             sp.addr = (uintptr_t)(dst + front);
             sp.offset = front;
-            if (fm_send_or_park(peer, &sp, sizeof sp, NULL, 0, NULL) != FM_OK)
+            if (fm_send_or_park(fm_req_vci(r), peer, &sp, sizeof sp, NULL, 0, NULL) != FM_OK)
                 fm_boot_abort(1, "fabmpi: cannot send a control message (out of memory)");
             pull_into(r, peer, h->addr, front);
             r->sent = 1; /* our part is in */
@@ -168,16 +172,16 @@ void fm_recv_matched(struct fm_request *r, int peer, const fm_hdr_rndv *h, const
             return;
         }
         pull_into(r, peer, h->addr, take);
-        fm_send_ctrl(peer, FM_PROTO_FIN, h->sreq, 0, 0);
+        fm_send_ctrl(fm_req_vci(r), peer, FM_PROTO_FIN, h->sreq, 0, 0);
         fm_req_complete(r);
         return;
     }
 }
 
 int fm_recv_request_new(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag,
-                        MPI_Comm comm, struct fm_request **out)
+                        MPI_Comm comm, int coll, struct fm_request **out)
 {
-    struct fm_request *r = fm_req_alloc(FM_REQ_RECV);
+    struct fm_request *r = fm_req_alloc_on(fm_comm_vci(comm, coll), FM_REQ_RECV);
     if (!r)
         return FM_ERR_NOMEM;
     *out = r;
@@ -202,7 +206,7 @@ int fm_recv_request_new(void *buf, MPI_Count count, MPI_Datatype dt, int src, in
 int fm_sw_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                 int coll, struct fm_request **out)
 {
-    int rc = fm_recv_request_new(buf, count, dt, src, tag, comm, out);
+    int rc = fm_recv_request_new(buf, count, dt, src, tag, comm, coll, out);
     struct fm_request *r = *out;
     if (rc != FM_OK || r->done)
         return rc;
@@ -253,11 +257,12 @@ static void on_split(int peer, const void *msg, size_t len)
     (void)len;
     const fm_hdr_rndv *hr = msg;
     struct fm_request *s = (struct fm_request *)(uintptr_t)hr->sreq;
-    int rc = fm_net_push(fm_peer_net[peer], peer, hr->addr, (const char *)s->sbuf + hr->offset,
-                                     hr->h.len);
+    struct fm_vci *v = fm_req_vci(s);
+    int rc = fm_net_push(v->peer_net[peer], peer, hr->addr, (const char *)s->sbuf + hr->offset,
+                         hr->h.len);
     if (rc != FM_OK)
         fm_boot_abort(1, "fabmpi: copying the second half of a large message failed");
-    fm_send_ctrl(peer, FM_PROTO_WDONE, 0, hr->rreq, 0);
+    fm_send_ctrl(v, peer, FM_PROTO_WDONE, 0, hr->rreq, 0);
 }
 
 static void on_wdone(int peer, const void *msg, size_t len)
@@ -341,7 +346,9 @@ static __attribute__((cold, noinline)) void bad_envelope(int peer, const fm_hdr 
                  len, peer, (unsigned)h->proto, (unsigned long long)h->len);
 }
 
-void fm_deliver(int peer, const void *msg, size_t len)
+/* Every arriving message, on VCI v (its matching table and records). */
+static inline __attribute__((always_inline)) void deliver_on(struct fm_vci *v, int peer,
+                                                             const void *msg, size_t len)
 {
     fm_envelope e;
     switch (fm_envelope_decode(msg, len, &e)) {
@@ -357,7 +364,7 @@ void fm_deliver(int peer, const void *msg, size_t len)
     const fm_hdr *h = e.h;
     /* Matched straight from the transport's buffer when a receive waits;
      * only an unexpected message gets a record (and a copy). */
-    fm_match_queue *q = fm_ctx_queue_fast(&fm_vci0.ctx, h->ctx);
+    fm_match_queue *q = fm_ctx_queue_fast(&v->ctx, h->ctx);
     if (__builtin_expect(!q, 0)) {
         no_queue(peer, h);
         return;
@@ -368,7 +375,7 @@ void fm_deliver(int peer, const void *msg, size_t len)
         return;
     }
     int eager = h->proto != FM_PROTO_RTS;
-    struct fm_message *u = fm_msg_alloc(eager ? h->len : 0);
+    struct fm_message *u = fm_msg_alloc(v, eager ? h->len : 0);
     if (!u)
         fm_boot_abort(1, "fabmpi: out of memory queueing an unexpected message");
     memcpy(&u->h, h, e.hlen);
@@ -377,10 +384,20 @@ void fm_deliver(int peer, const void *msg, size_t len)
     u->me.tag = h->tag;
     if (eager && h->len)
         memcpy(u->data, e.payload, h->len);
-    FM_PV_INC(pt2pt_unexpected);
+    FM_PV_INC_AT(&v->pv, pt2pt_unexpected);
     fm_match_add_unexpected(q, &u->me);
     if (fm_event_wanted(FM_EV_pt2pt_unexpected)) {
         struct fm_ev_pt2pt_unexpected d = {h->src, h->tag, (long long)h->len};
         fm_event_raise(FM_EV_pt2pt_unexpected, h->ctx, &d);
     }
+}
+
+void fm_deliver(int peer, const void *msg, size_t len) { deliver_on(&fm_vci0, peer, msg, len); }
+
+/* A lane's rings carry the point-to-point contexts of its communicators
+ * and the control messages of their requests (whose VCI the handlers take
+ * from the request). */
+void fm_deliver_lane(int peer, const void *msg, size_t len)
+{
+    deliver_on(fm_vci_of_ctx(((const fm_hdr *)msg)->ctx), peer, msg, len);
 }

@@ -34,7 +34,8 @@ void fm_pack_fill(void *arg, void *dst, size_t len)
 int fm_sw_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                 MPI_Comm comm, int coll, int mode, struct fm_request **out)
 {
-    struct fm_request *r = fm_req_alloc(FM_REQ_SEND);
+    struct fm_vci *V = fm_comm_vci(comm, coll);
+    struct fm_request *r = fm_req_alloc_on(V, FM_REQ_SEND);
     if (!r)
         return FM_ERR_NOMEM;
     *out = r;
@@ -55,16 +56,16 @@ int fm_sw_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
     r->peer_world = peer;
     if (mode == FM_SEND_SYNC)
         r->flags |= FM_REQF_SYNC;
-    fm_net *net = fm_peer_net[peer];
+    fm_net *net = V->peer_net[peer];
     if (!fm_dt_is_contig(dt) && bytes && bytes <= fm_eager_limit(peer) && mode != FM_SEND_SYNC &&
-        fm_net_can_fill(net) && !fm_pending_to(peer)) {
+        fm_net_can_fill(net) && !fm_pending_to(V, peer)) {
         fm_hdr h = {.proto = FM_PROTO_EAGER, .ctx = comm->ctx + (uint32_t)coll, .src = comm->rank,
                     .tag = tag, .len = bytes};
         struct fm_pack_src src = {buf, count, dt, 0};
         int rc = fm_net_send_fill(net, peer, &h, sizeof h, fm_pack_fill, &src, bytes);
         if (rc == FM_OK) {
-            FM_PV_INC(pt2pt_eager_sent);
-            FM_PV_ADD(pt2pt_eager_sent_bytes, bytes);
+            FM_PV_INC_AT(&V->pv, pt2pt_eager_sent);
+            FM_PV_ADD_AT(&V->pv, pt2pt_eager_sent_bytes, bytes);
             fm_on_sent(r, &h);
             return FM_OK;
         }
@@ -76,8 +77,8 @@ int fm_sw_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
         /* Rendezvous without staging: the receiver answers CTS and each
          * DATA chunk is packed straight into the transport (stream_push). */
         r->flags |= FM_REQF_PACK;
-        FM_PV_INC(pt2pt_rndv_sent);
-        FM_PV_ADD(pt2pt_rndv_sent_bytes, bytes);
+        FM_PV_INC_AT(&V->pv, pt2pt_rndv_sent);
+        FM_PV_ADD_AT(&V->pv, pt2pt_rndv_sent_bytes, bytes);
         r->sbuf = buf;
         r->dt = dt;
         if (!(dt->flags & FM_DT_PREDEFINED))
@@ -86,7 +87,7 @@ int fm_sw_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
                                .ctx = comm->ctx + (uint32_t)coll, .src = comm->rank, .tag = tag,
                                .len = bytes},
                          .sreq = (uintptr_t)r};
-        return fm_send_or_park(peer, &h, sizeof h, NULL, 0, r);
+        return fm_send_or_park(V, peer, &h, sizeof h, NULL, 0, r);
     }
     const void *data = fm_contig_source(buf, count, dt, bytes, &r->tmp);
     if (!data && bytes)
@@ -101,27 +102,27 @@ int fm_sw_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
     h.h.tag = tag;
     h.h.len = bytes;
     if (bytes <= fm_eager_limit(peer)) {
-        FM_PV_INC(pt2pt_eager_sent);
-        FM_PV_ADD(pt2pt_eager_sent_bytes, bytes);
+        FM_PV_INC_AT(&V->pv, pt2pt_eager_sent);
+        FM_PV_ADD_AT(&V->pv, pt2pt_eager_sent_bytes, bytes);
         if (!(r->flags & FM_REQF_SYNC)) {
             h.h.proto = FM_PROTO_EAGER;
-            return fm_send_or_park(peer, &h.h, sizeof h.h, data, bytes, r);
+            return fm_send_or_park(V, peer, &h.h, sizeof h.h, data, bytes, r);
         }
         h.h.proto = FM_PROTO_EAGER_SYNC;
         h.sreq = (uintptr_t)r;
         h.rreq = h.addr = h.offset = 0;
-        return fm_send_or_park(peer, &h, sizeof h, data, bytes, r);
+        return fm_send_or_park(V, peer, &h, sizeof h, data, bytes, r);
     }
     /* Rendezvous: the data stays where it is until the receiver asks. */
-    FM_PV_INC(pt2pt_rndv_sent);
-    FM_PV_ADD(pt2pt_rndv_sent_bytes, bytes);
+    FM_PV_INC_AT(&V->pv, pt2pt_rndv_sent);
+    FM_PV_ADD_AT(&V->pv, pt2pt_rndv_sent_bytes, bytes);
     h.h.proto = FM_PROTO_RTS;
     h.sreq = (uintptr_t)r;
     h.rreq = h.offset = 0;
     h.addr = (uintptr_t)data;
     r->flags |= FM_REQF_PULLED;
-    fm_rndv_out[peer]++;
-    return fm_send_or_park(peer, &h, sizeof h, NULL, 0, r);
+    V->rndv_out[peer]++;
+    return fm_send_or_park(V, peer, &h, sizeof h, NULL, 0, r);
 }
 
 /* coll: 0 on the communicator's point-to-point context, 1 on its
@@ -131,12 +132,13 @@ static inline int send_now(const void *buf, MPI_Count count, MPI_Datatype dt, in
 {
     if (dest == MPI_PROC_NULL)
         return FM_OK;
+    struct fm_vci *V = fm_comm_vci(comm, (int)coll);
     int peer = comm->world[dest];
     uint64_t bytes = (uint64_t)count * (uint64_t)dt->size;
-    if (!fm_dt_is_contig(dt) || bytes > fm_eager_limit(peer) || fm_pending_to(peer))
+    if (!fm_dt_is_contig(dt) || bytes > fm_eager_limit(peer) || fm_pending_to(V, peer))
         return FM_ERR_AGAIN;
     const char *data = (const char *)buf + dt->true_lb;
-    fm_net *net = fm_peer_net[peer];
+    fm_net *net = V->peer_net[peer];
     int rc;
     if (bytes <= FM_HDR_SHORT_MAX && (net->caps & FM_NET_CAP_EXACT_LEN)) {
         fm_hdr_short hs = {.proto = FM_PROTO_EAGER_SHORT, .ctx = comm->ctx + coll,
@@ -151,8 +153,8 @@ static inline int send_now(const void *buf, MPI_Count count, MPI_Datatype dt, in
      * counts it then).  A branch on rc costs less here than a branch-free
      * sum: every caller tests rc right after, so it is predicted alike. */
     if (__builtin_expect(rc == FM_OK, 1)) {
-        FM_PV_INC(pt2pt_eager_sent);
-        FM_PV_ADD(pt2pt_eager_sent_bytes, bytes);
+        FM_PV_INC_AT(&V->pv, pt2pt_eager_sent);
+        FM_PV_ADD_AT(&V->pv, pt2pt_eager_sent_bytes, bytes);
     }
     return rc;
 }

@@ -13,9 +13,11 @@
  *             (counted in fm_pv_ticks(); MPI_T reads it as MPI_DOUBLE seconds)
  *   CATEGORY  util/category.h
  *
- * Plain increments: fabmpi runs up to MPI_THREAD_SERIALIZED, so one thread
- * at a time bumps them; a tool thread reading one may see it a few events
- * late, never torn (aligned 64-bit words). */
+ * Plain increments under the lock that guards the state they count: fm_pv
+ * for process-wide work (the library lock), and a block in each VCI for
+ * its traffic (core/vci.h: a lane's under its own lock); MPI_T reads the
+ * sum.  A tool thread reading one may see
+ * it a few events late, never torn (aligned 64-bit words). */
 #ifndef FM_UTIL_PVAR_H
 #define FM_UTIL_PVAR_H
 
@@ -65,6 +67,7 @@
     X(am_rma_cma, COUNTER, am, "fab_rma transfers done by CMA (process_vm_writev/readv into a peer's segment)") \
     X(am_rma_net, COUNTER, am, "fab_rma transfers done by provider RMA (fi_write, fi_read)") \
     X(am_rma_msg, COUNTER, am, "fab_rma transfers sent as active messages") \
+    X(vci_lane_messages, COUNTER, progress, "Messages that arrived on a lane: a VCI other than 0, carrying communicators' point-to-point traffic (FABMPI_VCIS > 1)") \
     X(progress_polls, COUNTER, progress, "Progress polls (each polls every transport once)")      \
     X(progress_waits, COUNTER, progress, "Blocking waits that found their condition unmet and polled") \
     X(progress_wait_time, TIMER, progress, "Time spent in those waits, in seconds")
@@ -80,6 +83,10 @@ extern struct fm_pv fm_pv __attribute__((visibility("hidden")));
 
 #define FM_PV_INC(name) ((void)(fm_pv.name++))
 #define FM_PV_ADD(name, n) ((void)(fm_pv.name += (unsigned long long)(n)))
+/* The same into another VCI's block (core/vci.h: a lane counts its own
+ * traffic, which a thread on another lane may be counting meanwhile). */
+#define FM_PV_INC_AT(pv, name) ((void)((pv)->name++))
+#define FM_PV_ADD_AT(pv, name, n) ((void)((pv)->name += (unsigned long long)(n)))
 
 /* The TIMER clock: the time-stamp counter where there is one (a single
  * instruction), else CLOCK_MONOTONIC nanoseconds. */

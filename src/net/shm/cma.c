@@ -45,7 +45,8 @@ int fm_shm_cma_works(char *why, size_t whylen)
 
 /* Copy len bytes between `local` and the peer's remote_addr:
  * process_vm_readv when pulling, process_vm_writev when pushing. */
-static int cma_copy(int peer, void *local, uint64_t remote_addr, size_t len, int push)
+static int cma_copy(struct fm_pv *pv, int peer, void *local, uint64_t remote_addr, size_t len,
+                    int push)
 {
     fm_shm_state *s = &fm_shm;
     int i = peer >= 0 && peer < s->size ? s->local_of[peer] : -1;
@@ -56,8 +57,8 @@ static int cma_copy(int peer, void *local, uint64_t remote_addr, size_t len, int
     struct iovec r = {(void *)(uintptr_t)remote_addr, len};
     fm_cma_fail f;
     if (fm_cma_copy(pid, push, &l, 1, &r, 1, &f) == 0) {
-        FM_PV_INC(shm_cma_copies);
-        FM_PV_ADD(shm_cma_bytes, len);
+        FM_PV_INC_AT(pv, shm_cma_copies);
+        FM_PV_ADD_AT(pv, shm_cma_bytes, len);
         return FM_OK;
     }
     fm_error_msg("shm: %s of %zu bytes at 0x%llx %s rank %d (pid %d): %s",
@@ -66,13 +67,14 @@ static int cma_copy(int peer, void *local, uint64_t remote_addr, size_t len, int
     return f.err == ESRCH ? FM_ERR_PEER_DEAD : FM_ERR_NET;
 }
 
-int fm_shm_cma_pull(int peer, void *local, uint64_t remote_addr, size_t len)
+int fm_shm_cma_pull(struct fm_pv *pv, int peer, void *local, uint64_t remote_addr, size_t len)
 {
-    return cma_copy(peer, local, remote_addr, len, 0);
+    return cma_copy(pv, peer, local, remote_addr, len, 0);
 }
 
-int fm_shm_cma_push(int peer, uint64_t remote_addr, const void *local, size_t len)
+int fm_shm_cma_push(struct fm_pv *pv, int peer, uint64_t remote_addr, const void *local,
+                    size_t len)
 {
     /* process_vm_writev only reads the local side. */
-    return cma_copy(peer, (void *)local, remote_addr, len, 1);
+    return cma_copy(pv, peer, (void *)local, remote_addr, len, 1);
 }

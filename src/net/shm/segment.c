@@ -84,7 +84,8 @@ static int create_own(size_t ring_size)
     fm_shm_state *s = &fm_shm;
     fm_shm_seg_name(s->own_name, sizeof s->own_name, "", s->rank);
     size_t stride = ring_stride(ring_size);
-    size_t size = FM_SHM_RINGS_OFF + (size_t)s->nlocal * stride;
+    int nrings = s->nlocal * (1 + s->nlanes);
+    size_t size = FM_SHM_RINGS_OFF + (size_t)nrings * stride;
 
     const char *failed;
     void *base = fm_shm_seg_create(s->own_name, size, &failed);
@@ -97,7 +98,7 @@ static int create_own(size_t ring_size)
     if (!base && failed[0] == 's') {
         fm_error_msg("shm: cannot size /dev/shm%s to %zu bytes (%d rings of FABMPI_SHM_RING_SIZE=%zu): %s; "
                      "free space in /dev/shm or lower FABMPI_SHM_RING_SIZE",
-                     s->own_name, size, s->nlocal, ring_size, strerror(errno));
+                     s->own_name, size, nrings, ring_size, strerror(errno));
         return FM_ERR_NET;
     }
     if (!base) {
@@ -110,13 +111,13 @@ static int create_own(size_t ring_size)
     /* ftruncate gave zeroed pages; only the control blocks need writing */
     fm_shm_seg_hdr *h = base;
     h->version = FM_SHM_VERSION;
-    h->nrings = (uint32_t)s->nlocal;
+    h->nrings = (uint32_t)nrings;
     h->ring_size = ring_size;
     h->ring_stride = stride;
     h->rings_off = FM_SHM_RINGS_OFF;
     h->owner_rank = s->rank;
     h->owner_pid = (int32_t)getpid();
-    for (int i = 0; i < s->nlocal; i++) {
+    for (int i = 0; i < nrings; i++) {
         uint8_t *ring = (uint8_t *)base + FM_SHM_RINGS_OFF + (size_t)i * stride;
         fm_ring_format(ring, ring_size);
         if (fm_param.SHM_PREFAULT)
@@ -130,6 +131,21 @@ static void *ring_in(void *seg, int index)
 {
     fm_shm_seg_hdr *h = seg;
     return (uint8_t *)seg + h->rings_off + (size_t)index * h->ring_stride;
+}
+
+/* Our rings in a segment: the first lane's, and each further lane's. */
+static int attach_tx(fm_shm_peer *p, void *seg)
+{
+    fm_shm_state *s = &fm_shm;
+    int rc = fm_ring_tx_attach(&p->tx, ring_in(seg, s->me));
+    if (rc != FM_OK || !s->nlanes)
+        return rc;
+    p->lane_tx = calloc((size_t)s->nlanes + 1, sizeof *p->lane_tx);
+    if (!p->lane_tx)
+        return FM_ERR_NOMEM;
+    for (int l = 1; l <= s->nlanes && rc == FM_OK; l++)
+        rc = fm_ring_tx_attach(&p->lane_tx[l], ring_in(seg, l * s->nlocal + s->me));
+    return rc;
 }
 
 /* Step 3: map peer i's segment and attach to our ring in it. */
@@ -164,19 +180,20 @@ static int map_peer(int i)
     int rc = FM_OK;
     if (h->magic != FM_SHM_MAGIC || h->version != FM_SHM_VERSION)
         rc = FM_ERR_NET;
-    else if (h->nrings != (uint32_t)s->nlocal || h->owner_rank != p->rank ||
+    else if (h->nrings != (uint32_t)(s->nlocal * (1 + s->nlanes)) || h->owner_rank != p->rank ||
              h->rings_off + (uint64_t)h->nrings * h->ring_stride > sc.size)
         rc = FM_ERR_NET;
     else
-        rc = fm_ring_tx_attach(&p->tx, ring_in(base, s->me));
+        rc = attach_tx(p, base);
     if (rc == FM_OK && fm_param.SHM_PREFAULT)
-        fm_shm_touch(ring_in(base, s->me), h->ring_stride); /* checked to lie in the mapping */
+        for (int l = 0; l <= s->nlanes; l++) /* checked to lie in the mapping */
+            fm_shm_touch(ring_in(base, l * s->nlocal + s->me), h->ring_stride);
     if (rc != FM_OK) {
         fm_error_msg("shm: rank %d's segment /dev/shm%s is not what this fabmpi expects "
                      "(magic %llx version %u rings %u owner %d; expected version %d, %d rings, owner %d): "
-                     "are all ranks running the same fabmpi?",
+                     "are all ranks running the same fabmpi with the same FABMPI_VCIS?",
                      p->rank, sc.name, (unsigned long long)h->magic, h->version, h->nrings,
-                     h->owner_rank, FM_SHM_VERSION, s->nlocal, p->rank);
+                     h->owner_rank, FM_SHM_VERSION, s->nlocal * (1 + s->nlanes), p->rank);
         return rc;
     }
     p->mapped = 1;
@@ -291,6 +308,12 @@ int fm_shm_segments_setup(void)
         rc = frc != FM_OK ? frc : find_local_ranks(&mine);
     if (rc == FM_OK)
         size_for_crowd();
+    /* Lanes only when shared memory carries every message (one rank alone
+     * has no segment): every rank sees the same node count, so all decide
+     * alike. */
+    if (rc == FM_OK && fm_param.VCIS > 1 && fm_param.NET != FM_NET_OFI && s->nlocal == s->size &&
+        (s->nlocal > 1 || fm_param.NET == FM_NET_SHM))
+        s->nlanes = (int)fm_param.VCIS - 1;
 
     /* Step 2.  A segment is needed when someone may write to us: a local
      * peer, or ourselves when FABMPI_NET=shm routes self-sends here too. */
@@ -317,7 +340,7 @@ int fm_shm_segments_setup(void)
         for (int i = 0; i < s->nlocal && rc == FM_OK; i++) {
             fm_shm_peer *p = &s->local[i];
             if (i == s->me) {
-                if (fm_param.NET == FM_NET_SHM && fm_ring_tx_attach(&p->tx, ring_in(s->own, i)) == FM_OK)
+                if (fm_param.NET == FM_NET_SHM && attach_tx(p, s->own) == FM_OK)
                     p->mapped = 1;
             } else {
                 rc = map_peer(i);
@@ -339,9 +362,17 @@ int fm_shm_segments_setup(void)
 void fm_shm_segments_teardown(void)
 {
     fm_shm_state *s = &fm_shm;
-    for (int i = 0; s->local && i < s->nlocal; i++)
+    for (int i = 0; s->local && i < s->nlocal; i++) {
         if (s->local[i].seg)
             munmap(s->local[i].seg, s->local[i].seg_size);
+        free(s->local[i].lane_tx);
+    }
+    for (int l = 1; s->lanes && l <= s->nlanes; l++) {
+        free(s->lanes[l].tx);
+        free(s->lanes[l].rx);
+        free(s->lanes[l].rx_peer);
+    }
+    free(s->lanes);
     if (s->own)
         munmap(s->own, s->own_size);
     if (s->own_linked)

@@ -8,9 +8,11 @@
 #include <sys/prctl.h>
 
 #include "boot/boot.h"
+#include "core/vci.h"
 #include "net/net.h"
 #include "util/log.h"
 #include "util/param.h"
+#include "util/pvar.h"
 #include "util/status.h"
 
 /* Messages taken from one ring per poll() before moving to the next, so a
@@ -18,6 +20,13 @@
 #define SHM_POLL_BATCH 32
 
 static int polling; /* poll() is not re-entrant: callbacks may send only */
+
+static inline int lane_of(const fm_net *n) { return (int)(n - fm_net_shm_lanes); }
+/* The counters of the VCI an instance belongs to. */
+static struct fm_pv *pv_of(const fm_net *n)
+{
+    return n == &fm_net_shm ? &fm_vci0.pv : &fm_vcis[lane_of(n)]->pv;
+}
 
 static const char *copy_mode_name(int m)
 {
@@ -47,6 +56,28 @@ static int build_rx_list(void)
             return FM_ERR_INTERN;
         s->rx_of_local[i] = s->nrx;
         s->rx_peer[s->nrx++] = s->local[i].rank;
+    }
+    if (!s->nlanes)
+        return FM_OK;
+    s->lanes = calloc((size_t)s->nlanes + 1, sizeof *s->lanes);
+    if (!s->lanes)
+        return FM_ERR_NOMEM;
+    for (int l = 1; l <= s->nlanes; l++) {
+        fm_shm_lane *L = &s->lanes[l];
+        L->tx = calloc((size_t)s->size, sizeof *L->tx);
+        L->rx = calloc((size_t)s->nlocal, sizeof *L->rx);
+        L->rx_peer = calloc((size_t)s->nlocal, sizeof *L->rx_peer);
+        if (!L->tx || !L->rx || !L->rx_peer)
+            return FM_ERR_NOMEM;
+        for (int i = 0; i < s->nlocal; i++) {
+            if (s->rx_of_local[i] < 0)
+                continue;
+            void *ring = (uint8_t *)s->own + h->rings_off +
+                         (size_t)(l * s->nlocal + i) * h->ring_stride;
+            if (fm_ring_rx_attach(&L->rx[L->nrx], ring) != FM_OK)
+                return FM_ERR_INTERN;
+            L->rx_peer[L->nrx++] = s->local[i].rank;
+        }
     }
     return FM_OK;
 }
@@ -128,9 +159,21 @@ static int shm_init(fm_net *n)
     size_t max = fm_ring_max_msg(fm_ring_round_size(fm_param.SHM_RING_SIZE));
     for (int i = 0; i < s->nlocal; i++) {
         fm_shm_peer *p = &s->local[i];
-        if (!p->mapped)
+        if (!p->mapped) {
+            if (s->nlanes && i != s->me) {
+                /* Lanes pair rings by index: every rank must reach every
+                 * other through them. */
+                fm_error_msg("shm: FABMPI_VCIS=%d needs every rank reachable through shared "
+                             "memory, and rank %d is not (its /dev/shm is not visible here); "
+                             "set FABMPI_VCIS=1", s->nlanes + 1, p->rank);
+                fm_shm_segments_teardown();
+                return FM_ERR_NET;
+            }
             continue;
+        }
         s->tx[p->rank] = &p->tx;
+        for (int l = 1; l <= s->nlanes; l++)
+            s->lanes[l].tx[p->rank] = &p->lane_tx[l];
         if (p->tx.max_msg < max) /* a peer configured with smaller rings */
             max = p->tx.max_msg;
     }
@@ -138,12 +181,27 @@ static int shm_init(fm_net *n)
     fm_net_shm.max_msg = max;
     fm_net_shm.ordered_max = max; /* one ring per pair: all in order */
     fm_net_shm.eager_limit = fm_param.EAGER_LIMIT;
-    fm_log(1, "shm: %d ranks on this node, rings of %zu bytes, max message %zu bytes, doorbells %s",
-           s->nlocal, fm_ring_round_size(fm_param.SHM_RING_SIZE), max, s->doorbells ? "on" : "off");
+    for (int l = 1; l <= s->nlanes; l++) {
+        fm_net *ln = &fm_net_shm_lanes[l];
+        const fm_net_ops *ops = ln->ops;
+        *ln = fm_net_shm;
+        ln->ops = ops;
+    }
+    fm_log(1, "shm: %d ranks on this node, rings of %zu bytes, max message %zu bytes, doorbells %s, "
+           "%d lane%s",
+           s->nlocal, fm_ring_round_size(fm_param.SHM_RING_SIZE), max, s->doorbells ? "on" : "off",
+           s->nlanes, s->nlanes == 1 ? "" : "s");
     return FM_OK;
 }
 
-static void shm_retune(fm_net *n) { n->eager_limit = fm_param.EAGER_LIMIT; }
+int fm_shm_lanes(void) { return fm_shm.nlanes; }
+
+static void shm_retune(fm_net *n)
+{
+    n->eager_limit = fm_param.EAGER_LIMIT;
+    for (int l = 1; l <= fm_shm.nlanes; l++)
+        fm_net_shm_lanes[l].eager_limit = fm_param.EAGER_LIMIT;
+}
 
 static int reaches(int peer)
 {
@@ -185,14 +243,14 @@ static int shm_push(int peer, uint64_t remote_addr, const void *local, size_t le
 {
     if (!(n->caps & FM_NET_CAP_PULL))
         return FM_ERR_UNSUPPORTED;
-    return fm_shm_cma_push(peer, remote_addr, local, len);
+    return fm_shm_cma_push(pv_of(n), peer, remote_addr, local, len);
 }
 
 static int shm_pull(int peer, void *local, uint64_t remote_addr, size_t len, fm_net *n)
 {
     if (!(n->caps & FM_NET_CAP_PULL))
         return FM_ERR_UNSUPPORTED;
-    return fm_shm_cma_pull(peer, local, remote_addr, len);
+    return fm_shm_cma_pull(pv_of(n), peer, local, remote_addr, len);
 }
 
 /* fm_ring_poll found a record no producer writes: the ring from `peer` is
@@ -267,3 +325,74 @@ static const fm_net_ops shm_ops = {
 };
 
 fm_net fm_net_shm = {.ops = &shm_ops}; /* caps and limits: set by init() */
+
+/* ---- a lane's instance: its own rings, nothing to set up or tear down ---- */
+
+static int lane_init(fm_net *n)
+{
+    (void)n; /* fm_net_shm's init did it */
+    return FM_OK;
+}
+
+static void lane_finalize(fm_net *n) { (void)n; }
+
+static int lane_reaches(int peer, const fm_net *n)
+{
+    return fm_shm.lanes && peer >= 0 && peer < fm_shm.size &&
+           fm_shm.lanes[lane_of(n)].tx[peer] != NULL;
+}
+
+static int lane_send(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen,
+                     fm_net *n)
+{
+    if (!lane_reaches(peer, n))
+        return FM_ERR_ARG;
+    return fm_ring_send(fm_shm.lanes[lane_of(n)].tx[peer], hdr, hlen, payload, plen);
+}
+
+static int lane_send_fill(int peer, const void *hdr, size_t hlen,
+                          void (*fill)(void *arg, void *dst, size_t len), void *arg, size_t plen,
+                          fm_net *n)
+{
+    if (!lane_reaches(peer, n))
+        return FM_ERR_ARG;
+    return fm_ring_send_fill(fm_shm.lanes[lane_of(n)].tx[peer], hdr, hlen, fill, arg, plen);
+}
+
+static int lane_poll(fm_net_deliver_fn *cb, fm_net *net)
+{
+    fm_shm_lane *L = &fm_shm.lanes[lane_of(net)];
+    if (L->polling)
+        return 0;
+    int n = 0;
+    for (int i = 0; i < L->nrx; i++) {
+        if (!fm_ring_ready(&L->rx[i]))
+            continue;
+        L->polling = 1;
+        int k = fm_ring_poll(&L->rx[i], L->rx_peer[i], cb, SHM_POLL_BATCH);
+        if (__builtin_expect(k < 0, 0))
+            ring_corrupt(L->rx_peer[i]);
+        n += k;
+        L->polling = 0;
+    }
+    return n;
+}
+
+static const fm_net_ops shm_lane_ops = {
+    .name = "shm",
+    .init = lane_init,
+    .reaches = lane_reaches,
+    .send = lane_send,
+    .send_fill = lane_send_fill,
+    .push = shm_push,
+    .pull = shm_pull,
+    .poll = lane_poll,
+    .finalize = lane_finalize,
+};
+
+fm_net fm_net_shm_lanes[FM_VCI_MAX] = {
+#define LANE(i) [i] = {.ops = &shm_lane_ops}
+    LANE(1), LANE(2), LANE(3), LANE(4), LANE(5), LANE(6), LANE(7), LANE(8),
+    LANE(9), LANE(10), LANE(11), LANE(12), LANE(13), LANE(14), LANE(15),
+#undef LANE
+};

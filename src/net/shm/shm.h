@@ -1,7 +1,8 @@
 /* shm.h — state shared by the files of the shared-memory transport.
  *
  * Each rank owns one segment holding its inbound rings, one per rank on the
- * node (indexed by the sender's local index):
+ * node (indexed by the sender's local index), and as many again for each
+ * lane (core/vci.h: ring lane * nlocal + sender):
  *
  *   [ fm_shm_seg_hdr | doorbells at 1 KiB | pad to 4 KiB ][ ring 0 ][ ring 1 ]
  *   ... each ring page-aligned, `ring_stride` bytes apart; one doorbell
@@ -45,8 +46,19 @@ typedef struct fm_shm_peer {
     void *seg;           /* its segment, mapped here (NULL for ourselves) */
     size_t seg_size;
     fm_ring_tx tx;       /* our ring inside its segment */
+    fm_ring_tx *lane_tx; /* [nlanes + 1]: our lane rings in it ([0] unused) */
     int mapped;          /* tx usable */
 } fm_shm_peer;
+
+/* One lane's inbound rings and where it sends (lanes >= 1; lane 0 is the
+ * fields of fm_shm_state itself). */
+typedef struct fm_shm_lane {
+    fm_ring_tx **tx;    /* [size] */
+    fm_ring_rx *rx;     /* [nrx] */
+    int *rx_peer;
+    int nrx;
+    int polling;        /* its poll() is not re-entrant */
+} fm_shm_lane;
 
 typedef struct fm_shm_state {
     int rank, size;     /* world */
@@ -68,6 +80,10 @@ typedef struct fm_shm_state {
     _Atomic uint8_t *own_bells;  /* in our segment, [nlocal] */
     _Atomic uint8_t **bell_to;   /* [size]: our byte in that peer's segment */
     int *rx_of_local;            /* [nlocal]: rx index of that sender, or -1 */
+    /* Lanes (FABMPI_VCIS - 1 when every rank is on this node, else 0) and
+     * their rings ([0] unused). */
+    int nlanes;
+    fm_shm_lane *lanes;
 } fm_shm_state;
 
 extern fm_shm_state fm_shm;
@@ -85,7 +101,9 @@ extern volatile uint64_t fm_shm_probe_word;
 /* 1 if process_vm_readv works against every local peer; otherwise 0 with
  * *why describing the first failure. */
 int fm_shm_cma_works(char *why, size_t whylen);
-int fm_shm_cma_pull(int peer, void *local, uint64_t remote_addr, size_t len);
-int fm_shm_cma_push(int peer, uint64_t remote_addr, const void *local, size_t len);
+struct fm_pv;
+int fm_shm_cma_pull(struct fm_pv *pv, int peer, void *local, uint64_t remote_addr, size_t len);
+int fm_shm_cma_push(struct fm_pv *pv, int peer, uint64_t remote_addr, const void *local,
+                    size_t len);
 
 #endif

@@ -1,0 +1,187 @@
+/* lanes.c — the VCIs beyond fm_vci0 ("lanes", core/vci.h): their storage,
+ * their locks, and how a thread moves between a lane's lock and the
+ * library lock. */
+#include <sched.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "core/cs.h"
+#include "core/vci.h"
+#include "util/pvar.h"
+
+struct fm_vci *fm_vcis[FM_VCI_MAX] = {&fm_vci0};
+int fm_nlanes;
+
+/* Lanes live as long as the process: their requests' addresses travel in
+ * headers as cookies, like fm_vci0's. */
+static struct fm_vci lane_store[FM_VCI_MAX];
+
+struct fm_vci *fm_lane_vci(int i)
+{
+    struct fm_vci *v = &lane_store[i];
+    v->index = i;
+    v->dtail = &v->dhead;
+    fm_vcis[i] = v;
+    return v;
+}
+
+void fm_lanes_opened(int n) { fm_nlanes = n; }
+
+/* ---- the lock word ---------------------------------------------------------
+ * As the library lock's (cs.c): waiters spin a little, then yield their
+ * core, and nap only when kept out for long. */
+#define LANE_SPINS 64
+#define LANE_YIELDS 2000
+#define LANE_HANDOFF_ROUNDS 64
+
+static int try_word(struct fm_lane_lock *l)
+{
+    int free_ = 0;
+    return atomic_load_explicit(&l->word, memory_order_relaxed) == 0 &&
+           atomic_compare_exchange_weak_explicit(&l->word, &free_, 1, memory_order_acquire,
+                                                 memory_order_relaxed);
+}
+
+static void take_word(struct fm_lane_lock *l)
+{
+    int free_ = 0;
+    if (atomic_compare_exchange_strong_explicit(&l->word, &free_, 1, memory_order_acquire,
+                                                memory_order_relaxed))
+        return;
+    atomic_fetch_add_explicit(&l->waiters, 1, memory_order_relaxed);
+    for (unsigned n = 0; !try_word(l); n++) {
+        if (n < LANE_SPINS) {
+            fm_cpu_relax();
+        } else if (n < LANE_SPINS + LANE_YIELDS) {
+            sched_yield();
+        } else {
+            struct timespec nap = {0, 20 * 1000};
+            nanosleep(&nap, NULL);
+        }
+    }
+    atomic_fetch_sub_explicit(&l->waiters, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&l->handoffs, 1, memory_order_relaxed);
+}
+
+static void give_word(struct fm_lane_lock *l)
+{
+    atomic_store_explicit(&l->word, 0, memory_order_release);
+}
+
+/* Give the word to a waiter for a while (bounded: a waiter that went away
+ * does not stall us), then take it back. */
+static void hand_over(struct fm_lane_lock *l)
+{
+    unsigned long seen = atomic_load_explicit(&l->handoffs, memory_order_relaxed);
+    give_word(l);
+    for (int i = 0; i < LANE_HANDOFF_ROUNDS &&
+                    atomic_load_explicit(&l->handoffs, memory_order_relaxed) == seen &&
+                    atomic_load_explicit(&l->waiters, memory_order_relaxed) != 0;
+         i++)
+        sched_yield();
+    take_word(l);
+}
+
+static int has_waiters(struct fm_lane_lock *l)
+{
+    return atomic_load_explicit(&l->waiters, memory_order_relaxed) != 0;
+}
+
+void fm_lane_enter(struct fm_vci *v)
+{
+    take_word(&v->lock);
+    fm_cs_t.lane = v;
+}
+
+void fm_lane_exit(struct fm_vci *v)
+{
+    fm_cs_t.lane = NULL;
+    give_word(&v->lock);
+}
+
+void fm_lane_yield(struct fm_vci *v)
+{
+    if (has_waiters(&v->lock))
+        hand_over(&v->lock);
+}
+
+void fm_lane_suspend(struct fm_vci *v) { give_word(&v->lock); }
+void fm_lane_resume(struct fm_vci *v) { take_word(&v->lock); }
+
+/* In index order: the one order every thread takes more than one in. */
+void fm_lanes_take_all(void)
+{
+    for (int i = 1; i <= fm_nlanes; i++)
+        take_word(&fm_vcis[i]->lock);
+}
+
+void fm_lanes_give_all(void)
+{
+    for (int i = fm_nlanes; i >= 1; i--)
+        give_word(&fm_vcis[i]->lock);
+}
+
+int fm_lanes_try_all(void)
+{
+    for (int i = 1; i <= fm_nlanes; i++)
+        if (!try_word(&fm_vcis[i]->lock)) {
+            while (--i >= 1)
+                give_word(&fm_vcis[i]->lock);
+            return 0;
+        }
+    return 1;
+}
+
+void fm_lanes_yield_all(void)
+{
+    for (int i = 1; i <= fm_nlanes; i++)
+        if (has_waiters(&fm_vcis[i]->lock))
+            hand_over(&fm_vcis[i]->lock);
+}
+
+struct fm_vci *fm_lane_escape(void)
+{
+    struct fm_vci *lane = fm_cs_t.lane;
+    if (!lane)
+        return NULL;
+    fm_lane_exit(lane);
+    fm_cs_enter();
+    return lane;
+}
+
+void fm_lane_back(struct fm_vci *lane)
+{
+    if (!lane)
+        return;
+    fm_cs_exit();
+    fm_lane_enter(lane);
+}
+
+/* From a wait on lane `mine`: the library lock and every other lane, if
+ * all are free right now (never waiting: this thread holds `mine`, which a
+ * thread holding the library lock may be waiting for).  Not while another
+ * thread owns the library lock's bias: it may be inside a call without the
+ * word, and revoking the bias would wait for it. */
+int fm_lanes_try_everything(struct fm_vci *mine)
+{
+    if (!fm_cs_try_word())
+        return 0;
+    for (int i = 1; i <= fm_nlanes; i++) {
+        if (i == mine->index || try_word(&fm_vcis[i]->lock))
+            continue;
+        while (--i >= 1)
+            if (i != mine->index)
+                give_word(&fm_vcis[i]->lock);
+        fm_cs_give_try_word();
+        return 0;
+    }
+    return 1;
+}
+
+void fm_lanes_give_everything(struct fm_vci *mine)
+{
+    for (int i = fm_nlanes; i >= 1; i--)
+        if (i != mine->index)
+            give_word(&fm_vcis[i]->lock);
+    fm_cs_give_try_word();
+}

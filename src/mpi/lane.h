@@ -1,0 +1,86 @@
+/* lane.h — which lane (core/vci.h) covers one of the hottest calls at
+ * MPI_THREAD_MULTIPLE, from its arguments: the communicator's, for
+ * point-to-point on a communicator with a lane of its own and a predefined
+ * datatype; a request's lane, for a send or receive request (no derived
+ * datatype) made on one.  NULL: the call takes the
+ * library lock.  Read before the call's argument checks, so every test
+ * here tolerates a bad argument (which the checks then report). */
+#ifndef FM_MPI_LANE_H
+#define FM_MPI_LANE_H
+
+#include <mpi.h>
+
+#include "core/comm.h"
+#include "core/request.h"
+#include "core/task.h"
+#include "core/vci.h"
+#include "dtype/dtype.h"
+
+static inline struct fm_vci *fm_lane_for(MPI_Comm comm, MPI_Datatype dt)
+{
+    if (!fm_comm_valid(comm) || comm->vci == &fm_vci0 || !fm_dt_valid(dt) ||
+        !(dt->flags & FM_DT_PREDEFINED) || fm_task_level)
+        return NULL;
+    return comm->vci;
+}
+
+static inline struct fm_vci *fm_lane_of_req(MPI_Request r)
+{
+    /* Persistent requests belong to fm_vci0 (only the ones each Start
+     * makes live on a lane); flags are not read here, since completion on
+     * the lane writes them. */
+    if (r == MPI_REQUEST_NULL || r->magic != FM_MAGIC_REQ || !r->vci ||
+        (r->kind != FM_REQ_SEND && r->kind != FM_REQ_RECV) ||
+        (r->dt && !(r->dt->flags & FM_DT_PREDEFINED)) || fm_task_level)
+        return NULL;
+    return fm_vcis[r->vci];
+}
+
+/* The one lane of every non-null request in reqs, or NULL. */
+static inline struct fm_vci *fm_lane_of_reqs(int n, const MPI_Request *reqs)
+{
+    struct fm_vci *lane = NULL;
+    if (n <= 0 || !reqs)
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        if (reqs[i] == MPI_REQUEST_NULL)
+            continue;
+        struct fm_vci *l = fm_lane_of_req(reqs[i]);
+        if (!l || (lane && l != lane))
+            return NULL;
+        lane = l;
+    }
+    return lane;
+}
+
+/* FM_API_LOCKED_TWIN (core/cs.h) for a call a lane may cover: `lane` is an
+ * expression of the call's arguments (`which`).  A thread already holding the library
+ * lock keeps to it; one already on the same lane (a nested call) runs the
+ * body as is; one on another lane leaves it for the library lock. */
+#define FM_API_LANE_TWIN(body, which, params, args)                                \
+    static __attribute__((noinline)) int body##_locked params                      \
+    {                                                                              \
+        if (__builtin_expect(fm_nlanes, 0) && !fm_cs_t.depth) {                    \
+            struct fm_vci *fm_want_ = (which), *fm_on_ = fm_cs_t.lane;             \
+            if (fm_on_ && fm_on_ == fm_want_)                                      \
+                return body args;                                                  \
+            if (fm_on_) {                                                          \
+                fm_lane_escape();                                                  \
+                int fm_rc_ = body args;                                            \
+                fm_lane_back(fm_on_);                                              \
+                return fm_rc_;                                                     \
+            }                                                                      \
+            if (fm_want_) {                                                        \
+                fm_lane_enter(fm_want_);                                           \
+                int fm_rc_ = body args;                                            \
+                fm_lane_exit(fm_want_);                                            \
+                return fm_rc_;                                                     \
+            }                                                                      \
+        }                                                                          \
+        fm_cs_enter();                                                             \
+        int fm_cs_rc_ = body args;                                                 \
+        fm_cs_exit();                                                              \
+        return fm_cs_rc_;                                                          \
+    }
+
+#endif
