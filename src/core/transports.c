@@ -26,6 +26,7 @@ static int open_lanes(int lanes, int world_size, fm_net_deliver_fn *deliver_lane
         v->nnets = 0;
         v->nets[v->nnets++] = self;
         v->nets[v->nnets++] = shm;
+        self->pv = shm->pv = &v->pv;
         v->deliver = deliver_lane;
         v->peer_net = calloc((size_t)world_size, sizeof *v->peer_net);
         if (!v->peer_net)
@@ -82,6 +83,8 @@ int fm_transports_init(int world_rank, int world_size, fm_net_deliver_fn *delive
             return FM_ERR_NET;
         }
     }
+    for (int i = 0; i < V->nnets; i++)
+        V->nets[i]->pv = &V->pv;
     if (fm_shm_lanes() && !use_ofi && (rc = open_lanes(fm_shm_lanes(), world_size, deliver_lane)) != FM_OK)
         return rc;
     fm_oversubscribed = fm_param.YIELD == FM_YIELD_ALWAYS ||

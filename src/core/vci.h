@@ -37,7 +37,7 @@ struct fm_sched;
 
 #define FM_VCI_MAX_HOOKS 8
 /* Most VCIs (FABMPI_VCIS), fm_vci0 included. */
-#define FM_VCI_MAX 16
+#define FM_VCI_MAX FM_NET_LANES_MAX
 
 /* A lane's lock: a word taken by compare-and-swap, and the count of
  * threads waiting for it so a holder that waits on the network can hand

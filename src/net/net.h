@@ -186,13 +186,20 @@ struct fm_net {
     size_t rma_max;     /* bytes one xfer() may move */
     const char *rma_distrust; /* why its atomics must not be used although it
                                * validates them (a provider quirk), or NULL */
+    /* The counters its work goes to (util/pvar.h): the block of the VCI
+     * that polls it, set by core/transports.c; fm_pv until then. */
+    struct fm_pv *pv;
 };
+
+/* Instances a transport may have beyond its first, one per lane (the VCIs
+ * of core/vci.h beyond the first). */
+#define FM_NET_LANES_MAX 16
 
 extern fm_net fm_net_self; /* this process */
 extern fm_net fm_net_shm;  /* other processes on this node */
 extern fm_net fm_net_ofi;  /* libfabric: other nodes (and this one with FABMPI_NET=ofi) */
-/* The lanes' instances (core/vci.h), [1 .. lanes]: their own rings and self
- * queues.  fm_shm_lanes() says how many lanes the shm setup made (0 unless
+/* The lanes' instances, [1 .. lanes] of FM_NET_LANES_MAX: their own rings
+ * and self queues.  fm_shm_lanes() says how many lanes the shm setup made (0 unless
  * FABMPI_VCIS > 1 and every rank is on this node). */
 extern fm_net fm_net_shm_lanes[];
 extern fm_net fm_net_self_lanes[];

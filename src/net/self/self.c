@@ -1,13 +1,12 @@
 /* self.c — the transport for messages a process sends to itself.
  *
  * A plain FIFO of malloc'd records per instance (fm_net_self, and each
- * lane's: core/vci.h): sends to self are rare outside of
+ * lane's): sends to self are rare outside of
  * collectives and tests, so simplicity beats speed here. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "boot/world.h"
-#include "core/vci.h"
 #include "net/net.h"
 #include "util/param.h"
 #include "util/status.h"
@@ -22,7 +21,7 @@ typedef struct self_msg {
 typedef struct self_q {
     self_msg *head, *last;
 } self_q;
-static self_q queues[FM_VCI_MAX];
+static self_q queues[FM_NET_LANES_MAX];
 
 static self_q *q_of(const fm_net *n)
 {
@@ -130,7 +129,7 @@ static const fm_net_ops self_ops = {
 };
 
 fm_net fm_net_self = {.ops = &self_ops};
-fm_net fm_net_self_lanes[FM_VCI_MAX] = {
+fm_net fm_net_self_lanes[FM_NET_LANES_MAX] = {
 #define LANE(i) [i] = {.ops = &self_ops}
     LANE(1), LANE(2), LANE(3), LANE(4), LANE(5), LANE(6), LANE(7), LANE(8),
     LANE(9), LANE(10), LANE(11), LANE(12), LANE(13), LANE(14), LANE(15),

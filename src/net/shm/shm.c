@@ -8,7 +8,6 @@
 #include <sys/prctl.h>
 
 #include "boot/boot.h"
-#include "core/vci.h"
 #include "net/net.h"
 #include "util/log.h"
 #include "util/param.h"
@@ -22,11 +21,8 @@
 static int polling; /* poll() is not re-entrant: callbacks may send only */
 
 static inline int lane_of(const fm_net *n) { return (int)(n - fm_net_shm_lanes); }
-/* The counters of the VCI an instance belongs to. */
-static struct fm_pv *pv_of(const fm_net *n)
-{
-    return n == &fm_net_shm ? &fm_vci0.pv : &fm_vcis[lane_of(n)]->pv;
-}
+/* The counters an instance's copies go to. */
+static struct fm_pv *pv_of(const fm_net *n) { return n->pv ? n->pv : &fm_pv; }
 
 static const char *copy_mode_name(int m)
 {
@@ -390,7 +386,7 @@ static const fm_net_ops shm_lane_ops = {
     .finalize = lane_finalize,
 };
 
-fm_net fm_net_shm_lanes[FM_VCI_MAX] = {
+fm_net fm_net_shm_lanes[FM_NET_LANES_MAX] = {
 #define LANE(i) [i] = {.ops = &shm_lane_ops}
     LANE(1), LANE(2), LANE(3), LANE(4), LANE(5), LANE(6), LANE(7), LANE(8),
     LANE(9), LANE(10), LANE(11), LANE(12), LANE(13), LANE(14), LANE(15),
