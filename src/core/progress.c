@@ -7,6 +7,7 @@
 #include "core/cs.h"
 #include "core/task.h"
 #include "core/progress.h"
+#include "core/request.h"
 #include "core/vci.h"
 #include "util/param.h"
 #include "util/status.h"
@@ -90,9 +91,10 @@ static __attribute__((noinline)) int run_hooks(struct fm_vci *v)
     return n;
 }
 
-/* fm_vci0's poll: each transport, then parked sends when there are any,
- * then the hooks (none in a plain two-sided program). */
-static inline __attribute__((always_inline)) int progress_vci0(void)
+/* The message path's poll: each transport, then parked sends when there
+ * are any, then the hooks (none in a plain two-sided program; the lanes'
+ * poll when there are lanes). */
+int fm_progress(void)
 {
     struct fm_vci *v = V;
     int n = 0;
@@ -122,53 +124,60 @@ static int progress_lane(struct fm_vci *v)
     return n;
 }
 
-/* Empty polls of a wait on a lane between its looks at the other VCIs. */
-#define FM_LANE_ATTEND_EVERY 256
-
-/* With lanes: a thread on one polls it, and every FM_LANE_ATTEND_EVERY
- * empty polls everything else too when it can take it all at once (so
- * traffic nobody else is polling for still moves while it waits); a
- * thread holding the library lock (or any thread below
- * MPI_THREAD_MULTIPLE) polls every VCI. */
-static __attribute__((noinline)) int progress_lanes(void)
+int fm_progress_lanes_hook(void)
 {
-    struct fm_vci *mine = fm_cs_t.lane;
     int n = 0;
-    if (mine) {
-        n = progress_lane(mine);
-        if (n || ++mine->idle < FM_LANE_ATTEND_EVERY || !fm_lanes_try_everything(mine))
-            return n;
-        mine->idle = 0;
-        /* Held twice: a wait inside keeps it all rather than hand it over
-         * (fm_cs_yield), since this thread's lane call is still running. */
-        fm_cs_t.lane = NULL;
-        fm_cs_t.depth = 2;
-        n = progress_vci0();
-        for (int i = 1; i <= fm_nlanes; i++)
-            n += progress_lane(fm_vcis[i]);
-        fm_cs_t.depth = 0;
-        fm_cs_t.lane = mine;
-        fm_lanes_give_everything(mine);
-        return n;
-    }
-    n = progress_vci0();
     for (int i = 1; i <= fm_nlanes; i++)
         n += progress_lane(fm_vcis[i]);
     return n;
 }
 
-void fm_progress_waited_lanes(unsigned long long t0)
+/* Empty polls of a wait on a lane between its looks at the other VCIs. */
+#define FM_LANE_ATTEND_EVERY 256
+
+/* A poll by a thread on lane `mine`: the lane, and every
+ * FM_LANE_ATTEND_EVERY empty polls everything else too when it can take it
+ * all at once (so traffic nobody else is polling for still moves while it
+ * waits). */
+static int progress_on_lane(struct fm_vci *mine)
 {
-    struct fm_pv *pv = fm_cs_t.lane ? &fm_cs_t.lane->pv : &fm_pv;
-    FM_PV_INC_AT(pv, progress_waits);
-    FM_PV_ADD_AT(pv, progress_wait_time, fm_pv_ticks() - t0);
+    int n = progress_lane(mine);
+    if (n || ++mine->idle < FM_LANE_ATTEND_EVERY || !fm_lanes_try_everything(mine))
+        return n;
+    mine->idle = 0;
+    /* Held twice: a wait inside keeps it all rather than hand it over
+     * (fm_cs_yield), since this thread's lane call is still running. */
+    fm_cs_t.lane = NULL;
+    fm_cs_t.depth = 2;
+    n = fm_progress(); /* fm_vci0, then every lane (fm_progress_lanes_hook) */
+    fm_cs_t.depth = 0;
+    fm_cs_t.lane = mine;
+    fm_lanes_give_everything(mine);
+    return n;
 }
 
-int fm_progress(void)
+int fm_progress_request(const struct fm_request *r)
 {
-    if (__builtin_expect(fm_nlanes, 0))
-        return progress_lanes();
-    return progress_vci0();
+    if (r->vci && fm_cs_t.lane)
+        return progress_on_lane(fm_cs_t.lane);
+    return fm_progress();
+}
+
+void fm_request_wait_lane(struct fm_request *r)
+{
+    struct fm_vci *mine = fm_cs_t.lane;
+    if (!mine) { /* the library lock, or no lock at all: every VCI */
+        fm_wait_until(r->done);
+        return;
+    }
+    unsigned spins = 0;
+    unsigned long long t0 = fm_pv_ticks();
+    do {
+        if (!progress_on_lane(mine))
+            fm_progress_backoff(&spins);
+    } while (!r->done);
+    FM_PV_INC_AT(&mine->pv, progress_waits);
+    FM_PV_ADD_AT(&mine->pv, progress_wait_time, fm_pv_ticks() - t0);
 }
 
 /* Empty polls after which a waiter that is yielding starts to nap: a rank

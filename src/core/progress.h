@@ -60,18 +60,16 @@ void fm_progress_backoff(unsigned *spins);
  * nap delays an origin's every request. */
 extern int fm_progress_awake;
 
-/* Count a wait that polled, started at tick t0 (MPI_T's progress_waits
- * and progress_wait_time; with lanes, in the calling thread's VCI's). */
-void fm_progress_waited_lanes(unsigned long long t0);
-static inline void fm_progress_waited(unsigned long long t0)
-{
-    if (__builtin_expect(fm_nlanes, 0)) {
-        fm_progress_waited_lanes(t0);
-        return;
-    }
-    FM_PV_INC(progress_waits);
-    FM_PV_ADD(progress_wait_time, fm_pv_ticks() - t0);
-}
+/* Lanes (core/vci.h).  fm_progress() polls fm_vci0, and every lane
+ * through this hook (added while there are lanes): for a thread holding
+ * the library lock, or any thread below MPI_THREAD_MULTIPLE.  A thread
+ * holding a lane's lock alone must poll only that lane: a wait for one of
+ * its requests goes through fm_request_wait_lane, one poll for it through
+ * fm_progress_request (fm_progress() otherwise). */
+int fm_progress_lanes_hook(void);
+struct fm_request;
+void fm_request_wait_lane(struct fm_request *r);
+int fm_progress_request(const struct fm_request *r);
 
 /* Progress until cond holds: the only blocking loop.  cond is evaluated
  * before every poll.  A wait that polls is counted and timed (MPI_T's
@@ -88,7 +86,8 @@ static inline void fm_progress_waited(unsigned long long t0)
                 if (!fm_progress())                                          \
                     fm_progress_backoff(&fm_spins_);                         \
             } while (!(cond));                                               \
-            fm_progress_waited(fm_t0_);                                      \
+            FM_PV_INC(progress_waits);                                       \
+            FM_PV_ADD(progress_wait_time, fm_pv_ticks() - fm_t0_);           \
         }                                                                    \
     } while (0)
 

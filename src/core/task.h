@@ -36,6 +36,10 @@ static inline void fm_request_block(struct fm_request *r)
         fm_task_wait(r);
         return;
     }
+    if (__builtin_expect(r->vci, 0)) { /* a lane's request (core/vci.h) */
+        fm_request_wait_lane(r);
+        return;
+    }
     fm_wait_until(r->done);
 }
 

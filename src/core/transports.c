@@ -35,6 +35,9 @@ static int open_lanes(int lanes, int world_size, fm_net_deliver_fn *deliver_lane
             v->peer_net[p] = fm_peer_net[p] == &fm_net_self ? self : shm;
     }
     fm_lanes_opened(lanes);
+    int rc = fm_progress_add(fm_progress_lanes_hook);
+    if (rc != FM_OK)
+        return rc;
     fm_log(1, "%d VCIs: communicators' point-to-point traffic spread over %d lanes by context id",
            lanes + 1, lanes);
     return FM_OK;
@@ -130,6 +133,8 @@ void fm_transports_finalize(void)
         free(v->peer_net);
         v->peer_net = NULL;
     }
+    if (fm_nlanes)
+        fm_progress_remove(fm_progress_lanes_hook);
     fm_lanes_opened(0);
     for (int i = V->nnets - 1; i >= 0; i--)
         fm_net_finalize(V->nets[i]);

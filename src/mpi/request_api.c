@@ -147,7 +147,7 @@ static inline __attribute__((always_inline)) int test_body(MPI_Request *request,
     }
     CHECK_REQ("MPI_Test", *request);
     if (!(*request)->done)
-        fm_progress();
+        fm_progress_request(*request);
     *flag = (*request)->done;
     if (!*flag)
         return MPI_SUCCESS;
