@@ -26,7 +26,7 @@ unsigned fm_cs_streak;
  * Threads past the last slot never own the bias. */
 #define FM_CS_SLOTS 64
 static struct fm_cs_slot slots[FM_CS_SLOTS];
-static int nslots;     /* under the word */
+static atomic_int nslots; /* taken under the word or a lane's (lanes.c) */
 static int registered; /* membarrier registered */
 static int can_bias;   /* registered, and no progress thread runs */
 
@@ -113,14 +113,25 @@ static void give(void)
 }
 
 /* Give the calling thread (holding the word, or alone) a slot and the bias. */
-static void bias_to_me(void)
+struct fm_cs_slot *fm_cs_my_slot(void)
 {
     if (!fm_cs_t.me) {
-        if (nslots == FM_CS_SLOTS)
-            return;
-        fm_cs_t.me = &slots[nslots++];
+        int i = atomic_fetch_add_explicit(&nslots, 1, memory_order_relaxed);
+        if (i >= FM_CS_SLOTS)
+            return NULL;
+        fm_cs_t.me = &slots[i];
     }
-    atomic_store_explicit(&fm_cs_bias, fm_cs_t.me, memory_order_release);
+    return fm_cs_t.me;
+}
+
+int fm_cs_can_bias(void) { return can_bias; }
+
+void fm_cs_fence_all(void) { syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0); }
+
+static void bias_to_me(void)
+{
+    if (fm_cs_my_slot())
+        atomic_store_explicit(&fm_cs_bias, fm_cs_t.me, memory_order_release);
 }
 
 void fm_cs_bias_to_caller(void)

@@ -58,9 +58,11 @@ extern int fm_progress_in_hooks FM_HIDDEN;
  * Another thread that takes the word revokes the bias (cs.c: a store, a
  * membarrier(2) that fences the owner's CPU, then it waits until the owner
  * is out). */
+#define FM_CS_LANES 16 /* lanes (core/vci.h) whose locks can be biased too */
 struct fm_cs_slot {
     atomic_int in; /* the bias owner is inside a call */
-    char pad[64 - sizeof(atomic_int)];
+    atomic_int lane_in[FM_CS_LANES]; /* the same for each lane (lanes.c) */
+    char pad[128 - (1 + FM_CS_LANES) * sizeof(atomic_int)];
 };
 extern atomic_int fm_cs_word FM_HIDDEN;
 extern struct fm_cs_slot *_Atomic fm_cs_bias FM_HIDDEN;
@@ -72,6 +74,7 @@ struct fm_vci;
 struct fm_cs_thread {
     unsigned depth;           /* how many times this thread holds the lock */
     unsigned char via_bias;   /* its current call entered through the bias */
+    unsigned char lane_via_bias; /* the same for its lane's lock (lanes.c) */
     struct fm_cs_slot *me;    /* its slot (NULL until it first could own the bias) */
     struct fm_vci *lane;      /* the lane whose lock alone it holds (core/vci.h), or NULL */
 };
@@ -80,6 +83,13 @@ extern __thread struct fm_cs_thread fm_cs_t __attribute__((tls_model("initial-ex
 extern const void *fm_cs_streak_thread FM_HIDDEN;
 extern unsigned fm_cs_streak FM_HIDDEN;
 #define FM_CS_REBIAS_AFTER 1000
+/* For the lanes' biased locks (lanes.c): this thread's slot (allocated on
+ * first use; NULL when all are taken), whether a lock may be biased now
+ * (membarrier registered, no progress thread), and the fence on every CPU
+ * running one of the process's threads. */
+struct fm_cs_slot *fm_cs_my_slot(void) FM_HIDDEN;
+int fm_cs_can_bias(void) FM_HIDDEN;
+void fm_cs_fence_all(void) FM_HIDDEN;
 /* cs.c: the word is taken by another thread; the bias must go; or move to
  * the caller. */
 void fm_cs_take_slow(void) FM_HIDDEN;

@@ -25,6 +25,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "core/cs.h"
 #include "core/progress.h"
 #include "match/ctx_table.h"
 #include "net/net.h"
@@ -39,13 +40,19 @@ struct fm_sched;
 /* Most VCIs (FABMPI_VCIS), fm_vci0 included. */
 #define FM_VCI_MAX FM_NET_LANES_MAX
 
-/* A lane's lock: a word taken by compare-and-swap, and the count of
- * threads waiting for it so a holder that waits on the network can hand
- * it over (fm_lane_yield). */
+/* A lane's lock: a word taken by compare-and-swap, the count of threads
+ * waiting for it so a holder that waits on the network can hand it over
+ * (fm_lane_yield), and a bias as the library lock's (core/cs.h): the
+ * thread that took the word FM_CS_REBIAS_AFTER times in a row enters by a
+ * plain store to its slot's lane_in[index] (lanes.c). */
+struct fm_cs_slot;
 struct fm_lane_lock {
     atomic_int word;
     atomic_uint waiters;
     atomic_ulong handoffs;
+    struct fm_cs_slot *_Atomic bias;
+    const void *streak_thread; /* under the word */
+    unsigned streak;
 };
 
 struct fm_vci {
@@ -116,8 +123,36 @@ static inline struct fm_vci *fm_vci_of_ctx(uint32_t ctx)
  * Taken only at MPI_THREAD_MULTIPLE (or with a progress thread).  The
  * calling thread's lane, while it holds only that lane's lock, is
  * fm_cs_t.lane (core/cs.h). */
-void fm_lane_enter(struct fm_vci *v) __attribute__((visibility("hidden")));
-void fm_lane_exit(struct fm_vci *v) __attribute__((visibility("hidden")));
+void fm_lane_enter_word(struct fm_vci *v) __attribute__((visibility("hidden")));
+void fm_lane_exit_word(struct fm_vci *v) __attribute__((visibility("hidden")));
+/* Inline, by the bias when this thread owns it (lanes.c). */
+static inline void fm_lane_enter(struct fm_vci *v)
+{
+    struct fm_cs_slot *me = fm_cs_t.me;
+    if (me) {
+        atomic_store_explicit(&me->lane_in[v->index], 1, memory_order_relaxed);
+        atomic_signal_fence(memory_order_seq_cst);
+        if (__builtin_expect(atomic_load_explicit(&v->lock.bias, memory_order_relaxed) == me, 1)) {
+            fm_cs_t.lane_via_bias = 1;
+            fm_cs_t.lane = v;
+            return;
+        }
+        atomic_store_explicit(&me->lane_in[v->index], 0, memory_order_release);
+    }
+    fm_lane_enter_word(v);
+}
+
+static inline void fm_lane_exit(struct fm_vci *v)
+{
+    fm_cs_t.lane = NULL;
+    if (fm_cs_t.lane_via_bias) {
+        fm_cs_t.lane_via_bias = 0;
+        atomic_signal_fence(memory_order_seq_cst);
+        atomic_store_explicit(&fm_cs_t.me->lane_in[v->index], 0, memory_order_release);
+    } else {
+        fm_lane_exit_word(v);
+    }
+}
 /* Inside a blocking wait on lane v: let a thread that wants the lane have
  * it for a while (no-op when nobody waits). */
 void fm_lane_yield(struct fm_vci *v) __attribute__((visibility("hidden")));

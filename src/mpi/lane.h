@@ -24,29 +24,38 @@ static inline struct fm_vci *fm_lane_for(MPI_Comm comm, MPI_Datatype dt)
     return comm->vci;
 }
 
+/* A call whose requests are all null or fm_req_sent (an eager send that
+ * left at once: shared, immutable, always done) touches no state: with
+ * lanes about, it takes no lock, so the thread doing a lane's calls keeps
+ * its streak (and bias) through the MPI_Waitall of its eager sends. */
+#define FM_LANE_NONE ((struct fm_vci *)&fm_req_sent)
+
 static inline struct fm_vci *fm_lane_of_req(MPI_Request r)
 {
+    if (r == MPI_REQUEST_NULL || r == &fm_req_sent)
+        return FM_LANE_NONE;
     /* Persistent requests belong to fm_vci0 (only the ones each Start
      * makes live on a lane); flags are not read here, since completion on
      * the lane writes them. */
-    if (r == MPI_REQUEST_NULL || r->magic != FM_MAGIC_REQ || !r->vci ||
+    if (r->magic != FM_MAGIC_REQ || !r->vci ||
         (r->kind != FM_REQ_SEND && r->kind != FM_REQ_RECV) ||
         (r->dt && !(r->dt->flags & FM_DT_PREDEFINED)) || fm_task_level)
         return NULL;
     return fm_vcis[r->vci];
 }
 
-/* The one lane of every non-null request in reqs, or NULL. */
+/* The one lane of the requests in reqs (FM_LANE_NONE when they need
+ * none), or NULL. */
 static inline struct fm_vci *fm_lane_of_reqs(int n, const MPI_Request *reqs)
 {
-    struct fm_vci *lane = NULL;
-    if (n <= 0 || !reqs)
+    struct fm_vci *lane = FM_LANE_NONE;
+    if (n < 0 || (n && !reqs))
         return NULL;
     for (int i = 0; i < n; i++) {
-        if (reqs[i] == MPI_REQUEST_NULL)
-            continue;
         struct fm_vci *l = fm_lane_of_req(reqs[i]);
-        if (!l || (lane && l != lane))
+        if (l == FM_LANE_NONE)
+            continue;
+        if (!l || (lane != FM_LANE_NONE && l != lane))
             return NULL;
         lane = l;
     }
@@ -62,7 +71,7 @@ static inline struct fm_vci *fm_lane_of_reqs(int n, const MPI_Request *reqs)
     {                                                                              \
         if (__builtin_expect(fm_nlanes, 0) && !fm_cs_t.depth) {                    \
             struct fm_vci *fm_want_ = (which), *fm_on_ = fm_cs_t.lane;             \
-            if (fm_on_ && fm_on_ == fm_want_)                                      \
+            if (fm_want_ == FM_LANE_NONE || (fm_on_ && fm_on_ == fm_want_))        \
                 return body args;                                                  \
             if (fm_on_) {                                                          \
                 fm_lane_escape();                                                  \
