@@ -15,7 +15,10 @@
  *      1 sends only once its 1 MiB send has completed, which needs rank 0
  *      to pull it: thread 0's wait must progress the other VCIs.
  *   4. MPI_T: the counter vci_lane_messages grew (FM_LANES_EXPECT=on) or
- *      stayed 0 (off). */
+ *      stayed 0 (off).
+ * First (bias), each thread makes thousands of calls on its duplicate
+ * while thread 0 also calls on MPI_COMM_WORLD (a lane's biased lock taken
+ * back, src/core/lanes.c). */
 #include <pthread.h>
 #include <string.h>
 
@@ -224,9 +227,31 @@ static void attend(int t, MPI_Comm other)
     free(big);
 }
 
+/* Phase 5: thousands of calls in a row on each lane (its lock becomes
+ * biased to the thread making them), while thread 0 keeps calling on
+ * MPI_COMM_WORLD (the library lock takes every lane's, revoking the bias,
+ * sometimes while the owner waits inside). */
+static void bias(int t)
+{
+    MPI_Comm c = dups[t];
+    int p = partner();
+    for (int i = 0; i < 3000; i++) {
+        int out = rank * 1000000 + t * 10000 + i, in = -1, flag = -1;
+        MPI_Request r[2];
+        CHECK_MPI(MPI_Irecv(&in, 1, MPI_INT, p, 95, c, &r[0]));
+        CHECK_MPI(MPI_Isend(&out, 1, MPI_INT, p, 95, c, &r[1]));
+        CHECK_MPI(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+        CHECK_EQ(in, p * 1000000 + t * 10000 + i);
+        if (t == 0 && i % 50 == 0)
+            CHECK_MPI(MPI_Iprobe(MPI_ANY_SOURCE, 96, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+    }
+}
+
 static void *thread_main(void *arg)
 {
     int t = (int)(intptr_t)arg;
+    bias(t);
+    pthread_barrier_wait(&bar);
     exchange(t);
     pthread_barrier_wait(&bar);
     errors(t);
