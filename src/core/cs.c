@@ -45,26 +45,26 @@ static int try_take(void)
                                                  memory_order_relaxed);
 }
 
-/* Waits are short (holders give the lock up whenever they wait for the
- * network), so a waiter spins a little, then yields its core, and only a
- * waiter kept out for long (thousands of yields: threads far outnumber
- * cores) naps. */
 #define FM_CS_SPINS 64
 #define FM_CS_YIELDS 2000
+
+void fm_lock_wait_step(unsigned n)
+{
+    if (n < FM_CS_SPINS) {
+        fm_cpu_relax();
+    } else if (n < FM_CS_SPINS + FM_CS_YIELDS) {
+        sched_yield();
+    } else {
+        struct timespec nap = {0, 20 * 1000};
+        nanosleep(&nap, NULL);
+    }
+}
 
 void fm_cs_take_slow(void)
 {
     atomic_fetch_add_explicit(&cs_waiters, 1, memory_order_relaxed);
-    for (unsigned n = 0; !try_take(); n++) {
-        if (n < FM_CS_SPINS) {
-            fm_cpu_relax();
-        } else if (n < FM_CS_SPINS + FM_CS_YIELDS) {
-            sched_yield();
-        } else {
-            struct timespec nap = {0, 20 * 1000};
-            nanosleep(&nap, NULL);
-        }
-    }
+    for (unsigned n = 0; !try_take(); n++)
+        fm_lock_wait_step(n);
     atomic_fetch_sub_explicit(&cs_waiters, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&cs_handoffs, 1, memory_order_relaxed);
 }

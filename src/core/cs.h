@@ -90,6 +90,11 @@ extern unsigned fm_cs_streak FM_HIDDEN;
 struct fm_cs_slot *fm_cs_my_slot(void) FM_HIDDEN;
 int fm_cs_can_bias(void) FM_HIDDEN;
 void fm_cs_fence_all(void) FM_HIDDEN;
+/* Step n (from 0) of a thread waiting for a lock word, the library lock's
+ * or a lane's: waits are short (holders give their lock up whenever they
+ * wait for the network), so it spins a little, then yields its core, and
+ * naps only when kept out for long (threads far outnumber cores). */
+void fm_lock_wait_step(unsigned n) FM_HIDDEN;
 /* cs.c: the word is taken by another thread; the bias must go; or move to
  * the caller. */
 void fm_cs_take_slow(void) FM_HIDDEN;

@@ -3,7 +3,6 @@
  * library lock. */
 #include <sched.h>
 #include <stdatomic.h>
-#include <time.h>
 
 #include "core/cs.h"
 #include "core/vci.h"
@@ -30,10 +29,7 @@ struct fm_vci *fm_lane_vci(int i)
 void fm_lanes_opened(int n) { fm_nlanes = n; }
 
 /* ---- the lock word ---------------------------------------------------------
- * As the library lock's (cs.c): waiters spin a little, then yield their
- * core, and nap only when kept out for long. */
-#define LANE_SPINS 64
-#define LANE_YIELDS 2000
+ * As the library lock's (cs.c), waiters back off by fm_lock_wait_step. */
 #define LANE_HANDOFF_ROUNDS 64
 
 static int try_word(struct fm_lane_lock *l)
@@ -51,16 +47,8 @@ static void take_word(struct fm_lane_lock *l)
                                                 memory_order_relaxed))
         return;
     atomic_fetch_add_explicit(&l->waiters, 1, memory_order_relaxed);
-    for (unsigned n = 0; !try_word(l); n++) {
-        if (n < LANE_SPINS) {
-            fm_cpu_relax();
-        } else if (n < LANE_SPINS + LANE_YIELDS) {
-            sched_yield();
-        } else {
-            struct timespec nap = {0, 20 * 1000};
-            nanosleep(&nap, NULL);
-        }
-    }
+    for (unsigned n = 0; !try_word(l); n++)
+        fm_lock_wait_step(n);
     atomic_fetch_sub_explicit(&l->waiters, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&l->handoffs, 1, memory_order_relaxed);
 }

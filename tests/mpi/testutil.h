@@ -191,6 +191,23 @@ static inline void tu_mat_op(void *in, void *inout, int *len, MPI_Datatype *dt)
     } while (0)
 #endif
 
+/* The threaded tests' start: MPI_Init_thread(MPI_THREAD_MULTIPLE), failing
+ * unless it is provided, this rank and the size, and FM_TEST_THREADS
+ * threads per rank (default 4; from min to max). */
+static inline int tu_init_multiple(int *argc, char ***argv, int *rank, int *size, int min,
+                                   int max)
+{
+    int provided = -1;
+    CHECK_MPI(MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided));
+    CHECK_EQ(provided, MPI_THREAD_MULTIPLE);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+    const char *e = getenv("FM_TEST_THREADS");
+    int n = e ? atoi(e) : 4;
+    CHECKF(n >= min && n <= max, "FM_TEST_THREADS=%d: from %d to %d", n, min, max);
+    return n;
+}
+
 /* MPI_T counters (class COUNTER) read as their changes since the last
  * reading: tu_counters_start (after MPI_T_init_thread), then
  * tu_counters_deltas fills d[0..n), then tu_counters_stop. */

@@ -137,14 +137,7 @@ static void *thread_main(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided = -1;
-    CHECK_MPI(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
-    CHECK_EQ(provided, MPI_THREAD_MULTIPLE);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    const char *e = getenv("FM_TEST_THREADS");
-    nthreads = e ? atoi(e) : 4;
-    CHECK(nthreads >= 2 && nthreads <= MAXT);
+    nthreads = tu_init_multiple(&argc, &argv, &rank, &size, 2, MAXT);
     for (int t = 0; t < nthreads; t++)
         CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &base[t]));
     MPI_Aint bytes = (MPI_Aint)sizeof(long long) * (1 + (MPI_Aint)size * nthreads);
