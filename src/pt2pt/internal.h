@@ -51,7 +51,7 @@ void fm_msg_free(struct fm_message *m);
 static inline struct fm_vci *fm_req_vci(const struct fm_request *r) { return fm_vcis[r->vci]; }
 static inline struct fm_vci *fm_comm_vci(MPI_Comm comm, int coll)
 {
-    return comm->vci_ctx[coll]; /* coll is 0 or 1 */
+    return comm->vci[coll]; /* coll is 0 or 1 */
 }
 
 /* Send a message on VCI v now, or park it behind earlier parked messages
