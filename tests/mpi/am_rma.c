@@ -156,11 +156,12 @@ static void remap(void)
     }
 }
 
+/* Written by the handler, which may run on the progress thread: atomic. */
 static int from_handler_rc = 1;
 static void h_try(fab_am_token_t tk, void *b, size_t n, const fab_am_arg_t *a, unsigned na)
 {
     (void)tk, (void)b, (void)n, (void)a, (void)na;
-    from_handler_rc = fab_rma_put(rank, seg, seg + 8, 8, 0);
+    __atomic_store_n(&from_handler_rc, fab_rma_put(rank, seg, seg + 8, 8, 0), __ATOMIC_RELEASE);
 }
 
 static void errors(void)
@@ -190,9 +191,9 @@ static void errors(void)
     /* Not from a handler. */
     CHECK_EQ(fab_am_register(1, h_try, FAB_AM_REQUEST, "try"), FAB_OK);
     CHECK_EQ(fab_am_request_short(rank, 1, 0, 0, NULL), FAB_OK);
-    while (from_handler_rc == 1)
+    while (__atomic_load_n(&from_handler_rc, __ATOMIC_ACQUIRE) == 1)
         CHECK_EQ(fab_poll(), FAB_OK);
-    CHECK_EQ(from_handler_rc, FAB_ERR_NOT_ALLOWED);
+    CHECK_EQ(__atomic_load_n(&from_handler_rc, __ATOMIC_ACQUIRE), FAB_ERR_NOT_ALLOWED);
     /* IMMEDIATE: done, or refused with nothing started. */
     int rc = fab_rma_put(t, segs[t], local, 8, FAB_FLAG_IMMEDIATE);
     CHECK(rc == FAB_OK || rc == FAB_WOULD_BLOCK);
