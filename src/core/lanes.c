@@ -91,32 +91,47 @@ static atomic_int *in_flag(struct fm_cs_slot *s, const struct fm_vci *v)
     return &s->lane_in[v->index];
 }
 
-/* Holding the word: take the bias from another thread, waiting until it
- * is out (it never waits for a lock itself, and leaves at its next empty
+/* Holding the word: revoke the bias of another thread.  Returns the thread
+ * that may still be inside the lane by a bias: the one just revoked, or one
+ * revoked earlier that no holder of the word has seen out yet (`leaving`:
+ * once the bias is gone nothing else remembers it, and a later holder that
+ * took "no bias" for "nobody inside" would run beside it). */
+static struct fm_cs_slot *revoke(struct fm_vci *v)
+{
+    struct fm_cs_slot *owner = atomic_load_explicit(&v->lock.bias, memory_order_relaxed);
+    if (owner && owner != fm_cs_t.me) {
+        v->lock.streak_thread = NULL; /* the owner earns it again: 1000 in a row */
+        atomic_store_explicit(&v->lock.bias, NULL, memory_order_relaxed);
+        fm_cs_fence_all();
+        v->lock.leaving = owner;
+    }
+    return v->lock.leaving;
+}
+
+/* Holding the word: no other thread inside by a bias, waiting until it is
+ * out (it never waits for a lock itself, and leaves at its next empty
  * poll: fm_lane_yield). */
 static void revoke_wait(struct fm_vci *v)
 {
-    struct fm_cs_slot *owner = atomic_load_explicit(&v->lock.bias, memory_order_relaxed);
-    if (!owner || owner == fm_cs_t.me)
+    struct fm_cs_slot *owner = revoke(v);
+    if (!owner)
         return;
-    v->lock.streak_thread = NULL; /* the owner earns it again: 1000 in a row */
-    atomic_store_explicit(&v->lock.bias, NULL, memory_order_relaxed);
-    fm_cs_fence_all();
     while (atomic_load_explicit(in_flag(owner, v), memory_order_acquire))
         sched_yield();
+    v->lock.leaving = NULL;
 }
 
-/* The same without waiting: 0 when the owner is inside (the bias is gone
- * all the same: it leaves at its return or next empty poll). */
+/* The same without waiting: 0 when the owner is inside (its bias is gone
+ * all the same, and it stays `leaving` until seen out). */
 static int revoke_now(struct fm_vci *v)
 {
-    struct fm_cs_slot *owner = atomic_load_explicit(&v->lock.bias, memory_order_relaxed);
-    if (!owner || owner == fm_cs_t.me)
+    struct fm_cs_slot *owner = revoke(v);
+    if (!owner)
         return 1;
-    v->lock.streak_thread = NULL;
-    atomic_store_explicit(&v->lock.bias, NULL, memory_order_relaxed);
-    fm_cs_fence_all();
-    return !atomic_load_explicit(in_flag(owner, v), memory_order_acquire);
+    if (atomic_load_explicit(in_flag(owner, v), memory_order_acquire))
+        return 0;
+    v->lock.leaving = NULL;
+    return 1;
 }
 
 /* After taking the word for a call on the lane: the bias goes, or comes
@@ -124,7 +139,7 @@ static int revoke_now(struct fm_vci *v)
 static void took_word(struct fm_vci *v)
 {
     struct fm_lane_lock *l = &v->lock;
-    if (atomic_load_explicit(&l->bias, memory_order_relaxed))
+    if (atomic_load_explicit(&l->bias, memory_order_relaxed) || l->leaving)
         revoke_wait(v);
     if (l->streak_thread != &fm_cs_t) {
         l->streak_thread = &fm_cs_t;

@@ -51,6 +51,9 @@ struct fm_lane_lock {
     atomic_uint waiters;
     atomic_ulong handoffs;
     struct fm_cs_slot *_Atomic bias;
+    /* Under the word: the owner of a bias revoked without waiting
+     * (lanes.c: revoke_now), until a holder of the word has seen it out. */
+    struct fm_cs_slot *leaving;
     const void *streak_thread; /* under the word */
     unsigned streak;
 };
