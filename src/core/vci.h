@@ -4,11 +4,12 @@
  * deferred operations, parked sends, unexpected-message records, and the
  * lock that guards them).
  *
- * fm_vci0 carries MPI_COMM_WORLD, MPI_COMM_SELF, every collective context,
- * one-sided and active-message traffic, and holds the state that is not
- * per VCI; its lock is the library lock (core/cs.h).  With FABMPI_VCIS=n
- * > 1 on a job whose ranks share one node, n - 1 more VCIs ("lanes")
- * carry the point-to-point traffic of the other communicators, chosen by
+ * fm_vci0 carries every collective context, one-sided and active-message
+ * traffic, and holds the state that is not per VCI; its lock is the
+ * library lock (core/cs.h).  Without lanes it carries point-to-point too.
+ * With FABMPI_VCIS=n > 1 on a job whose ranks share one node, n - 1 more
+ * VCIs ("lanes") carry the point-to-point traffic of every communicator
+ * (MPI_COMM_WORLD and MPI_COMM_SELF included), chosen by
  * context id (fm_vci_of_ctx: the same on every member, so the sender's and
  * the receiver's lanes pair up), each with its own shared-memory rings,
  * self queue, matching table, request pool, parked sends and counters, and
@@ -113,13 +114,17 @@ extern struct fm_vci *fm_vcis[FM_VCI_MAX] __attribute__((visibility("hidden")));
 extern int fm_nlanes __attribute__((visibility("hidden")));
 
 /* The VCI whose matching table holds context ctx: collective contexts
- * (odd), MPI_COMM_WORLD's and MPI_COMM_SELF's (ids 0 and 1) stay on
- * fm_vci0; the others are spread over the lanes by id. */
+ * (odd) stay on fm_vci0; point-to-point contexts (even) are spread over
+ * the lanes by id.  The first communicators made (ids 4, 6, ...) take
+ * lanes 1, 2, ... in turn, and MPI_COMM_WORLD's and MPI_COMM_SELF's (0
+ * and 2) the last two, so a thread on MPI_COMM_WORLD takes one lane's
+ * lock, not the library lock and every lane's. */
 static inline struct fm_vci *fm_vci_of_ctx(uint32_t ctx)
 {
-    if (__builtin_expect(!fm_nlanes, 1) || (ctx & 1) || ctx < 4)
+    if (__builtin_expect(!fm_nlanes, 1) || (ctx & 1))
         return &fm_vci0;
-    return fm_vcis[1 + ((ctx >> 1) - 2) % (unsigned)fm_nlanes];
+    unsigned n = (unsigned)fm_nlanes;
+    return fm_vcis[1 + ((ctx >> 1) + 2 * n - 2) % n];
 }
 
 /* ---- lane locks (core/lanes.c) ---------------------------------------------

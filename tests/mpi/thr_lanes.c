@@ -14,8 +14,8 @@
  *      thread 0 blocks in MPI_Recv on its own duplicate for a message rank
  *      1 sends only once its 1 MiB send has completed, which needs rank 0
  *      to pull it: thread 0's wait must progress the other VCIs.
- *   4. MPI_T: the counter vci_lane_messages grew (FM_LANES_EXPECT=on) or
- *      stayed 0 (off).
+ *   4. MPI_T: the counter vci_lane_messages grew (FM_LANES_EXPECT=on),
+ *      by MPI_COMM_WORLD's point-to-point messages too, or stayed 0 (off).
  * First (bias), each thread makes thousands of calls on its duplicate
  * while thread 0 also calls on MPI_COMM_WORLD (a lane's biased lock taken
  * back, src/core/lanes.c). */
@@ -271,6 +271,17 @@ int main(int argc, char **argv)
     static const char *const names[] = {"vci_lane_messages"};
     tu_counters ctr;
     tu_counters_start(&ctr, 1, names);
+    /* MPI_COMM_WORLD's point-to-point travels on a lane too. */
+    long long d;
+    for (int i = 0; i < 100; i++) {
+        int out = rank * 1000 + i, in = -1;
+        CHECK_MPI(MPI_Sendrecv(&out, 1, MPI_INT, partner(), 97, &in, 1, MPI_INT, partner(), 97,
+                               MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK_EQ(in, partner() * 1000 + i);
+    }
+    tu_counters_deltas(&ctr, &d);
+    if (expect && strcmp(expect, "on") == 0)
+        CHECKF(d >= 100, "MPI_COMM_WORLD's messages not on a lane (vci_lane_messages %lld)", d);
     for (int t = 0; t < nthreads; t++)
         CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dups[t]));
     CHECK(pthread_barrier_init(&bar, NULL, (unsigned)nthreads) == 0);
@@ -280,7 +291,6 @@ int main(int argc, char **argv)
     for (int t = 0; t < nthreads; t++)
         CHECK(pthread_join(th[t], NULL) == 0);
     CHECK_EQ(handler_calls, nthreads);
-    long long d;
     tu_counters_deltas(&ctr, &d);
     if (expect && strcmp(expect, "on") == 0)
         CHECKF(d > 0, "no message arrived on a lane (vci_lane_messages %lld)", d);
