@@ -25,7 +25,7 @@ DEPS := gcc g++ gfortran make pkg-config meson ninja-build libcmocka-dev python3
         libfabric-dev libfabric-bin libpmix-dev libpmi2-0-dev libhwloc-dev
 TEST_DEPS := slurmd slurmctld slurm-client munge openmpi-bin mpich procps cmake libomp-dev \
              openssh-server openssh-client iproute2
-BENCH_DEPS := openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox
+BENCH_DEPS := openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox libtool
 
 MESON_OPTS := -Dwerror=$(if $(filter 1,$(WERROR)),true,false)
 
