@@ -27,8 +27,10 @@ static inline struct fm_vci *fm_lane_for(MPI_Comm comm, MPI_Datatype dt)
 /* A call whose requests are all null or fm_req_sent (an eager send that
  * left at once: shared, immutable, always done) touches no state: with
  * lanes about, it takes no lock, so the thread doing a lane's calls keeps
- * its streak (and bias) through the MPI_Waitall of its eager sends. */
-#define FM_LANE_NONE ((struct fm_vci *)&fm_req_sent)
+ * its streak (and bias) through the MPI_Waitall of its eager sends.  Never
+ * a VCI's address (as MAP_FAILED is never a mapping's), and never
+ * dereferenced: FM_API_LANE_TWIN only compares it. */
+#define FM_LANE_NONE ((struct fm_vci *)-1)
 
 static inline struct fm_vci *fm_lane_of_req(MPI_Request r)
 {
