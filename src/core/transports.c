@@ -15,7 +15,7 @@ static struct fm_vci *const V = &fm_vci0;
 static int ofi_up;
 
 /* Lane i (1 .. lanes) of the VCIs: its own self queue and shm rings. */
-static int open_lanes(int lanes, int world_size, fm_net_deliver_fn *deliver_lane)
+static int open_lanes(int lanes, int world_size, fm_net_deliver_fn *const *deliver_lanes)
 {
     for (int i = 1; i <= lanes; i++) {
         struct fm_vci *v = fm_lane_vci(i);
@@ -27,7 +27,7 @@ static int open_lanes(int lanes, int world_size, fm_net_deliver_fn *deliver_lane
         v->nets[v->nnets++] = self;
         v->nets[v->nnets++] = shm;
         self->pv = shm->pv = &v->pv;
-        v->deliver = deliver_lane;
+        v->deliver = deliver_lanes[i];
         v->peer_net = calloc((size_t)world_size, sizeof *v->peer_net);
         if (!v->peer_net)
             return FM_ERR_NOMEM;
@@ -44,7 +44,7 @@ static int open_lanes(int lanes, int world_size, fm_net_deliver_fn *deliver_lane
 }
 
 int fm_transports_init(int world_rank, int world_size, fm_net_deliver_fn *deliver,
-                       fm_net_deliver_fn *deliver_lane)
+                       fm_net_deliver_fn *const *deliver_lanes)
 {
     int rc;
     V->deliver = deliver;
@@ -88,7 +88,7 @@ int fm_transports_init(int world_rank, int world_size, fm_net_deliver_fn *delive
     }
     for (int i = 0; i < V->nnets; i++)
         V->nets[i]->pv = &V->pv;
-    if (fm_shm_lanes() && !use_ofi && (rc = open_lanes(fm_shm_lanes(), world_size, deliver_lane)) != FM_OK)
+    if (fm_shm_lanes() && !use_ofi && (rc = open_lanes(fm_shm_lanes(), world_size, deliver_lanes)) != FM_OK)
         return rc;
     fm_oversubscribed = fm_param.YIELD == FM_YIELD_ALWAYS ||
                         (fm_param.YIELD == FM_YIELD_AUTO && fm_node_crowded);

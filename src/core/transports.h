@@ -12,10 +12,10 @@
  * this node; every arriving message goes to deliver.  fm_vci0 polls them
  * (core/vci.h).  When the shm setup made lanes (FABMPI_VCIS > 1, every
  * rank on this node), each lane VCI gets its own instances, polled by
- * whoever holds it, whose messages go to deliver_lane.  Collective over
- * the job (the transports fence). */
+ * whoever holds it, whose messages go to deliver_lanes[i] for lane i.
+ * Collective over the job (the transports fence). */
 int fm_transports_init(int world_rank, int world_size, fm_net_deliver_fn *deliver,
-                       fm_net_deliver_fn *deliver_lane);
+                       fm_net_deliver_fn *const *deliver_lanes);
 /* 1 when OFI was brought up. */
 int fm_transports_ofi_up(void);
 /* The transport one-sided layers (windows, one-sided collectives) reach

@@ -75,7 +75,7 @@ int fm_pt2pt_init(int world_rank, int world_size)
     fm_eager_lim = calloc((size_t)world_size, sizeof *fm_eager_lim);
     if (!fm_eager_lim || vci_setup(&fm_vci0, world_size) != FM_OK)
         return FM_ERR_NOMEM;
-    if ((rc = fm_transports_init(world_rank, world_size, fm_deliver, fm_deliver_lane)) != FM_OK)
+    if ((rc = fm_transports_init(world_rank, world_size, fm_deliver, fm_deliver_lanes)) != FM_OK)
         return rc;
     for (int i = 1; i <= fm_nlanes; i++)
         if (vci_setup(fm_vcis[i], world_size) != FM_OK)

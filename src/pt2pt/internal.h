@@ -111,10 +111,9 @@ void fm_send_ctrl(struct fm_vci *v, int peer, int proto, uint64_t sreq, uint64_t
                   uint64_t len);
 
 /* Transport callback for every arriving message: fm_vci0's transports',
- * and the lanes' (which find their VCI by the message's context or
- * request). */
+ * and lane i's (fm_deliver_lanes[i], i >= 1). */
 void fm_deliver(int peer, const void *msg, size_t len);
-void fm_deliver_lane(int peer, const void *msg, size_t len);
+extern fm_net_deliver_fn *const fm_deliver_lanes[FM_VCI_MAX] __attribute__((visibility("hidden")));
 
 /* Largest eager payload to `peer` (set at init, pt2pt/init.c).  Inline for
  * the same reason as fm_pending_to. */
