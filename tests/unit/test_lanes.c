@@ -55,6 +55,21 @@ static void *taker(void *arg)
     return NULL;
 }
 
+/* A taker started while the owner is inside is still out 50 ms later, and
+ * in once the owner has gone. */
+static void taker_in_only_after_owner(pthread_t *o)
+{
+    pthread_t t;
+    atomic_store(&taker_in, 0);
+    assert_int_equal(pthread_create(&t, NULL, taker, NULL), 0);
+    nap_ms(50);
+    assert_int_equal(atomic_load(&taker_in), 0);
+    atomic_store(&owner_go, 1);
+    pthread_join(*o, NULL);
+    pthread_join(t, NULL);
+    assert_int_equal(atomic_load(&taker_in), 1);
+}
+
 static void start_owner_inside(pthread_t *t)
 {
     atomic_store(&owner_go, 0);
@@ -67,21 +82,14 @@ static void start_owner_inside(pthread_t *t)
 static void no_taker_beside_a_revoked_owner(void **state)
 {
     (void)state;
-    pthread_t o, t;
+    pthread_t o;
     start_owner_inside(&o);
     /* The first try revokes the bias and sees the owner inside. */
     assert_int_equal(fm_lanes_try_all(), 0);
     /* The bias is gone now; the owner is still inside all the same. */
     assert_int_equal(fm_lanes_try_all(), 0);
     /* A blocking taker waits for the owner too. */
-    atomic_store(&taker_in, 0);
-    assert_int_equal(pthread_create(&t, NULL, taker, NULL), 0);
-    nap_ms(50);
-    assert_int_equal(atomic_load(&taker_in), 0);
-    atomic_store(&owner_go, 1);
-    pthread_join(o, NULL);
-    pthread_join(t, NULL);
-    assert_int_equal(atomic_load(&taker_in), 1);
+    taker_in_only_after_owner(&o);
     /* Out: the lane is free, and whoever takes it next does not wait. */
     assert_int_equal(fm_lanes_try_all(), 1);
     fm_lanes_give_all();
@@ -90,16 +98,9 @@ static void no_taker_beside_a_revoked_owner(void **state)
 static void taker_waits_for_the_bias_owner(void **state)
 {
     (void)state;
-    pthread_t o, t;
+    pthread_t o;
     start_owner_inside(&o);
-    atomic_store(&taker_in, 0);
-    assert_int_equal(pthread_create(&t, NULL, taker, NULL), 0);
-    nap_ms(50);
-    assert_int_equal(atomic_load(&taker_in), 0);
-    atomic_store(&owner_go, 1);
-    pthread_join(o, NULL);
-    pthread_join(t, NULL);
-    assert_int_equal(atomic_load(&taker_in), 1);
+    taker_in_only_after_owner(&o);
 }
 
 int main(void)
