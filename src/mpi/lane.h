@@ -32,36 +32,42 @@ static inline struct fm_vci *fm_lane_for(MPI_Comm comm, MPI_Datatype dt)
  * dereferenced: FM_API_LANE_TWIN only compares it. */
 #define FM_LANE_NONE ((struct fm_vci *)-1)
 
+/* A request that may complete under its lane's lock alone: made on a lane
+ * (only fm_req_alloc_on's callers, sends and receives, are: persistent
+ * requests belong to fm_vci0, and only the ones each Start makes live on
+ * a lane) with no derived datatype.  Flags are not read here, since
+ * completion on the lane writes them. */
+static inline int fm_req_lane_ok(MPI_Request r)
+{
+    return r->magic == FM_MAGIC_REQ && r->vci && (!r->dt || (r->dt->flags & FM_DT_PREDEFINED));
+}
+
 static inline struct fm_vci *fm_lane_of_req(MPI_Request r)
 {
     if (r == MPI_REQUEST_NULL || r == &fm_req_sent)
         return FM_LANE_NONE;
-    /* Persistent requests belong to fm_vci0 (only the ones each Start
-     * makes live on a lane); flags are not read here, since completion on
-     * the lane writes them. */
-    if (r->magic != FM_MAGIC_REQ || !r->vci ||
-        (r->kind != FM_REQ_SEND && r->kind != FM_REQ_RECV) ||
-        (r->dt && !(r->dt->flags & FM_DT_PREDEFINED)) || fm_task_level)
+    if (!fm_req_lane_ok(r) || fm_task_level)
         return NULL;
     return fm_vcis[r->vci];
 }
 
 /* The one lane of the requests in reqs (FM_LANE_NONE when they need
- * none), or NULL. */
+ * none), or NULL.  One pass that compares lane indexes: it runs for every
+ * request of every MPI_Waitall while lanes exist. */
 static inline struct fm_vci *fm_lane_of_reqs(int n, const MPI_Request *reqs)
 {
-    struct fm_vci *lane = FM_LANE_NONE;
-    if (n < 0 || (n && !reqs))
+    if (n < 0 || (n && !reqs) || fm_task_level)
         return NULL;
+    unsigned vci = 0; /* none seen yet */
     for (int i = 0; i < n; i++) {
-        struct fm_vci *l = fm_lane_of_req(reqs[i]);
-        if (l == FM_LANE_NONE)
+        MPI_Request r = reqs[i];
+        if (r == MPI_REQUEST_NULL || r == &fm_req_sent)
             continue;
-        if (!l || (lane != FM_LANE_NONE && l != lane))
+        if (!fm_req_lane_ok(r) || (vci && r->vci != vci))
             return NULL;
-        lane = l;
+        vci = r->vci;
     }
-    return lane;
+    return vci ? fm_vcis[vci] : FM_LANE_NONE;
 }
 
 /* FM_API_LOCKED_TWIN (core/cs.h) for a call a lane may cover: `lane` is an
