@@ -42,15 +42,6 @@ static inline int fm_req_lane_ok(MPI_Request r)
     return r->magic == FM_MAGIC_REQ && r->vci && (!r->dt || (r->dt->flags & FM_DT_PREDEFINED));
 }
 
-static inline struct fm_vci *fm_lane_of_req(MPI_Request r)
-{
-    if (r == MPI_REQUEST_NULL || r == &fm_req_sent)
-        return FM_LANE_NONE;
-    if (!fm_req_lane_ok(r) || fm_task_level)
-        return NULL;
-    return fm_vcis[r->vci];
-}
-
 /* The one lane of the requests in reqs (FM_LANE_NONE when they need
  * none), or NULL.  One pass that compares lane indexes: it runs for every
  * request of every MPI_Waitall while lanes exist. */
@@ -69,6 +60,9 @@ static inline struct fm_vci *fm_lane_of_reqs(int n, const MPI_Request *reqs)
     }
     return vci ? fm_vcis[vci] : FM_LANE_NONE;
 }
+
+/* The same for one request (MPI_Wait, MPI_Test). */
+static inline struct fm_vci *fm_lane_of_req(MPI_Request r) { return fm_lane_of_reqs(1, &r); }
 
 /* FM_API_LOCKED_TWIN (core/cs.h) for a call a lane may cover: `lane` is an
  * expression of the call's arguments (`which`).  A thread already holding the library
