@@ -47,18 +47,6 @@ static long quota_cpus(void)
     return n;
 }
 
-static unsigned long cvar(const char *name)
-{
-    int i, count;
-    MPI_T_cvar_handle h;
-    unsigned long v = 0;
-    CHECK_MPI(MPI_T_cvar_get_index(name, &i));
-    CHECK_MPI(MPI_T_cvar_handle_alloc(i, NULL, &h, &count));
-    CHECK_MPI(MPI_T_cvar_read(h, &v));
-    CHECK_MPI(MPI_T_cvar_handle_free(&h));
-    return v;
-}
-
 /* The value a knob must have: the user's when set, else the default or
  * the crowded one. */
 static unsigned long want(const char *name, unsigned long def, unsigned long crowd, int crowded)
@@ -91,12 +79,12 @@ int main(int argc, char **argv)
     unsigned long eager_crowd = ring / 8 > (32ul << 10) ? ring / 8 : 32ul << 10;
     unsigned long eager = want("FABMPI_EAGER_LIMIT", 32ul << 10, eager_crowd, crowded);
     unsigned long split = want("FABMPI_SHM_SPLIT_MIN", 64ul << 10, 0, crowded);
-    CHECKF(cvar("FABMPI_SHM_RING_SIZE") == ring, "FABMPI_SHM_RING_SIZE is %lu, expected %lu (%s)",
-           cvar("FABMPI_SHM_RING_SIZE"), ring, crowded ? "crowded" : "a CPU per rank");
-    CHECKF(cvar("FABMPI_EAGER_LIMIT") == eager, "FABMPI_EAGER_LIMIT is %lu, expected %lu (%s)",
-           cvar("FABMPI_EAGER_LIMIT"), eager, crowded ? "crowded" : "a CPU per rank");
-    CHECKF(cvar("FABMPI_SHM_SPLIT_MIN") == split, "FABMPI_SHM_SPLIT_MIN is %lu, expected %lu (%s)",
-           cvar("FABMPI_SHM_SPLIT_MIN"), split, crowded ? "crowded" : "a CPU per rank");
+    CHECKF(tu_cvar("FABMPI_SHM_RING_SIZE") == ring, "FABMPI_SHM_RING_SIZE is %lu, expected %lu (%s)",
+           tu_cvar("FABMPI_SHM_RING_SIZE"), ring, crowded ? "crowded" : "a CPU per rank");
+    CHECKF(tu_cvar("FABMPI_EAGER_LIMIT") == eager, "FABMPI_EAGER_LIMIT is %lu, expected %lu (%s)",
+           tu_cvar("FABMPI_EAGER_LIMIT"), eager, crowded ? "crowded" : "a CPU per rank");
+    CHECKF(tu_cvar("FABMPI_SHM_SPLIT_MIN") == split, "FABMPI_SHM_SPLIT_MIN is %lu, expected %lu (%s)",
+           tu_cvar("FABMPI_SHM_SPLIT_MIN"), split, crowded ? "crowded" : "a CPU per rank");
 
     /* The counters from before the exchange. */
     MPI_T_pvar_session session;

@@ -153,6 +153,31 @@ static inline void *tu_malloc(size_t n)
     return p;
 }
 
+/* A control variable's value by name: fabmpi's SIZE knobs are
+ * MPI_UNSIGNED_LONG, the others MPI_INT (read at its own width). */
+static inline unsigned long tu_cvar(const char *name)
+{
+    int i, count, verbosity, bind, scope, name_len = 0, desc_len = 0;
+    MPI_Datatype dt;
+    MPI_T_enum enumtype;
+    MPI_T_cvar_handle h;
+    CHECK_MPI(MPI_T_cvar_get_index(name, &i));
+    CHECK_MPI(MPI_T_cvar_get_info(i, NULL, &name_len, &verbosity, &dt, &enumtype, NULL,
+                                  &desc_len, &bind, &scope));
+    CHECK_MPI(MPI_T_cvar_handle_alloc(i, NULL, &h, &count));
+    unsigned long v = 0;
+    if (dt == MPI_INT) {
+        int x = 0;
+        CHECK_MPI(MPI_T_cvar_read(h, &x));
+        v = (unsigned long)x;
+    } else {
+        CHECKF(dt == MPI_UNSIGNED_LONG, "control variable %s: unexpected datatype", name);
+        CHECK_MPI(MPI_T_cvar_read(h, &v));
+    }
+    CHECK_MPI(MPI_T_cvar_handle_free(&h));
+    return v;
+}
+
 /* Busy-wait with MPI_Wtime for a short time, used to give a peer a chance
  * to do something it must not be able to do (complete a sync send...). */
 static inline void tu_spin(double seconds)

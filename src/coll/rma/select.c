@@ -13,8 +13,9 @@
  *         FABMPI_NET=ofi takes this path on one node too);
  *   auto  as `on`, and also every member reached through shared memory,
  *         and the one-sided algorithm is a candidate only at the sizes where
- *         our measurements show it winning (tables below), or where the
- *         flat barrier / allreduce fits (flat_fits).  Over OFI auto
+ *         our measurements show it winning (tables below), where the
+ *         flat barrier / allreduce fits (flat_fits), or for a Bcast too
+ *         large to go eagerly on a crowded node (crowded_bcast_wins).  Over OFI auto
  *         stays two-sided: each flag there waits for a completion round
  *         trip of the data before it (backend_net.c), and no measurement
  *         has shown the one-sided path winning on the providers we have
@@ -109,6 +110,23 @@ int fm_coll_crowded(MPI_Comm comm)
     return !fm_comm_is_inter(comm) && fm_oversubscribed && fm_crma_all_shm(comm);
 }
 
+/* A Bcast of 3 or more members on a crowded node, larger than the most a
+ * crowded node sends eagerly (an eighth of a ring, net/shm/segment.c):
+ * two-sided, every hop is a rendezvous whose handshake waits for the
+ * receiver and then the sender to get a core; one-sided, the root writes
+ * its cache once and the members copy out, waiting on flags only.
+ * osu_bcast on 2 cores, one-sided against two-sided, us (2026-11-27):
+ * 4 ranks (3 alternated runs, medians) 256 KiB 25.5 / 46.5, 512 KiB
+ * 40.8 / 115, 1 MiB 80.2 / 216, but 128 KiB (eager) 18.3 / 9.9; 8 ranks
+ * (2 runs) 128 KiB 22.0 / 53-58, 1 MiB 149-171 / 267-319; 3 ranks 256
+ * KiB 17.2 / 28.9, 11.9 / 25.9.  Open MPI in the same runs, 4 ranks:
+ * 256 KiB 31-51, 1 MiB 223-880. */
+static int crowded_bcast_wins(MPI_Comm comm, enum kind k, size_t bytes)
+{
+    return k == K_BCAST && comm->size > 2 && bytes > fm_param.SHM_RING_SIZE / 8 &&
+           fm_coll_crowded(comm);
+}
+
 static int flat_fits(MPI_Comm comm, size_t bytes, MPI_Datatype dt)
 {
     return comm->size <= FM_FLAT_RANKS && bytes <= FM_CRMA_FLAT_MAX && (!dt || fm_dt_is_contig(dt)) &&
@@ -138,7 +156,7 @@ static const char *two_sided_why(MPI_Comm comm, enum kind k, size_t bytes, int f
         if (!fm_crma_all_shm(comm))
             return "members beyond shared memory (auto never picks one-sided over OFI)";
         const fm_size_range *w = &wins[k][comm->size == 2 ? 0 : 1];
-        if (!flat && (bytes < w->lo || bytes > w->hi))
+        if (!flat && (bytes < w->lo || bytes > w->hi) && !crowded_bcast_wins(comm, k, bytes))
             return "two-sided measured faster at this size";
     }
     return NULL;
