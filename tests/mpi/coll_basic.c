@@ -206,6 +206,11 @@ static void t_allgatherv(const tinfo *t, int count, int inplace)
 {
     int *cnt = tu_malloc(sizeof(int) * (size_t)size), *disp = tu_malloc(sizeof(int) * (size_t)size), total;
     vlayout(count, cnt, disp, &total);
+    /* Each rank places blocks by its own displs: odd ranks in rank order,
+     * even ones in reverse, so no rank may assume another's layout. */
+    if (rank % 2)
+        for (int i = 0, pos = 1; i < size; pos += cnt[i] + 1, i++)
+            disp[i] = pos;
     unsigned char *s = tu_malloc((size_t)cnt[rank] * (size_t)t->ext);
     unsigned char *r = tu_malloc((size_t)total * (size_t)t->ext);
     fillblk(s, cnt[rank], t, seed6(rank));
