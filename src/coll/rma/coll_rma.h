@@ -25,6 +25,10 @@ int fm_coll_sel_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Dat
 int fm_coll_sel_reduce_scatter_pair(const void *sbuf, void *rbuf, MPI_Count n0, MPI_Count n1,
                                     MPI_Datatype dt, MPI_Op op, MPI_Comm comm, int *rc);
 
+/* 1 when MPI_Allreduce of `bytes` of dt on comm runs the flat one-round
+ * algorithm (select.c), the same on every member. */
+int fm_coll_allreduce_is_flat(MPI_Comm comm, size_t bytes, MPI_Datatype dt);
+
 /* 1 when every member of comm (an intracommunicator) is on this node and
  * the node has more ranks than CPUs: the same on every member, so two-sided
  * algorithms may choose by it too. */

@@ -248,6 +248,11 @@ int fm_coll_sel_reduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Dataty
              : fm_coll_reduce(sbuf, rbuf, count, dt, op, root, comm);
 }
 
+int fm_coll_allreduce_is_flat(MPI_Comm comm, size_t bytes, MPI_Datatype dt)
+{
+    return flat_fits(comm, bytes, dt) && !two_sided_why(comm, K_ALLREDUCE, bytes, 1);
+}
+
 int fm_coll_sel_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
                           MPI_Op op, MPI_Comm comm)
 {
