@@ -9,7 +9,9 @@
  * Otherwise, and for vectors up to 2 KiB on a crowded node (rs_crowded):
  * reduce the whole vector to rank 0 (in rank order, so any op is fine),
  * then scatter the pieces — two latency terms of log p; correct for
- * non-commutative ops. */
+ * non-commutative ops.  The blocking form on a crowded node takes the flat
+ * allreduce instead where it fits and no block is empty
+ * (rs_crowded_blocking). */
 #include <stdlib.h>
 
 #include "coll/coll.h"
