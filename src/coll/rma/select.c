@@ -15,12 +15,12 @@
  *         and the one-sided algorithm is a candidate only at the sizes where
  *         our measurements show it winning (tables below), where the
  *         flat barrier / allreduce fits (flat_fits), or for a Bcast too
- *         large to go eagerly on a crowded node (crowded_bcast_wins).  Over OFI auto
- *         stays two-sided: each flag there waits for a completion round
- *         trip of the data before it (backend_net.c), and no measurement
- *         has shown the one-sided path winning on the providers we have
- *         (net, tcp;ofi_rxm, shm over loopback); the candidate
- *         with the higher priority runs: two-sided has the fixed priority
+ *         large to go eagerly on a crowded node (crowded_bcast_wins).
+ *         Over OFI auto stays two-sided: each flag there waits for a
+ *         completion round trip of the data before it (backend_net.c),
+ *         and no measurement has shown the one-sided path winning on the
+ *         providers we have (net, tcp;ofi_rxm, shm over loopback); the
+ *         candidate with the higher priority runs: two-sided has the fixed priority
  *         FM_COLL_TWO_SIDED_PRIORITY (10), one-sided FABMPI_COLL_RMA_PRIORITY
  *         (default 20), ties go to two-sided.  So in auto mode a priority
  *         of 10 or less turns the one-sided collectives off.
