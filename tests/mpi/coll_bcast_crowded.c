@@ -49,15 +49,8 @@ static void one(size_t bytes, MPI_Datatype dt, size_t limit, size_t area, unsign
 
 int main(int argc, char **argv)
 {
-    CHECK_MPI(MPI_Init(&argc, &argv));
     int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size < 3) {
-        if (rank == 0)
-            fprintf(stderr, "coll_bcast_crowded: run it on 3 or more ranks\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    tu_init_min(&argc, &argv, &rank, &size, 3, "coll_bcast_crowded");
     const char *v = getenv("FABMPI_COLL_VERBOSE"), *y = getenv("FABMPI_YIELD");
     if (rank == 0 && v && !strcmp(v, "1") && y)
         expect = !strcmp(y, "always") ? 1 : !strcmp(y, "never") ? 0 : -1;

@@ -94,23 +94,14 @@ static void one(const int *counts, int block, int mat, int in_place, MPI_Datatyp
 
 int main(int argc, char **argv)
 {
-    CHECK_MPI(MPI_Init(&argc, &argv));
     int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size < 3) {
-        if (rank == 0)
-            fprintf(stderr, "coll_rs_flat: run it on 3 or more ranks\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    tu_init_min(&argc, &argv, &rank, &size, 3, "coll_rs_flat");
     const char *v = getenv("FABMPI_COLL_VERBOSE"), *y = getenv("FABMPI_YIELD");
     check = rank == 0 && v && !strcmp(v, "1") && y && !strcmp(y, "always");
     vl_start(check);
     MPI_Datatype mtype;
     MPI_Op mop;
-    CHECK_MPI(MPI_Type_contiguous(4, MPI_UNSIGNED, &mtype));
-    CHECK_MPI(MPI_Type_commit(&mtype));
-    CHECK_MPI(MPI_Op_create(tu_mat_op, 0, &mop));
+    tu_mat_make(&mtype, &mop);
     int *counts = tu_malloc(sizeof(int) * (size_t)size);
     unsigned salt = 0;
     for (int mat = 0; mat < 2; mat++)
@@ -135,8 +126,7 @@ int main(int argc, char **argv)
         }
     free(counts);
     vl_stop();
-    MPI_Op_free(&mop);
-    MPI_Type_free(&mtype);
+    tu_mat_free(&mtype, &mop);
     CHECK_MPI(MPI_Finalize());
     if (rank == 0)
         printf("coll_rs_flat: ok (%d ranks)\n", size);

@@ -161,9 +161,7 @@ int main(int argc, char **argv)
     vl_start(check);
     MPI_Datatype mtype;
     MPI_Op mop;
-    CHECK_MPI(MPI_Type_contiguous(4, MPI_UNSIGNED, &mtype));
-    CHECK_MPI(MPI_Type_commit(&mtype));
-    CHECK_MPI(MPI_Op_create(tu_mat_op, 0, &mop));
+    tu_mat_make(&mtype, &mop);
     MPI_Comm comm;
     if (size == 2)
         CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
@@ -172,8 +170,7 @@ int main(int argc, char **argv)
     run(comm, mtype, mop);
     CHECK_MPI(MPI_Comm_free(&comm));
     vl_stop();
-    MPI_Op_free(&mop);
-    MPI_Type_free(&mtype);
+    tu_mat_free(&mtype, &mop);
     CHECK_MPI(MPI_Finalize());
     if (rank == 0)
         printf("coll_rs_pair: ok (%d ranks)\n", size);

@@ -216,6 +216,36 @@ static inline void tu_mat_op(void *in, void *inout, int *len, MPI_Datatype *dt)
     } while (0)
 #endif
 
+/* A test's start when it needs at least `min` ranks: MPI_Init, this rank
+ * and the size, or rank 0 says so and the job aborts with code 2. */
+static inline void tu_init_min(int *argc, char ***argv, int *rank, int *size, int min,
+                               const char *name)
+{
+    CHECK_MPI(MPI_Init(argc, argv));
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+    if (*size < min) {
+        if (*rank == 0)
+            fprintf(stderr, "%s: run it on %d or more ranks\n", name, min);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+}
+
+/* The 2x2 matrix product on a 4-unsigned type (tu_mat_op): a
+ * non-commutative reduction for tests; free both with tu_mat_free. */
+static inline void tu_mat_make(MPI_Datatype *type, MPI_Op *op)
+{
+    CHECK_MPI(MPI_Type_contiguous(4, MPI_UNSIGNED, type));
+    CHECK_MPI(MPI_Type_commit(type));
+    CHECK_MPI(MPI_Op_create(tu_mat_op, 0, op));
+}
+
+static inline void tu_mat_free(MPI_Datatype *type, MPI_Op *op)
+{
+    MPI_Op_free(op);
+    MPI_Type_free(type);
+}
+
 /* The threaded tests' start: MPI_Init_thread(MPI_THREAD_MULTIPLE), failing
  * unless it is provided, this rank and the size, and FM_TEST_THREADS
  * threads per rank (default 4; from min to max). */
