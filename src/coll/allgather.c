@@ -94,7 +94,7 @@ int fm_coll_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void
  * bytes: osu_allgatherv, 4 ranks on 2 cores, 3 rounds alternated, medians,
  * doubling over ring 0.75-0.89 from 1 B to 64 KiB (8 B 5.18 against 6.77
  * us, 64 KiB 26.5 against 33.6; Open MPI 6.66, 79.6), but 1.46 at 128 KiB
- * (89.8 against 61.4; 1.5-2.4 in 4 more rounds), where two eager blocks a
+ * (89.8 against 61.4; 1.3-2.5 in 4 more rounds), where two eager blocks a
  * round meet in each ring; 0.94-0.99 above. */
 enum { FM_AGV_WINDOW = 32 };
 #define FM_AGV_DOUBLING_MAX ((size_t)64 << 10)
