@@ -64,7 +64,7 @@ void fm_req_free(struct fm_request *r)
     r->comm = NULL;
     r->dt = NULL;
     r->tmp = NULL;
-    struct fm_vci *v = fm_vcis[r->vci];
+    struct fm_vci *v = fm_vci_at(r->vci);
     r->next = v->req_free;
     v->req_free = r;
 }
