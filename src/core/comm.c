@@ -44,9 +44,8 @@ static int comm_setup(struct fm_comm *c, struct fm_group *group, uint32_t ctx,
                       struct fm_errhandler *errh)
 {
     /* Its point-to-point context on its VCI; collectives stay on fm_vci0. */
-    c->vci[0] = fm_vci_of_ctx(ctx);
-    c->vci[1] = &fm_vci0;
-    c->mq = fm_ctx_queue(&c->vci[0]->ctx, ctx);
+    c->vci = fm_vci_of_ctx(ctx);
+    c->mq = fm_ctx_queue(&c->vci->ctx, ctx);
     c->mq_coll = fm_ctx_queue(&fm_vci0.ctx, ctx + 1);
     if (!c->mq || !c->mq_coll)
         return FM_ERR_NOMEM;

@@ -49,8 +49,8 @@ struct fm_comm {
     int predefined;
     int rank, size;
     uint32_t ctx;               /* point-to-point context id; collectives use ctx + 1 */
-    struct fm_vci *vci[2];      /* whose state its traffic uses (core/vci.h), by context:
-                                 * [0] point-to-point, [1] collectives (fm_vci0) */
+    struct fm_vci *vci;         /* whose state its point-to-point traffic uses (core/vci.h);
+                                 * its collectives' is fm_vci0 */
     struct fm_group *group;
     const int *world;           /* == group->world: comm rank -> world rank */
     fm_match_queue *mq;         /* matching queue of ctx */

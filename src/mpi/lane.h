@@ -18,10 +18,10 @@
 
 static inline struct fm_vci *fm_lane_for(MPI_Comm comm, MPI_Datatype dt)
 {
-    if (!fm_comm_valid(comm) || comm->vci[0] == &fm_vci0 || !fm_dt_valid(dt) ||
+    if (!fm_comm_valid(comm) || comm->vci == &fm_vci0 || !fm_dt_valid(dt) ||
         !(dt->flags & FM_DT_PREDEFINED) || fm_task_level)
         return NULL;
-    return comm->vci[0];
+    return comm->vci;
 }
 
 /* A call whose requests are all null or fm_req_sent (an eager send that

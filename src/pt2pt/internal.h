@@ -49,13 +49,13 @@ void fm_msg_free(struct fm_message *m);
 /* The VCI a request belongs to, and the one a communicator's point-to-point
  * (coll 0) or collective (coll 1) traffic travels on. */
 static inline struct fm_vci *fm_req_vci(const struct fm_request *r) { return fm_vci_at(r->vci); }
-/* By a branch on coll, not comm->vci[coll]: coll comes in on the stack
+/* By a branch on coll, not a table indexed by it: coll comes in on the stack
  * (fm_sw_irecv's seventh argument), and an address computed from it makes
  * the VCI's pool wait for that load on every message (8 B msgrate, fast
  * state: 25.3 -> 26.4 Mmsg/s; bench/RESULTS.md, "VCIs, continued"). */
 static inline struct fm_vci *fm_comm_vci(MPI_Comm comm, int coll)
 {
-    return coll ? &fm_vci0 : comm->vci[0];
+    return coll ? &fm_vci0 : comm->vci;
 }
 
 /* Send a message on VCI v now, or park it behind earlier parked messages
