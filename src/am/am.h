@@ -32,8 +32,9 @@ extern int fm_am_handler_depth; /* > 0 inside a handler (which may not wait) */
  * sends nothing).  Arguments are the caller's to check. */
 #define FM_AM_INTERNAL_MAX 15
 /* Who owns which: 0..7 fab_rma (rma.c), 8 and 9 the windows of src/rma
- * (src/rma/am.c). */
-enum { FM_AM_H_WIN_REQ = 8, FM_AM_H_WIN_ANS = 9 };
+ * (src/rma/am.c), 10 and 11 their handed-off accumulates (src/rma/handoff.c). */
+enum { FM_AM_H_WIN_REQ = 8, FM_AM_H_WIN_ANS = 9, FM_AM_H_WIN_HANDOFF = 10,
+       FM_AM_H_WIN_HANDBACK = 11 };
 /* fab_am_max_medium() without the API lock (callers hold it). */
 size_t fm_am_max_medium(void);
 enum { FM_AM_SHORT = 0, FM_AM_MEDIUM = 1, FM_AM_LONG = 2 };

@@ -72,7 +72,10 @@ void fm_request_wait_lane(struct fm_request *r);
 int fm_progress_request(const struct fm_request *r);
 
 /* Progress until cond holds: the only blocking loop.  cond is evaluated
- * before every poll.  A wait that polls is counted and timed (MPI_T's
+ * before every poll.  A poll that handled something starts the back-off
+ * over: a waiter serving other ranks (their active messages, handed-off
+ * accumulates, lock requests) is not idle, and yielding between their
+ * requests would add a system call to each.  A wait that polls is counted and timed (MPI_T's
  * progress_waits, progress_wait_time); one already satisfied costs
  * nothing more.  At MPI_THREAD_MULTIPLE the back-off lets other threads'
  * calls in after each empty poll (fm_cs_yield; it gives the lock up around
@@ -85,6 +88,8 @@ int fm_progress_request(const struct fm_request *r);
             do {                                                             \
                 if (!fm_progress())                                          \
                     fm_progress_backoff(&fm_spins_);                         \
+                else                                                         \
+                    fm_spins_ = 0;                                           \
             } while (!(cond));                                               \
             FM_PV_INC(progress_waits);                                       \
             FM_PV_ADD(progress_wait_time, fm_pv_ticks() - fm_t0_);           \

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "coll/op.h"
+#include "core/progress.h"
 #include "dtype/dtype.h"
 #include "rma/rma.h"
 #include "util/log.h"
@@ -93,7 +94,6 @@ static int acc_mapped(unsigned char *tb, const unsigned char *org, unsigned char
 static int acc_core(struct fm_win *w, fm_rma_peer *p, uintptr_t t, const unsigned char *org,
                     unsigned char *rpk, MPI_Count tcount, MPI_Datatype tdt, MPI_Op op)
 {
-    (void)w;
     MPI_Aint lo, hi;
     fm_rma_span(tcount, tdt, &lo, &hi);
     uint32_t mask = fm_rma_stripes(p, t + (uintptr_t)lo, t + (uintptr_t)hi);
@@ -105,8 +105,18 @@ static int acc_core(struct fm_win *w, fm_rma_peer *p, uintptr_t t, const unsigne
         fm_rma_acc_unlock(p->ctl, mask);
         return rc;
     }
-    /* CMA: the target region into a local copy of its layout, the op
-     * there, back again, all under the stripes. */
+    /* Private memory of a peer: by the target while it polls (handoff.c),
+     * else by CMA: the target region into a local copy of its layout, the
+     * op there, back again, all under the stripes. */
+    if (w->ho) {
+        if (fm_rma_handoff_acc(w, (int)(p - w->peer), t, org, rpk, tcount, tdt, op) == FM_OK)
+            return FM_OK;
+        /* Peers may be waiting for us to pick up theirs: a rank doing
+         * its own by CMA would otherwise never poll (one poll costs a few
+         * percent of the CMA calls). */
+        fm_progress();
+    }
+    FM_PV_INC(rma_cma);
     size_t bytes = (size_t)tcount * (size_t)tdt->size;
     void *traw = NULL, *lraw = NULL;
     int rc = FM_OK;
@@ -167,9 +177,7 @@ int fm_rma_acc(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_Datatyp
     if (!bytes)
         return FM_OK;
     if (p->direct)
-        FM_PV_INC(rma_loadstore);
-    else
-        FM_PV_INC(rma_cma);
+        FM_PV_INC(rma_loadstore); /* else acc_core counts its way */
     if (p->direct && fm_dt_is_contig(tdt) && (op == MPI_NO_OP || fm_dt_is_contig(odt)) &&
         (!res || fm_dt_is_contig(rdt))) {
         /* The common case, without packing: lock, fetch, op, unlock. */

@@ -13,8 +13,10 @@
  * (CMA), so those segments hold only the control block.
  *
  * Every operation completes before it returns (loads and stores on mapped
- * memory, or a finished CMA syscall), so flushes are memory fences and the
- * target never has to take part: passive target progresses by construction.
+ * memory, a finished CMA syscall, or an accumulate the target applied and
+ * answered, handoff.c), so flushes are memory fences and the target never
+ * has to take part: passive target progresses by construction (a handoff
+ * the target does not pick up in time is taken back and done by CMA).
  *
  * Accumulate atomicity: every accumulate, Get_accumulate, Fetch_and_op and
  * Compare_and_swap on a window reached by load/store or CMA runs under the
@@ -65,7 +67,19 @@ typedef struct fm_rma_ctl {
     _Atomic uint32_t completes; /* PSCW: access epochs origins completed to us */
     char pad2[60];
     _Atomic uint32_t posted[];  /* PSCW: [t] exposure epochs rank t opened to us */
+    /* then, on a line of their own, claim words [t] (fm_rma_claims) */
 } fm_rma_ctl;
+
+/* Handed-off accumulates (handoff.c): this rank's claim word for target t
+ * of a window of `size` ranks, after posted[].  FM_RMA_CTL_BYTES: the
+ * control block with both arrays. */
+#define FM_RMA_CLAIMS_OFF(size) \
+    ((offsetof(fm_rma_ctl, posted) + (size_t)(size) * sizeof(uint32_t) + 63) / 64 * 64)
+#define FM_RMA_CTL_BYTES(size) (FM_RMA_CLAIMS_OFF(size) + (size_t)(size) * sizeof(uint64_t))
+static inline _Atomic uint64_t *fm_rma_claims(fm_rma_ctl *c, int size)
+{
+    return (_Atomic uint64_t *)((char *)c + FM_RMA_CLAIMS_OFF(size));
+}
 
 /* One rank of the window, as seen from here. */
 typedef struct fm_rma_peer {
@@ -125,6 +139,7 @@ struct fm_win {
     unsigned acc_order;        /* FM_RMA_ORDER_* the accumulate_ordering hint asks for */
     int shared_noncontig;      /* allocate_shared with alloc_shared_noncontig=true */
     struct fm_attr *attrs;     /* cached attributes, owned by src/mpi/attr.c */
+    struct fm_rma_handoff *ho; /* handoff.c's state, or NULL: no accumulate is handed off */
 };
 
 /* The window info key accumulate_ordering (MPI default "rar,raw,war,waw"):
@@ -209,6 +224,25 @@ int fm_rma_cma(int pid, int write, void *lbuf, MPI_Count lcount, MPI_Datatype ld
  * streams of tcount tdt (org NULL for MPI_NO_OP, rpk NULL: no fetch). */
 void fm_rma_acc_at(struct fm_win *w, uintptr_t t, const unsigned char *org, unsigned char *rpk,
                    MPI_Count tcount, MPI_Datatype tdt, MPI_Op op);
+
+/* ---- accumulates applied by a polling target (handoff.c) ---------------
+ * Win_create and dynamic windows keep the target's memory private, so an
+ * origin on this node updates it by CMA: a read and a write system call.
+ * A small accumulate whose target is polling goes to it instead as an
+ * active message, applied there under the same stripe locks
+ * (fm_rma_acc_at), and is taken back and done by CMA when the target does
+ * not pick it up in time (FABMPI_RMA_HANDOFF_WAIT): passive target still
+ * progresses without the target.  setup: collective, before the window's
+ * closing agreement (every rank can take handoffs once any origin may
+ * send them); nothing to do for other flavors or with FABMPI_RMA_HANDOFF=0. */
+int fm_rma_handoff_setup(struct fm_win *w);
+void fm_rma_handoff_teardown(struct fm_win *w);
+/* Accumulate (org, rpk packed streams as for fm_rma_acc_at; target
+ * address t in the target's terms) by the target: FM_OK when it applied
+ * it, FM_ERR_AGAIN when it was not handed off or was taken back (the
+ * caller does it by CMA). */
+int fm_rma_handoff_acc(struct fm_win *w, int trank, uintptr_t t, const unsigned char *org,
+                       unsigned char *rpk, MPI_Count tcount, MPI_Datatype tdt, MPI_Op op);
 
 /* ---- peers over the network (remote.c, remote_atomic.c; am.c) ----------
  * Put/Get by the transport's one-sided writes and reads (net/net_rma.h;

@@ -52,11 +52,9 @@ static unsigned next_win_id; /* per process: names carry the rank too */
 
 static size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
 
-/* Bytes before the data: the control block with one posted[] word per rank. */
-static size_t ctl_len(int size)
-{
-    return round_up(sizeof(fm_rma_ctl) + (size_t)size * sizeof(uint32_t), PAGE);
-}
+/* Bytes before the data: the control block with one posted[] and one
+ * claim word per rank. */
+static size_t ctl_len(int size) { return round_up(FM_RMA_CTL_BYTES(size), PAGE); }
 
 static int make_name(char *out, size_t len)
 {
@@ -137,6 +135,7 @@ static struct fm_win *win_alloc(int flavor, MPI_Comm dup)
 
 void fm_win_teardown(struct fm_win *w)
 {
+    fm_rma_handoff_teardown(w);
     fm_rma_remote_teardown(w);
     for (int i = 0; i < w->size; i++)
         if (w->peer[i].map)
@@ -389,6 +388,10 @@ int fm_win_setup(int flavor, void *base, MPI_Aint size, int disp_unit,
     }
     if (ok && w->rm)
         agree_atomics(w, cards);
+    if (ok && fm_rma_handoff_setup(w) != FM_OK) {
+        ok = 0;
+        snprintf(why, FM_RMA_WHY, "out of memory");
+    }
     int all = ok;
     rc = fm_coll_allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, dup);
     if (own)
