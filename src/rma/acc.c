@@ -229,6 +229,35 @@ out:
     return rc;
 }
 
+/* Compare-and-swap of n bytes at t (peer p's terms) under its stripes:
+ * old gets what was there; written only on an equal compare. */
+static int cas_core(fm_rma_peer *p, uintptr_t t, const void *val, const void *cmp, void *old,
+                    size_t n)
+{
+    int rc = FM_OK;
+    uint32_t mask = fm_rma_stripes(p, t, t + n);
+    fm_rma_acc_lock(p->ctl, mask);
+    if (p->direct)
+        memcpy(old, (const void *)t, n);
+    else
+        rc = fm_rma_cma(p->pid, 0, old, (MPI_Count)n, MPI_BYTE, t, (MPI_Count)n, MPI_BYTE);
+    if (rc == FM_OK && memcmp(old, cmp, n) == 0) {
+        if (p->direct)
+            memcpy((void *)t, val, n);
+        else
+            rc = fm_rma_cma(p->pid, 1, (void *)(uintptr_t)val, (MPI_Count)n, MPI_BYTE, t,
+                            (MPI_Count)n, MPI_BYTE);
+    }
+    fm_rma_acc_unlock(p->ctl, mask);
+    return rc;
+}
+
+void fm_rma_cas_at(struct fm_win *w, uintptr_t t, const void *val, const void *cmp, void *old,
+                   size_t n)
+{
+    cas_core(&w->peer[w->rank], t, val, cmp, old, n);
+}
+
 int fm_rma_cas(struct fm_win *w, const void *obuf, const void *cmp, void *res, MPI_Datatype dt,
                int trank, MPI_Aint tdisp)
 {
@@ -239,30 +268,23 @@ int fm_rma_cas(struct fm_win *w, const void *obuf, const void *cmp, void *res, M
         return fm_rma_remote_cas(w, obuf, cmp, res, dt, trank, tdisp);
     uintptr_t t = fm_rma_target(w, trank, tdisp) + (uintptr_t)dt->true_lb;
     size_t n = (size_t)dt->size;
-    /* Under the stripe: read, compare, write back when equal. */
+    const char *val = (const char *)obuf + dt->true_lb, *cv = (const char *)cmp + dt->true_lb;
+    char *out = (char *)res + dt->true_lb;
     unsigned char old[16];
-    int rc = FM_OK;
     if (n > sizeof old)
         return FM_ERR_TYPE;
-    uint32_t mask = fm_rma_stripes(p, t, t + n);
-    if (p->direct)
+    if (p->direct) {
         FM_PV_INC(rma_loadstore);
-    else
-        FM_PV_INC(rma_cma);
-    fm_rma_acc_lock(p->ctl, mask);
-    if (p->direct)
-        memcpy(old, (const void *)t, n);
-    else
-        rc = fm_rma_cma(p->pid, 0, old, (MPI_Count)n, MPI_BYTE, t, (MPI_Count)n, MPI_BYTE);
-    if (rc == FM_OK && memcmp(old, (const char *)cmp + dt->true_lb, n) == 0) {
-        if (p->direct)
-            memcpy((void *)t, (const char *)obuf + dt->true_lb, n);
-        else
-            rc = fm_rma_cma(p->pid, 1, (char *)(uintptr_t)obuf + dt->true_lb, (MPI_Count)n, MPI_BYTE,
-                            t, (MPI_Count)n, MPI_BYTE);
+    } else if (w->ho) {
+        /* As for accumulates (acc_core): by the target while it polls. */
+        if (fm_rma_handoff_cas(w, trank, t, val, cv, out, dt) == FM_OK)
+            return FM_OK;
+        fm_progress();
     }
-    fm_rma_acc_unlock(p->ctl, mask);
+    if (!p->direct)
+        FM_PV_INC(rma_cma);
+    int rc = cas_core(p, t, val, cv, old, n);
     if (rc == FM_OK)
-        memcpy((char *)res + dt->true_lb, old, n);
+        memcpy(out, old, n);
     return rc;
 }

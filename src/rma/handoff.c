@@ -2,7 +2,7 @@
  * node, applied by the target while it polls.
  *
  * Such window memory is private to the target, so an origin's accumulate
- * by CMA is a read and a write system call under the stripe locks, about
+ * (or compare-and-swap) by CMA is a read and a write system call under the stripe locks, about
  * 1.7 us each here.  A target inside any MPI call polls its rings every
  * few hundred nanoseconds: sent there as an active message and applied by
  * fm_rma_acc_at (the same stripe locks, so handed-off and CMA updates stay
@@ -48,7 +48,10 @@ enum { POSTED = 1, TAKEN = 2, WITHDRAWN = 3 };
 
 /* Request arguments; the answer carries A_PEND alone. */
 enum { A_WIN, A_ORIGIN, A_SEQ, A_ADDR, A_COUNT, A_WHAT, A_PEND, A_N };
-#define WHAT_FETCH 0x10000u /* in A_WHAT: kind | op index << 8 | FETCH */
+/* A_WHAT: kind | op index << 8 | FETCH, or kind | CAS (A_COUNT 1; the
+ * payload is the new value then the compare value). */
+#define WHAT_FETCH 0x10000u
+#define WHAT_CAS 0x20000u
 
 struct fm_rma_handoff {
     struct fm_win *next;            /* windows that take handoffs here */
@@ -98,10 +101,13 @@ static void on_handoff(fab_am_token_t tok, void *buf, size_t nbytes, const fab_a
         return; /* taken back: the origin did it by CMA */
     MPI_Datatype dt = fm_rma_kind_dt((int)(a[A_WHAT] & 0xff));
     MPI_Op op = fm_rma_am_op((uint32_t)(a[A_WHAT] >> 8 & 0xff));
-    int fetch = (a[A_WHAT] & WHAT_FETCH) != 0;
+    int fetch = (a[A_WHAT] & (WHAT_FETCH | WHAT_CAS)) != 0, ok;
     size_t bytes = dt ? (size_t)a[A_COUNT] * (size_t)dt->size : 0;
-    int ok = dt && op && bytes <= fm_am_max_medium() && (op == MPI_NO_OP || nbytes == bytes);
-    if (ok) {
+    if (a[A_WHAT] & WHAT_CAS) {
+        if ((ok = dt && a[A_COUNT] == 1 && nbytes == 2 * bytes))
+            fm_rma_cas_at(w, (uintptr_t)a[A_ADDR], buf, (const char *)buf + bytes, ans_buf, bytes);
+    } else if ((ok = dt && op && bytes <= fm_am_max_medium() &&
+                     (op == MPI_NO_OP || nbytes == bytes))) {
         /* The kernels read the stream as its element type. */
         const unsigned char *org = op == MPI_NO_OP ? NULL : buf;
         if (org && (uintptr_t)org % _Alignof(max_align_t))
@@ -146,28 +152,24 @@ static int taken_back(pending *pd)
     return 0;
 }
 
-int fm_rma_handoff_acc(struct fm_win *w, int trank, uintptr_t t, const unsigned char *org,
-                       unsigned char *rpk, MPI_Count tcount, MPI_Datatype tdt, MPI_Op op)
+/* Hand an operation to target trank: a[A_ADDR], a[A_COUNT] and a[A_WHAT]
+ * filled in; payload [pay, pay + plen); an answer of rbytes into rpk. */
+static int hand_off(struct fm_win *w, int trank, fab_am_arg_t *a, const void *pay, size_t plen,
+                    void *rpk, size_t rbytes)
 {
-    struct fm_rma_handoff *ho = w->ho;
-    size_t bytes = (size_t)tcount * (size_t)tdt->size;
-    if (!ho || bytes > ho->max || fm_rma_kind_dt(tdt->basic) != tdt)
-        return FM_ERR_AGAIN;
-    struct ho_peer *hp = &ho->peer[trank];
+    struct ho_peer *hp = &w->ho->peer[trank];
     unsigned long long now = fm_pv_ticks();
     if (hp->busy || now < hp->quiet)
         return FM_ERR_AGAIN;
-    pending pd = {.rpk = rpk, .bytes = rpk ? bytes : 0, .seq = ++last_seq,
+    pending pd = {.rpk = rpk, .bytes = rbytes, .seq = ++last_seq,
                   .claim = &fm_rma_claims(w->peer[w->rank].ctl, w->size)[trank]};
     atomic_store_explicit(pd.claim, pd.seq << 2 | POSTED, memory_order_release);
-    fab_am_arg_t a[A_N] = {w->comm->ctx, (fab_am_arg_t)w->rank, pd.seq, t, (fab_am_arg_t)tcount,
-                           (fab_am_arg_t)tdt->basic | fm_rma_am_op_index(op) << 8 |
-                               (rpk ? WHAT_FETCH : 0),
-                           (fab_am_arg_t)(uintptr_t)&pd};
-    int send = op != MPI_NO_OP;
+    a[A_WIN] = w->comm->ctx;
+    a[A_ORIGIN] = (fab_am_arg_t)w->rank;
+    a[A_SEQ] = pd.seq;
+    a[A_PEND] = (fab_am_arg_t)(uintptr_t)&pd;
     if (fm_am_internal_request(FM_AM_MEDIUM, w->comm->group->world[trank], FM_AM_H_WIN_HANDOFF,
-                               send ? org : NULL, send ? bytes : 0, NULL, FAB_FLAG_IMMEDIATE,
-                               A_N, a) != FAB_OK)
+                               pay, plen, NULL, FAB_FLAG_IMMEDIATE, A_N, a) != FAB_OK)
         return FM_ERR_AGAIN; /* no credit or no room now: nothing was sent */
     hp->busy = 1;
     pd.deadline = now + wait_ticks;
@@ -185,6 +187,36 @@ int fm_rma_handoff_acc(struct fm_win *w, int trank, uintptr_t t, const unsigned 
     return FM_OK;
 }
 
+int fm_rma_handoff_acc(struct fm_win *w, int trank, uintptr_t t, const unsigned char *org,
+                       unsigned char *rpk, MPI_Count tcount, MPI_Datatype tdt, MPI_Op op)
+{
+    size_t bytes = (size_t)tcount * (size_t)tdt->size;
+    if (!w->ho || bytes > w->ho->max || fm_rma_kind_dt(tdt->basic) != tdt)
+        return FM_ERR_AGAIN;
+    fab_am_arg_t a[A_N];
+    a[A_ADDR] = t;
+    a[A_COUNT] = (fab_am_arg_t)tcount;
+    a[A_WHAT] = (fab_am_arg_t)tdt->basic | fm_rma_am_op_index(op) << 8 | (rpk ? WHAT_FETCH : 0);
+    int send = op != MPI_NO_OP;
+    return hand_off(w, trank, a, send ? org : NULL, send ? bytes : 0, rpk, rpk ? bytes : 0);
+}
+
+int fm_rma_handoff_cas(struct fm_win *w, int trank, uintptr_t t, const void *val,
+                       const void *cmp, void *old, MPI_Datatype dt)
+{
+    size_t n = (size_t)dt->size;
+    unsigned char two[32];
+    if (!w->ho || n > sizeof two / 2 || fm_rma_kind_dt(dt->basic) != dt)
+        return FM_ERR_AGAIN;
+    memcpy(two, val, n);
+    memcpy(two + n, cmp, n);
+    fab_am_arg_t a[A_N];
+    a[A_ADDR] = t;
+    a[A_COUNT] = 1;
+    a[A_WHAT] = (fab_am_arg_t)dt->basic | WHAT_CAS;
+    return hand_off(w, trank, a, two, 2 * n, old, n);
+}
+
 /* ---- set-up ---- */
 
 int fm_rma_handoff_setup(struct fm_win *w)
@@ -199,8 +231,9 @@ int fm_rma_handoff_setup(struct fm_win *w)
         return FM_OK;
     size_t medium = fm_am_max_medium();
     if (!in_buf) {
-        in_buf = aligned_alloc(64, medium);
-        ans_buf = aligned_alloc(64, medium);
+        size_t len = (medium + 63) / 64 * 64; /* aligned_alloc wants a multiple */
+        in_buf = aligned_alloc(64, len);
+        ans_buf = aligned_alloc(64, len);
         if (!in_buf || !ans_buf) {
             free(in_buf);
             free(ans_buf);

@@ -224,11 +224,14 @@ int fm_rma_cma(int pid, int write, void *lbuf, MPI_Count lcount, MPI_Datatype ld
  * streams of tcount tdt (org NULL for MPI_NO_OP, rpk NULL: no fetch). */
 void fm_rma_acc_at(struct fm_win *w, uintptr_t t, const unsigned char *org, unsigned char *rpk,
                    MPI_Count tcount, MPI_Datatype tdt, MPI_Op op);
+/* Compare-and-swap of n bytes at t in this rank's own window memory. */
+void fm_rma_cas_at(struct fm_win *w, uintptr_t t, const void *val, const void *cmp, void *old,
+                   size_t n);
 
 /* ---- accumulates applied by a polling target (handoff.c) ---------------
  * Win_create and dynamic windows keep the target's memory private, so an
  * origin on this node updates it by CMA: a read and a write system call.
- * A small accumulate whose target is polling goes to it instead as an
+ * A small accumulate or compare-and-swap whose target is polling goes to it instead as an
  * active message, applied there under the same stripe locks
  * (fm_rma_acc_at), and is taken back and done by CMA when the target does
  * not pick it up in time (FABMPI_RMA_HANDOFF_WAIT): passive target still
@@ -243,6 +246,10 @@ void fm_rma_handoff_teardown(struct fm_win *w);
  * caller does it by CMA). */
 int fm_rma_handoff_acc(struct fm_win *w, int trank, uintptr_t t, const unsigned char *org,
                        unsigned char *rpk, MPI_Count tcount, MPI_Datatype tdt, MPI_Op op);
+/* Compare_and_swap the same way (val, cmp, old: dt->size bytes each,
+ * true_lb applied; t: the target's address of them). */
+int fm_rma_handoff_cas(struct fm_win *w, int trank, uintptr_t t, const void *val,
+                       const void *cmp, void *old, MPI_Datatype dt);
 
 /* ---- peers over the network (remote.c, remote_atomic.c; am.c) ----------
  * Put/Get by the transport's one-sided writes and reads (net/net_rma.h;

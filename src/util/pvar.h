@@ -60,7 +60,7 @@
     X(coll_allreduce_halving, COUNTER, coll, "Two-sided allreduces by recursive halving and doubling (Rabenseifner)") \
     X(rma_loadstore, COUNTER, rma, "Put, Get, Accumulate and Compare_and_swap operations done by loads and stores into a mapped window") \
     X(rma_cma, COUNTER, rma, "Window operations done by CMA (process_vm_readv/writev into a peer's window)") \
-    X(rma_handoff, COUNTER, rma, "Accumulates on Win_create and dynamic windows of this node applied by the target while it polled (FABMPI_RMA_HANDOFF)") \
+    X(rma_handoff, COUNTER, rma, "Accumulates and compare-and-swaps on Win_create and dynamic windows of this node applied by the target while it polled (FABMPI_RMA_HANDOFF)") \
     X(rma_handoff_withdrawn, COUNTER, rma, "Handed-off accumulates taken back because the target did not pick them up in time (done by CMA; counted in rma_cma too)") \
     X(rma_net, COUNTER, rma, "Put and Get operations done by provider RMA (fi_write, fi_read)") \
     X(rma_net_atomic, COUNTER, rma, "Accumulate and Compare_and_swap operations done by provider atomics") \

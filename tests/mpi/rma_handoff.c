@@ -7,7 +7,9 @@
  *    target, Get_accumulate(SUM) of a 3-element row (+r each, old values
  *    checked as what this rank itself left there) and Accumulate(SUM) of a
  *    4 KiB row, while the targets poll in the next call; Get_accumulate with
- *    MPI_NO_OP and MPI_REPLACE too.  Every value is checked exactly.  Each
+ *    MPI_NO_OP and MPI_REPLACE too, and a Compare_and_swap loop
+ *    incrementing one counter from every origin.  Every value is checked
+ *    exactly.  Each
  *    operation counts once, in rma_handoff or rma_cma; with
  *    FABMPI_RMA_HANDOFF=0 none in rma_handoff.  At 2 ranks (a core each) at
  *    least some are handed off.
@@ -31,6 +33,7 @@ struct mem {
     long long trio[64][3];
     long long row[ROW];
     long long swap[64];
+    long long cas;       /* incremented by every origin's compare-and-swap loop */
     long long solo;      /* part 2's counter */
 };
 
@@ -98,6 +101,20 @@ static void polling(MPI_Win win, struct mem *m, const MPI_Aint *base, int rounds
                                          MPI_LONG_LONG, MPI_NO_OP, win));
             CHECK_MPI(MPI_Win_flush(t, win));
             CHECKF(got == rank, "NO_OP on rank %d fetched %lld", t, got);
+            /* a compare-and-swap counter every origin increments */
+            long long seen = 0, next;
+            for (;;) {
+                next = seen + 1;
+                CHECK_MPI(MPI_Compare_and_swap(&next, &seen, &got, MPI_LONG_LONG, t,
+                                               b + (MPI_Aint)offsetof(struct mem, cas), win));
+                CHECK_MPI(MPI_Win_flush(t, win));
+                ops++;
+                if (got == seen)
+                    break;
+                CHECKF(got > seen, "Compare_and_swap on rank %d fetched %lld after %lld", t, got,
+                       seen);
+                seen = got;
+            }
             ops += 5;
         }
     CHECK_MPI(MPI_Win_unlock_all(win));
@@ -117,6 +134,8 @@ static void polling(MPI_Win win, struct mem *m, const MPI_Aint *base, int rounds
             CHECKF(m->trio[o][j] == (long long)rounds * o, "trio[%d][%d] = %lld", o, j, m->trio[o][j]);
         CHECKF(m->swap[o] == o, "swap[%d] = %lld", o, m->swap[o]);
     }
+    CHECKF(m->cas == (long long)rounds * (size - 1), "CAS counter = %lld, want %lld", m->cas,
+           (long long)rounds * (size - 1));
     for (int i = 0; i < ROW; i++)
         CHECKF(m->row[i] == rowsum, "row[%d] = %lld, want %lld", i, m->row[i], rowsum);
 }

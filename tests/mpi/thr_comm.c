@@ -11,7 +11,8 @@
  *      a thread other than the one that started it.
  *   3. One window, every thread of every rank accumulating into it under a
  *      shared lock (MPI_Win_lock_all), fetch-and-op counters, and puts into
- *      slots of its own; totals checked exactly.
+ *      slots of its own; totals checked exactly.  Allocated shared memory,
+ *      or with FM_TEST_WIN=create private memory (CMA and handoffs).
  *   4. MPI_Comm_free racing with traffic: half the threads free their
  *      communicators while the other half keep sending on theirs. */
 #include <pthread.h>
@@ -141,8 +142,19 @@ int main(int argc, char **argv)
     for (int t = 0; t < nthreads; t++)
         CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &base[t]));
     MPI_Aint bytes = (MPI_Aint)sizeof(long long) * (1 + (MPI_Aint)size * nthreads);
-    CHECK_MPI(MPI_Win_allocate(bytes, sizeof(long long), MPI_INFO_NULL, MPI_COMM_WORLD, &winbuf,
-                               &win));
+    /* FM_TEST_WIN=create: the window over private memory (reached by CMA,
+     * or handed to the target while it polls) instead of allocated shared
+     * memory. */
+    const char *kind = getenv("FM_TEST_WIN");
+    int created = kind && strcmp(kind, "create") == 0;
+    if (created) {
+        winbuf = tu_malloc((size_t)bytes);
+        CHECK_MPI(MPI_Win_create(winbuf, bytes, sizeof(long long), MPI_INFO_NULL, MPI_COMM_WORLD,
+                                 &win));
+    } else {
+        CHECK_MPI(MPI_Win_allocate(bytes, sizeof(long long), MPI_INFO_NULL, MPI_COMM_WORLD,
+                                   &winbuf, &win));
+    }
     memset(winbuf, 0, (size_t)bytes);
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     CHECK_MPI(MPI_Win_lock_all(0, win));
@@ -177,6 +189,8 @@ int main(int argc, char **argv)
     for (int t = 0; t < nthreads; t++)
         CHECK(pthread_join(th[t], NULL) == 0);
     CHECK_MPI(MPI_Win_free(&win));
+    if (created)
+        free(winbuf);
     CHECK_MPI(MPI_Finalize());
     return 0;
 }
