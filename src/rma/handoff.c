@@ -2,14 +2,14 @@
  * node, applied by the target while it polls.
  *
  * Such window memory is private to the target, so an origin's accumulate
- * (or compare-and-swap) by CMA is a read and a write system call under the stripe locks, about
- * 1.7 us each here.  A target inside any MPI call polls its rings every
- * few hundred nanoseconds: sent there as an active message and applied by
- * fm_rma_acc_at (the same stripe locks, so handed-off and CMA updates stay
- * atomic with each other), the operation comes back sooner than one of
- * those calls.  A target that is computing must not hold its origins up
- * (passive target progresses without it, rma.h), so the origin takes an
- * operation back when the target has not picked it up in time:
+ * (or compare-and-swap) by CMA is a read and a write system call under the
+ * stripe locks, about 1.7 us each here. A target inside any MPI call polls
+ * its rings every few hundred nanoseconds: sent there as an active message
+ * and applied by fm_rma_acc_at (the same stripe locks, so handed-off and
+ * CMA updates stay atomic with each other), the operation comes back sooner
+ * than one of those calls. A target that is computing must not hold its
+ * origins up (passive target progresses without it, rma.h), so the origin
+ * takes an operation back when the target has not picked it up in time:
  *
  *   claim word: the origin's control block, slot of the target (fm_rma_claims)
  *     seq<<2 | POSTED     written by the origin before it sends
@@ -18,17 +18,17 @@
  *     seq<<2 | WITHDRAWN  compare-and-swapped by the origin after
  *                         FABMPI_RMA_HANDOFF_WAIT; it then uses CMA
  *
- * One side wins, so the operation is applied exactly once.  A request the
- * target finds withdrawn is dropped; seq is unique per origin process, so
- * a stale request never matches a later window's word.  After a
- * withdrawal the origin does not hand off to that target for a while,
- * 4 waits after the first and twice as long after each one in a row (up to
- * QUIET_MAX), so a target computing for long costs one wait per QUIET_MAX,
- * not one per operation, while one that was only late (descheduled for a
- * moment) gets operations again soon.  One handoff at a time per target: another thread's
- * operation meanwhile (MPI_THREAD_MULTIPLE) takes CMA.  The origin waits
- * for the answer, so the operation is complete on return, as by CMA.
- * While a window hands off, fm_progress_awake is raised: a target napping
+ * One side wins, so the operation is applied exactly once. A request the
+ * target finds withdrawn is dropped; seq is unique per origin process, so a
+ * stale request never matches a later window's word. After a withdrawal the
+ * origin does not hand off to that target for a while, 4 waits after the
+ * first and twice as long after each one in a row (up to QUIET_MAX), so a
+ * target computing for long costs one wait per QUIET_MAX, not one per
+ * operation, while one that was only late (descheduled for a moment) gets
+ * operations again soon. One handoff at a time per target: another thread's
+ * operation meanwhile (MPI_THREAD_MULTIPLE) takes CMA. The origin waits for
+ * the answer, so the operation is complete on return, as by CMA. While a
+ * window hands off, fm_progress_awake is raised: a target napping
  * in a long wait would make every handoff to it time out. */
 #include <limits.h>
 #include <stdlib.h>
