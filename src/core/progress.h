@@ -75,11 +75,12 @@ int fm_progress_request(const struct fm_request *r);
  * before every poll.  A poll that handled something starts the back-off
  * over: a waiter serving other ranks (their active messages, handed-off
  * accumulates, lock requests) is not idle, and yielding between their
- * requests would add a system call to each.  A wait that polls is counted and timed (MPI_T's
- * progress_waits, progress_wait_time); one already satisfied costs
- * nothing more.  At MPI_THREAD_MULTIPLE the back-off lets other threads'
- * calls in after each empty poll (fm_cs_yield; it gives the lock up around
- * its naps), so cond may also become true by another thread. */
+ * requests would add a system call to each.  A wait that polls is
+ * counted and timed (MPI_T's progress_waits, progress_wait_time); one
+ * already satisfied costs nothing more.  At MPI_THREAD_MULTIPLE the
+ * back-off lets other threads' calls in after each empty poll
+ * (fm_cs_yield; it gives the lock up around its naps), so cond may also
+ * become true by another thread. */
 #define fm_wait_until(cond)                                                  \
     do {                                                                     \
         if (!(cond)) {                                                       \

@@ -112,8 +112,9 @@ static int acc_core(struct fm_win *w, fm_rma_peer *p, uintptr_t t, const unsigne
         if (fm_rma_handoff_acc(w, (int)(p - w->peer), t, org, rpk, tcount, tdt, op) == FM_OK)
             return FM_OK;
         /* Peers may be waiting for us to pick up theirs: a rank doing
-         * its own by CMA would otherwise never poll (one poll costs a few
-         * percent of the CMA calls). */
+         * its own by CMA would otherwise never poll, and two ranks
+         * updating each other took every handoff back (bench/RESULTS.md,
+         * "Accumulates handed to a polling target"). */
         fm_progress();
     }
     FM_PV_INC(rma_cma);
@@ -275,14 +276,15 @@ int fm_rma_cas(struct fm_win *w, const void *obuf, const void *cmp, void *res, M
         return FM_ERR_TYPE;
     if (p->direct) {
         FM_PV_INC(rma_loadstore);
-    } else if (w->ho) {
+    } else {
         /* As for accumulates (acc_core): by the target while it polls. */
-        if (fm_rma_handoff_cas(w, trank, t, val, cv, out, dt) == FM_OK)
-            return FM_OK;
-        fm_progress();
-    }
-    if (!p->direct)
+        if (w->ho) {
+            if (fm_rma_handoff_cas(w, trank, t, val, cv, out, dt) == FM_OK)
+                return FM_OK;
+            fm_progress();
+        }
         FM_PV_INC(rma_cma);
+    }
     int rc = cas_core(p, t, val, cv, old, n);
     if (rc == FM_OK)
         memcpy(out, old, n);
