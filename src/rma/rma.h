@@ -70,7 +70,7 @@ typedef struct fm_rma_ctl {
     /* then, on a line of their own, claim words [t] (fm_rma_claims) */
 } fm_rma_ctl;
 
-/* Handed-off accumulates (handoff.c): this rank's claim word for target t
+/* Handed-off operations (handoff.c): this rank's claim word for target t
  * of a window of `size` ranks, after posted[].  FM_RMA_CTL_BYTES: the
  * control block with both arrays. */
 #define FM_RMA_CLAIMS_OFF(size) \
@@ -139,7 +139,7 @@ struct fm_win {
     unsigned acc_order;        /* FM_RMA_ORDER_* the accumulate_ordering hint asks for */
     int shared_noncontig;      /* allocate_shared with alloc_shared_noncontig=true */
     struct fm_attr *attrs;     /* cached attributes, owned by src/mpi/attr.c */
-    struct fm_rma_handoff *ho; /* handoff.c's state, or NULL: no accumulate is handed off */
+    struct fm_rma_handoff *ho; /* handoff.c's state, or NULL: nothing is handed off */
 };
 
 /* The window info key accumulate_ordering (MPI default "rar,raw,war,waw"):
@@ -231,11 +231,11 @@ void fm_rma_cas_at(struct fm_win *w, uintptr_t t, const void *val, const void *c
 /* ---- accumulates applied by a polling target (handoff.c) ---------------
  * Win_create and dynamic windows keep the target's memory private, so an
  * origin on this node updates it by CMA: a read and a write system call.
- * A small accumulate or compare-and-swap whose target is polling goes to it instead as an
- * active message, applied there under the same stripe locks
- * (fm_rma_acc_at), and is taken back and done by CMA when the target does
- * not pick it up in time (FABMPI_RMA_HANDOFF_WAIT): passive target still
- * progresses without the target.  setup: collective, before the window's
+ * A small accumulate or compare-and-swap whose target is polling goes to
+ * it instead as an active message, applied there under the same stripe
+ * locks (fm_rma_acc_at, fm_rma_cas_at), and is taken back and done by CMA
+ * when the target does not pick it up in time (FABMPI_RMA_HANDOFF_WAIT):
+ * passive target still progresses without the target.  setup: collective, before the window's
  * closing agreement (every rank can take handoffs once any origin may
  * send them); nothing to do for other flavors or with FABMPI_RMA_HANDOFF=0. */
 int fm_rma_handoff_setup(struct fm_win *w);
