@@ -175,6 +175,8 @@ void fm_request_wait_lane(struct fm_request *r)
     do {
         if (!progress_on_lane(mine))
             fm_progress_backoff(&spins);
+        else
+            spins = 0; /* as fm_wait_until: a poll that handled something */
     } while (!r->done);
     FM_PV_INC_AT(&mine->pv, progress_waits);
     FM_PV_ADD_AT(&mine->pv, progress_wait_time, fm_pv_ticks() - t0);

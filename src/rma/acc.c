@@ -147,16 +147,19 @@ void fm_rma_acc_at(struct fm_win *w, uintptr_t t, const unsigned char *org, unsi
     if (tcount <= 0)
         return;
     /* An origin stream inside a message is only 8-byte aligned; the op
-     * kernels read it as the element type (long double needs 16). */
+     * kernels read it as the element type (long double needs 16).  A
+     * stream up to a chunk is realigned on the stack: handed-off
+     * accumulates (handoff.c) arrive here one per poll. */
+    _Alignas(64) unsigned char here[CHUNK_BYTES];
     void *aligned = NULL;
     if (org && (uintptr_t)org % _Alignof(max_align_t)) {
         size_t bytes = (size_t)tcount * (size_t)tdt->size;
-        if (!(aligned = malloc(bytes))) {
+        void *to = bytes <= sizeof here ? here : (aligned = malloc(bytes));
+        if (!to) {
             fm_warn("window: out of memory applying an accumulate from a remote origin");
             return;
         }
-        memcpy(aligned, org, bytes);
-        org = aligned;
+        org = memcpy(to, org, bytes);
     }
     if (acc_core(w, &w->peer[w->rank], t, org, rpk, tcount, tdt, op) != FM_OK)
         fm_warn("window: out of memory applying an accumulate from a remote origin");

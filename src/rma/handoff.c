@@ -77,7 +77,7 @@ typedef struct pending {
 static struct fm_win *windows;
 static uint64_t last_seq;
 static unsigned long long wait_ticks, quiet_max_ticks;
-static unsigned char *in_buf, *ans_buf; /* an origin stream realigned; fetched bytes */
+static unsigned char *ans_buf; /* fetched bytes, answered */
 
 static struct fm_win *window_of(uint64_t ctx)
 {
@@ -108,12 +108,8 @@ static void on_handoff(fab_am_token_t tok, void *buf, size_t nbytes, const fab_a
             fm_rma_cas_at(w, (uintptr_t)a[A_ADDR], buf, (const char *)buf + bytes, ans_buf, bytes);
     } else if ((ok = dt && op && bytes <= fm_am_max_medium() &&
                      (op == MPI_NO_OP || nbytes == bytes))) {
-        /* The kernels read the stream as its element type. */
-        const unsigned char *org = op == MPI_NO_OP ? NULL : buf;
-        if (org && (uintptr_t)org % _Alignof(max_align_t))
-            org = memcpy(in_buf, org, bytes);
-        fm_rma_acc_at(w, (uintptr_t)a[A_ADDR], org, fetch ? ans_buf : NULL,
-                      (MPI_Count)a[A_COUNT], dt, op);
+        fm_rma_acc_at(w, (uintptr_t)a[A_ADDR], op == MPI_NO_OP ? NULL : buf,
+                      fetch ? ans_buf : NULL, (MPI_Count)a[A_COUNT], dt, op);
     }
     fab_am_arg_t r[2] = {a[A_PEND], (fab_am_arg_t)ok};
     fm_am_internal_reply(ok && fetch ? FM_AM_MEDIUM : FM_AM_SHORT, tok, FM_AM_H_WIN_HANDBACK,
@@ -230,16 +226,9 @@ int fm_rma_handoff_setup(struct fm_win *w)
     if (!any)
         return FM_OK;
     size_t medium = fm_am_max_medium();
-    if (!in_buf) {
-        size_t len = (medium + 63) / 64 * 64; /* aligned_alloc wants a multiple */
-        in_buf = aligned_alloc(64, len);
-        ans_buf = aligned_alloc(64, len);
-        if (!in_buf || !ans_buf) {
-            free(in_buf);
-            free(ans_buf);
-            in_buf = ans_buf = NULL;
+    if (!ans_buf) {
+        if (!(ans_buf = malloc(medium)))
             return FM_ERR_NOMEM;
-        }
         double tick = fm_pv_tick_seconds();
         wait_ticks = (unsigned long long)(fm_param.RMA_HANDOFF_WAIT * 1e-6 / tick);
         quiet_max_ticks = (unsigned long long)(QUIET_MAX_SECONDS / tick);
