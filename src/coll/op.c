@@ -149,7 +149,8 @@ int fm_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_Dat
         return FM_OK;
     size_t esz = fm_op_kind_size[dt->basic];
     if (fm_dt_is_contig(dt)) {
-        size_t n = (size_t)count * (size_t)dt->size / esz;
+        /* a predefined type is one element: no division for it */
+        size_t n = (size_t)dt->size == esz ? (size_t)count : (size_t)count * (size_t)dt->size / esz;
         k((const char *)in + dt->true_lb, (char *)inout + dt->true_lb, n);
     } else {
         fm_op_apply_packed(k, esz, in, inout, count, dt);

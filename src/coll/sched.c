@@ -1,6 +1,7 @@
 /* sched.c — recording and playing collective schedules (sched.h). */
 #include "coll/sched.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,12 +59,16 @@ struct fm_sched {
     int nreq, reqcap;
     void **keep;              /* buffers freed with the schedule */
     int nkeep, keepcap;
+    size_t scratch_used;      /* bytes of `scratch` handed out (fm_sched_alloc) */
     struct fm_request *req;   /* the user's request */
     int persistent;
     int p2p;                  /* Isendrecv: user context, step tags, receive status kept */
     int yielded;              /* at a yield step: the poll that stopped there has passed */
     MPI_Status rstatus;       /* p2p: the receive's status */
     struct fm_sched *next;    /* running schedules (fm_vci0.sched_running) */
+    /* Last, so that a recycled schedule clears only what comes before it
+     * (fm_sched_alloc zeroes what it hands out). */
+    _Alignas(16) unsigned char scratch[FM_SCHED_SCRATCH];
 };
 
 /* ---- recording ------------------------------------------------------------ */
@@ -87,11 +92,15 @@ static struct fm_sched *sched_new(MPI_Comm comm)
     if (s) {
         v->sched_spare = s->next;
         v->nsched_spare--;
-        struct fm_sched keep = *s;
-        memset(s, 0, sizeof *s);
-        s->steps = keep.steps, s->cap = keep.cap;
-        s->reqs = keep.reqs, s->want = keep.want, s->reqcap = keep.reqcap;
-        s->keep = keep.keep, s->keepcap = keep.keepcap;
+        struct fm_step *steps = s->steps;
+        struct fm_request **reqs = s->reqs;
+        long long *want = s->want;
+        void **keep = s->keep;
+        int cap = s->cap, reqcap = s->reqcap, keepcap = s->keepcap;
+        memset(s, 0, offsetof(struct fm_sched, scratch));
+        s->steps = steps, s->cap = cap;
+        s->reqs = reqs, s->want = want, s->reqcap = reqcap;
+        s->keep = keep, s->keepcap = keepcap;
     } else if (!(s = calloc(1, sizeof *s))) {
         return NULL;
     }
@@ -225,6 +234,20 @@ int fm_sched_steps(const fm_coll_call *cc) { return cc->sched->nsteps; }
 void fm_sched_add_yield(fm_coll_call *cc)
 {
     add_step(cc, FM_STEP_YIELD);
+}
+
+void *fm_sched_alloc(fm_coll_call *cc, size_t bytes)
+{
+    struct fm_sched *s = cc->sched;
+    size_t at = (s->scratch_used + 15) & ~(size_t)15;
+    if (bytes <= FM_SCHED_SCRATCH - at) {
+        s->scratch_used = at + bytes;
+        return memset(s->scratch + at, 0, bytes);
+    }
+    void *p = calloc(1, bytes);
+    if (p)
+        fm_sched_keep(cc, p);
+    return p;
 }
 
 void fm_sched_keep(fm_coll_call *cc, void *raw)

@@ -99,5 +99,11 @@ int fm_sched_steps(const fm_coll_call *cc);
 void fm_sched_add_yield(fm_coll_call *cc);
 /* A buffer the schedule's steps use: freed with the schedule. */
 void fm_sched_keep(fm_coll_call *cc, void *raw);
+/* Zeroed memory for the state of a schedule's steps, freed with it: from
+ * FM_SCHED_SCRATCH bytes inside the schedule while they last (schedules
+ * are recycled, so a collective called in a loop allocates nothing), else
+ * allocated.  NULL when out of memory. */
+#define FM_SCHED_SCRATCH 256
+void *fm_sched_alloc(fm_coll_call *cc, size_t bytes);
 
 #endif

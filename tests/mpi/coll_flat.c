@@ -16,13 +16,17 @@
  * outstanding at once with blocking calls started in between (lanes are
  * reused while earlier calls may still be reading them), completed in
  * reverse order or by MPI_Waitany; MPI_Allreduce_init and MPI_Barrier_init
- * started 60 times, alternating with blocking calls.
+ * started 60 times, alternating with blocking calls; MPI_Iallreduce one at
+ * a time of 4 B to just past 4 KiB.  At 2 members on a node with a core
+ * each, the nonblocking and persistent calls run flat too, pushed (each
+ * member writes into the other's lane).
  *
  * Algorithms: with FABMPI_COLL_VERBOSE=1, world rank 0 checks the line
  * the library printed for each call: "flat" where it must run
  * (FABMPI_YIELD=always makes fabmpi treat the node as oversubscribed, so
  * any rank count takes it), never "flat" with FABMPI_YIELD=never, past the
- * size limit or for a non-contiguous type.  Without FABMPI_COLL_VERBOSE
+ * size limit or for a non-contiguous type, except "pushed" for nonblocking
+ * and persistent calls at 2 ranks with FABMPI_YIELD=never.  Without FABMPI_COLL_VERBOSE
  * (or under another MPI) only values are checked. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -33,6 +37,7 @@
 
 static int rank, size;
 static int want_flat;  /* 1: flat must run where it fits; 0: must not run; -1: unknown */
+static int want_push;  /* nonblocking and persistent calls must run flat, pushed, where they fit */
 
 /* Check the verbose line of the last `call`: "flat" when flat must run and
  * the message fits; no "flat" when it must not run or does not fit. */
@@ -42,6 +47,16 @@ static void expect_call(const char *call, int fits, const char *what)
         vl_check(call, call, 0, what); /* the line is there */
     else
         vl_check(call, "flat", !(want_flat && fits), what);
+}
+
+/* The same for a nonblocking or persistent call's line; pushed (2 members
+ * with a core each) fits up to a lane's 4 KiB. */
+static void expect_sched(int bytes, const char *what)
+{
+    if (want_push)
+        vl_check("nonblocking or persistent", "pushed", bytes > 4096, what);
+    else
+        expect_call("nonblocking or persistent", bytes <= 1024, what);
 }
 
 static unsigned val(int r, long i, unsigned salt)
@@ -147,6 +162,32 @@ static void check_vector(void)
     MPI_Type_free(&vec);
 }
 
+/* One MPI_Iallreduce of n unsigned at a time: inside the lane's inline
+ * bytes, just past them, at the size limits and just past. */
+static void check_isum(int n, int in_place, unsigned salt)
+{
+    unsigned *s = tu_malloc((size_t)n * sizeof *s + 1), *r = tu_malloc((size_t)n * sizeof *r + 1);
+    for (int i = 0; i < n; i++)
+        r[i] = s[i] = val(rank, i, salt);
+    MPI_Request rq;
+    CHECK_MPI(MPI_Iallreduce(in_place ? MPI_IN_PLACE : s, r, n, MPI_UNSIGNED, MPI_SUM,
+                             MPI_COMM_WORLD, &rq));
+    CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    for (int i = 0; i < n; i++) {
+        unsigned want = 0;
+        for (int p = 0; p < size; p++)
+            want += val(p, i, salt);
+        if (r[i] != want)
+            tu_fail(__FILE__, __LINE__, "MPI_Iallreduce of %d (in place %d): [%d] = %u, want %u",
+                    n, in_place, i, r[i], want);
+    }
+    char what[64];
+    snprintf(what, sizeof what, "MPI_Iallreduce of %d unsigned", n);
+    expect_sched(n * 4, what);
+    free(s);
+    free(r);
+}
+
 /* Outstanding scheduled calls: 5 allreduces (sum, in place or not, and
  * the non-commutative matrix product), a barrier, blocking calls between
  * the starts; completed in reverse order (by_any 0) or by MPI_Waitany. */
@@ -172,7 +213,7 @@ static void check_outstanding(MPI_Datatype mat, MPI_Op op_mat, int by_any)
         }
     }
     CHECK_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &rq[K]));
-    expect_call("nonblocking or persistent", 1, "MPI_Ibarrier");
+    expect_sched(0, "MPI_Ibarrier");
     for (int done = 0; done <= K; done++) {
         int idx = K - done;
         if (by_any)
@@ -234,7 +275,7 @@ static void check_persistent(void)
             tu_fail(__FILE__, __LINE__, "persistent allreduce, start %d: %ld, want %ld", it, out,
                     want);
     }
-    expect_call("nonblocking or persistent", 1, "MPI_Barrier_init");
+    expect_sched(0, "MPI_Barrier_init");
     CHECK_MPI(MPI_Request_free(&rq[0]));
     CHECK_MPI(MPI_Request_free(&rq[1]));
 }
@@ -278,6 +319,7 @@ int main(int argc, char **argv)
         want_flat = 0;
     if (size < 2)
         want_flat = 0;
+    want_push = size == 2 && want_flat == 0 && y && !(mode && strcmp(mode, "off") == 0);
     const int checked = rank == 0 && v && strcmp(v, "1") == 0 && want_flat >= 0;
     vl_start(rank == 0 && v && strcmp(v, "1") == 0);
 
@@ -298,6 +340,10 @@ int main(int argc, char **argv)
     check_same_bits();
     check_many();
     check_vector();
+    const int icounts[] = {1, 8, 9, 256, 1024, 1025};
+    for (int k = 0; k < (int)(sizeof icounts / sizeof *icounts); k++)
+        for (int in_place = 0; in_place < 2; in_place++)
+            check_isum(icounts[k], in_place, (unsigned)(20 + k));
     check_barrier();
     for (int by_any = 0; by_any < 2; by_any++)
         check_outstanding(mat, op_mat, by_any);

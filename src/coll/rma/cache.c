@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll/rma/coll_rma.h"
 #include "core/world.h"
 #include "dtype/dtype.h"
 #include "core/comm.h"
@@ -58,6 +59,11 @@ void fm_crma_stamp(fm_crma *c)
 
 int fm_crma_all_shm(MPI_Comm comm)
 {
+    /* Asked by every one-sided choice (select.c): a cache, once set up,
+     * knows (its backend), and the members stay where they are. */
+    const fm_crma *c = comm->coll_rma;
+    if (c && c->be)
+        return c->be == &fm_crma_shm;
     for (int i = 0; i < comm->size; i++) {
         if (!(fm_peer_net[comm->world[i]]->caps & FM_NET_CAP_MAPPED))
             return 0;
@@ -74,13 +80,14 @@ fm_crma *fm_crma_get(MPI_Comm comm)
      * setup collectives (with a stack copy that reports failure), so the
      * others learn about it instead of waiting. */
     fm_crma local = {0}, *heap = calloc(1, sizeof *heap);
-    uint64_t *known = calloc((size_t)comm->size, sizeof *known);
+    uint64_t *known = calloc((size_t)comm->size * (1 + FM_CRMA_FLAT_LANES), sizeof *known);
     if (!known) {
         free(heap);
         heap = NULL;
     }
     c = heap ? heap : &local;
     c->known_done = known;
+    c->known_read = known ? known + comm->size : NULL;
     /* Members all on this node map each other's segments; otherwise every
      * segment is reached through OFI, this node's members' too (one path
      * per communicator keeps the flags' ordering rules simple). */
@@ -89,6 +96,7 @@ fm_crma *fm_crma_get(MPI_Comm comm)
     c->rank = comm->rank;
     c->size = comm->size;
     c->comm = comm;
+    c->flat_push = comm->size == 2 && !fm_coll_crowded(comm);
     c->disabled = heap == NULL;
     layout(c, comm->size, all_shm);
     char why[256] = "";

@@ -46,7 +46,7 @@
 #include <stdint.h>
 
 #define FM_CRMA_MAGIC 0x43524d41u /* "CRMA" */
-#define FM_CRMA_VERSION 3u
+#define FM_CRMA_VERSION 4u
 #define FM_CRMA_PAGE 4096u
 #define FM_CRMA_ROUNDS 32 /* dissemination barrier rounds: ceil(log2 size) <= 31 */
 #define FM_CRMA_FLAGSETS 32 /* calls that may be in flight on one member */
@@ -66,15 +66,30 @@ typedef struct fm_crma_word {
     unsigned char inl[FM_CRMA_INLINE];
 } fm_crma_word;
 
-/* Flat allreduce / barrier (flat.c): each member publishes in its own
- * lane, alternating between two lanes; up to FM_CRMA_FLAT_MAX bytes. */
+/* Flat allreduce / barrier (flat.c): calls alternate between two lanes.
+ * A lane's flag line carries the call's number, its byte count, the
+ * publisher's own `read` words as they stood when it published (so a
+ * member learns how far the others have read without fetching their
+ * `read` lines, flat.c), and up to FM_CRMA_LANE_INLINE bytes of data;
+ * larger data (up to FM_CRMA_LANE_MAX) goes in the lane's data area.
+ * Pulled flat calls (crowded nodes) take up to FM_CRMA_FLAT_MAX bytes;
+ * pushed ones (two members, flat.c) up to the whole lane. */
 #define FM_CRMA_FLAT_MAX 1024
 #define FM_CRMA_FLAT_LANES 2
+#define FM_CRMA_LANE_MAX 4096
+#define FM_CRMA_LANE_INLINE 32
+#define FM_CRMA_LANE_INLINE_OFF 32 /* 16-byte aligned like any basic type */
+typedef struct fm_crma_lane_flag {
+    _Alignas(64) _Atomic uint64_t v;     /* number of the call published here */
+    uint64_t bytes;                      /* its byte count (the stamp) */
+    uint64_t read[FM_CRMA_FLAT_LANES];   /* the publisher's `read` words then */
+    unsigned char inl[FM_CRMA_LANE_INLINE];
+} fm_crma_lane_flag;
 typedef struct fm_crma_flat {
-    fm_crma_word flag;  /* seq of the call published here; inline data up to 48 B */
+    fm_crma_lane_flag flag;
     fm_crma_word read;  /* seq of the last call on this lane this member has read
-                           every member's lane of (written by itself) */
-    _Alignas(64) unsigned char data[FM_CRMA_FLAT_MAX];
+                           (written by itself) */
+    _Alignas(64) unsigned char data[FM_CRMA_LANE_MAX];
 } fm_crma_flat;
 
 /* Fixed part of the reserved area, at offset 0 of every segment. */
@@ -88,11 +103,14 @@ typedef struct fm_crma_reserved {
     fm_crma_word data[FM_CRMA_FLAGSETS];    /* bcast: this call's data has arrived */
     fm_crma_word slot[FM_CRMA_FLAGSETS][2]; /* reduce: child j's partial result is in
                                                slot j (half) of the call's region */
-    fm_crma_flat flat[FM_CRMA_FLAT_LANES];  /* written only by this member */
+    fm_crma_flat flat[FM_CRMA_FLAT_LANES];  /* flag and data: written by this member
+                                               (pulled) or by the other (pushed) */
 } fm_crma_reserved;
 
 _Static_assert(sizeof(fm_crma_word) == 64, "flag words fill one cache line");
 _Static_assert(offsetof(fm_crma_word, inl) == FM_CRMA_INLINE_OFF, "inline data is aligned");
+_Static_assert(sizeof(fm_crma_lane_flag) == 64, "a lane's flag fills one cache line");
+_Static_assert(offsetof(fm_crma_lane_flag, inl) == FM_CRMA_LANE_INLINE_OFF, "lane inline data is aligned");
 _Static_assert(offsetof(fm_crma_reserved, bar) == 64, "header fits its own line");
 
 /* Directory: how to reach one member's segment.  Lives in our own segment
@@ -166,9 +184,11 @@ typedef struct fm_crma {
     uint64_t flat_prev[FM_CRMA_FLAT_LANES]; /* seq of the last flat call on each lane */
     unsigned flat_nb;      /* bit 0: the last flat call was a scheduled one, bit 1: the
                               one before */
+    int flat_push;         /* flat calls push (two members, node not crowded: flat.c) */
     int disabled;          /* setup failed on some member: two-sided from now on */
     fm_crma_ring ring[2];  /* the data area, and the large area (len 0: none) */
     uint64_t *known_done;  /* [size] last `done` seen of each member: peek only when stale */
+    uint64_t *known_read;  /* [size * FM_CRMA_FLAT_LANES] last flat `read` words seen */
     size_t dir_off;        /* offsets in every segment */
     size_t taken_len;      /* leading bytes allocated and touched at setup */
     size_t seg_len;
