@@ -199,6 +199,11 @@ static int rs_blocking(const void *sbuf, void *rbuf, fm_iarr rcounts, MPI_Count 
     MPI_Count total = rcount * comm->size;
     for (int i = 0; !fm_iarr_null(rcounts) && i < comm->size; i++)
         total += fm_iarr_at(rcounts, i); /* rcount is 0 then */
+    /* Nothing moves on any member (the type signatures match): no
+     * message pattern to run.  osu_reduce_scatter_block's 1 B row is such a
+     * call (0 elements each): 329 -> 269 instructions. */
+    if ((total == 0 || dt->size == 0) && !fm_comm_is_inter(comm))
+        return FM_OK;
     int rc;
     /* Two members with an input buffer (MPI_IN_PLACE is all members or
      * none): one exchange through the collective cache where it runs. */
