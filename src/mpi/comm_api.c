@@ -1,6 +1,5 @@
 /* comm_api.c — MPI_Comm_* entry points that need no new membership:
  * rank/size, dup/idup, free, compare, group, names. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "coll/coll.h"
@@ -148,13 +147,13 @@ int fm_comm_idup_hinted(const char *call, MPI_Comm comm, MPI_Info hints, MPI_Com
                         MPI_Request *request)
 {
     fm_coll_call cc;
-    struct idup *d = calloc(1, sizeof *d);
-    int rc = d ? fm_sched_begin(&cc, comm) : FM_ERR_NOMEM;
-    if (rc != FM_OK) {
-        free(d);
-        return fm_raise_status(comm, call, rc);
+    int rc = fm_sched_begin(&cc, comm);
+    struct idup *d = rc == FM_OK ? fm_sched_alloc(&cc, sizeof *d) : NULL;
+    if (!d) {
+        if (rc == FM_OK)
+            fm_sched_abandon(&cc);
+        return fm_raise_status(comm, call, rc == FM_OK ? FM_ERR_NOMEM : rc);
     }
-    fm_sched_keep(&cc, d);
     *d = (struct idup){.comm = comm, .newcomm = newcomm, .hints = MPI_INFO_NULL};
     rc = fm_info_merge(&d->hints, hints);
     if (rc == FM_OK)

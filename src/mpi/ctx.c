@@ -258,10 +258,9 @@ static void agree_start(fm_coll_call *cc, void *arg)
 
 int fm_ctx_alloc_sched(fm_coll_call *cc, fm_ctx_done_fn *done, void *arg)
 {
-    struct agree *a = calloc(1, sizeof *a);
+    struct agree *a = fm_sched_alloc(cc, sizeof *a);
     if (!a)
         return FM_ERR_NOMEM;
-    fm_sched_keep(cc, a);
     a->done = done;
     a->arg = arg;
     a->start = fm_ctx_ids_lowest_free_word();

@@ -480,10 +480,9 @@ static void idup_first(fm_coll_call *cc, void *arg)
 
 int fm_intercomm_dup_sched(fm_coll_call *cc, fm_inter_done_fn *done, void *arg)
 {
-    struct inter_idup *d = calloc(1, sizeof *d);
+    struct inter_idup *d = fm_sched_alloc(cc, sizeof *d);
     if (!d)
         return FM_ERR_NOMEM;
-    fm_sched_keep(cc, d);
     d->ic = cc->comm;
     d->done = done;
     d->arg = arg;
