@@ -148,11 +148,12 @@ int fm_comm_idup_hinted(const char *call, MPI_Comm comm, MPI_Info hints, MPI_Com
 {
     fm_coll_call cc;
     int rc = fm_sched_begin(&cc, comm);
-    struct idup *d = rc == FM_OK ? fm_sched_alloc(&cc, sizeof *d) : NULL;
+    if (rc != FM_OK)
+        return fm_raise_status(comm, call, rc);
+    struct idup *d = fm_sched_alloc(&cc, sizeof *d);
     if (!d) {
-        if (rc == FM_OK)
-            fm_sched_abandon(&cc);
-        return fm_raise_status(comm, call, rc == FM_OK ? FM_ERR_NOMEM : rc);
+        fm_sched_abandon(&cc);
+        return fm_raise_status(comm, call, FM_ERR_NOMEM);
     }
     *d = (struct idup){.comm = comm, .newcomm = newcomm, .hints = MPI_INFO_NULL};
     rc = fm_info_merge(&d->hints, hints);
