@@ -14,32 +14,45 @@
 static struct fm_vci *const V = &fm_vci0;
 static int ofi_up;
 
-/* Lane i (1 .. lanes) of the VCIs: its own self queue and shm rings. */
+/* Lane i (1 .. lanes) of the VCIs: its own self queue, shm rings (when
+ * shm carries messages to some peer) and OFI endpoint (when OFI does),
+ * each peer reached on the lane by the transport that reaches it on
+ * fm_vci0. */
 static int open_lanes(int lanes, int world_size, fm_net_deliver_fn *const *deliver_lanes)
 {
     for (int i = 1; i <= lanes; i++) {
         struct fm_vci *v = fm_lane_vci(i);
         fm_net *self = &fm_net_self_lanes[i], *shm = &fm_net_shm_lanes[i];
+        fm_net *ofi = &fm_net_ofi_lanes[i];
+        v->nnets = 0;
         int rc = fm_net_init(self);
         if (rc != FM_OK)
             return rc;
-        v->nnets = 0;
         v->nets[v->nnets++] = self;
-        v->nets[v->nnets++] = shm;
-        self->pv = shm->pv = &v->pv;
+        if (fm_shm_lanes())
+            v->nets[v->nnets++] = shm;
+        if (ofi_up) {
+            if ((rc = fm_net_init(ofi)) != FM_OK)
+                return rc;
+            v->nets[v->nnets++] = ofi;
+        }
+        for (int k = 0; k < v->nnets; k++)
+            v->nets[k]->pv = &v->pv;
         v->deliver = deliver_lanes[i];
         v->peer_net = calloc((size_t)world_size, sizeof *v->peer_net);
         if (!v->peer_net)
             return FM_ERR_NOMEM;
         for (int p = 0; p < world_size; p++)
-            v->peer_net[p] = fm_peer_net[p] == &fm_net_self ? self : shm;
+            v->peer_net[p] = fm_peer_net[p] == &fm_net_self  ? self
+                             : fm_peer_net[p] == &fm_net_shm ? shm
+                                                             : ofi;
     }
     fm_lanes_opened(lanes);
     int rc = fm_progress_add(fm_progress_lanes_hook);
     if (rc != FM_OK)
         return rc;
-    fm_log(1, "%d VCIs: communicators' point-to-point traffic spread over %d lanes by context id",
-           lanes + 1, lanes);
+    fm_log(1, "%d VCIs: communicators' point-to-point traffic spread over %d lanes by context id%s",
+           lanes + 1, lanes, ofi_up ? ", each with its own OFI endpoint" : "");
     return FM_OK;
 }
 
@@ -88,7 +101,11 @@ int fm_transports_init(int world_rank, int world_size, fm_net_deliver_fn *delive
     }
     for (int i = 0; i < V->nnets; i++)
         V->nets[i]->pv = &V->pv;
-    if (fm_shm_lanes() && !use_ofi && (rc = open_lanes(fm_shm_lanes(), world_size, deliver_lanes)) != FM_OK)
+    /* Lanes when FABMPI_VCIS asks for them and some peer is reached by a
+     * transport that has them (the shm setup decided alike on every rank;
+     * OFI is up on all or none). */
+    int lanes = fm_param.VCIS > 1 && (fm_shm_lanes() || use_ofi) ? (int)fm_param.VCIS - 1 : 0;
+    if (lanes && (rc = open_lanes(lanes, world_size, deliver_lanes)) != FM_OK)
         return rc;
     fm_oversubscribed = fm_param.YIELD == FM_YIELD_ALWAYS ||
                         (fm_param.YIELD == FM_YIELD_AUTO && fm_node_crowded);

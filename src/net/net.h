@@ -169,8 +169,7 @@ typedef struct fm_net_ops {
 } fm_net_ops;
 
 /* An instance of a transport: its operations and what its init found.
- * Today each transport has one, process-wide; the threads work gives each
- * VCI its own endpoints. */
+ * Each transport has a main one, and one per lane of core/vci.h. */
 struct fm_net {
     const fm_net_ops *ops;
     unsigned caps;      /* FM_NET_CAP_* */
@@ -199,10 +198,12 @@ extern fm_net fm_net_self; /* this process */
 extern fm_net fm_net_shm;  /* other processes on this node */
 extern fm_net fm_net_ofi;  /* libfabric: other nodes (and this one with FABMPI_NET=ofi) */
 /* The lanes' instances, [1 .. lanes] of FM_NET_LANES_MAX: their own rings
- * and self queues.  fm_shm_lanes() says how many lanes the shm setup made (0 unless
- * FABMPI_VCIS > 1 and every rank is on this node). */
+ * and self queues, and their own OFI endpoints (net/ofi/lanes.c).
+ * fm_shm_lanes() says how many lanes the shm setup made (0 unless
+ * FABMPI_VCIS > 1 and shared memory carries messages to some peer). */
 extern fm_net fm_net_shm_lanes[];
 extern fm_net fm_net_self_lanes[];
+extern fm_net fm_net_ofi_lanes[];
 int fm_shm_lanes(void);
 
 static inline int fm_net_init(fm_net *n) { return n->ops->init(n); }

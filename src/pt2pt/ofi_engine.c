@@ -132,6 +132,16 @@ int fm_ofi_engine_init(int use_ofi, const fm_pt2pt_engine **engine)
                   "FABMPI_OFI_THREAD_GROUPING=1 routes per communicator");
         return FM_OK;
     }
+    if (fm_nlanes) {
+        /* Lanes carry the software engine's messages on endpoints of their
+         * own (net/ofi/lanes.c). */
+        if (want == FM_PT2PT_OFI)
+            return refuse("FABMPI_VCIS > 1 gives lanes endpoints of the software engine's "
+                          "transport (or set FABMPI_VCIS=1)");
+        fm_log(1, "ofi engine: FABMPI_PT2PT=auto keeps software matching, whose messages "
+                  "FABMPI_VCIS=%d spreads over lanes", fm_nlanes + 1);
+        return FM_OK;
+    }
     const struct fi_info *i = fm_ofi_provider();
     if (!(i->caps & FI_TAGGED)) {
         if (want == FM_PT2PT_AUTO)

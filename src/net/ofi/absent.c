@@ -53,6 +53,8 @@ static const fm_net_ops absent_ops = {
 };
 
 fm_net fm_net_ofi = {.ops = &absent_ops};
+/* Never opened: lanes reach OFI peers only when fm_net_ofi is up. */
+fm_net fm_net_ofi_lanes[FM_NET_LANES_MAX];
 
 void fm_ofi_print_info(FILE *out)
 {

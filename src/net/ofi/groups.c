@@ -22,8 +22,9 @@
  * (core/cs.h) a poll reads one queue however many contexts are open.  With
  * a queue each, every poll read them all: on `net` each read is a pass of
  * the provider's progress, and 4 threads on their own communicators moved
- * 0.09 Mmsg/s against 0.15 with one context.  Once communicators get
- * locks of their own (VCIs), each context gets its queue. */
+ * 0.09 Mmsg/s against 0.15 with one context.  Threads that want locks of
+ * their own use lanes (FABMPI_VCIS, lanes.c): whole instances, each with
+ * its own queue, polled only by its lane's holder. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,12 +44,11 @@ static int fail(const char *what, int rc)
 
 static int grouping(void) { return fm_param.OFI_THREAD_GROUPING != 0; }
 
-int fm_ofi_ctx_plan(void)
+int fm_ofi_ctx_plan(fm_ofi_state *s)
 {
-    fm_ofi_state *s = &fm_ofi;
     s->max_ctx = 1;
     s->rx_ctx_bits = 0;
-    if (!grouping())
+    if (!grouping() || s->lane)
         return FM_OK;
     const struct fi_domain_attr *d = s->info->domain_attr;
     size_t sep = d->max_ep_tx_ctx < d->max_ep_rx_ctx ? d->max_ep_tx_ctx : d->max_ep_rx_ctx;
@@ -86,9 +86,8 @@ static void close_ctx(fm_ofi_ctx *c)
     c->cq = NULL;
 }
 
-static int setup_ctx(fm_ofi_ctx *c, int k)
+static int setup_ctx(fm_ofi_state *s, fm_ofi_ctx *c, int k)
 {
-    fm_ofi_state *s = &fm_ofi;
     int rc;
     struct fid_cq *cq = s->c0.cq;
     if (k == 0) {
@@ -120,17 +119,16 @@ static int setup_ctx(fm_ofi_ctx *c, int k)
         if ((rc = fi_enable(c->tx)))
             return fail("fi_enable", rc);
     }
-    return fm_ofi_bufs_setup(c);
+    return fm_ofi_bufs_setup(s, c);
 }
 
 /* Open context k == nctx: the scalable endpoint's pair k, or an endpoint. */
-static int open_ctx(int k)
+static int open_ctx(fm_ofi_state *s, int k)
 {
-    fm_ofi_state *s = &fm_ofi;
     fm_ofi_ctx *c = k == 0 ? &s->c0 : calloc(1, sizeof *c);
     if (!c)
         return FM_ERR_NOMEM;
-    int rc = setup_ctx(c, k);
+    int rc = setup_ctx(s, c, k);
     if (rc != FM_OK) {
         close_ctx(c);
         if (k > 0)
@@ -146,9 +144,8 @@ static int open_ctx(int k)
     return FM_OK;
 }
 
-int fm_ofi_ctx_open_first(void)
+int fm_ofi_ctx_open_first(fm_ofi_state *s)
 {
-    fm_ofi_state *s = &fm_ofi;
     int rc;
     if (s->rx_ctx_bits) {
         struct fi_info *i = s->info;
@@ -158,18 +155,17 @@ int fm_ofi_ctx_open_first(void)
             return fail("fi_scalable_ep", rc);
         if ((rc = fi_scalable_ep_bind(s->sep, &s->av->fid, 0)))
             return fail("binding the address vector to the scalable endpoint", rc);
-        if ((rc = open_ctx(0)) != FM_OK)
+        if ((rc = open_ctx(s, 0)) != FM_OK)
             return rc;
         if ((rc = fi_enable(s->sep)))
             return fail("enabling the scalable endpoint", rc);
         return FM_OK;
     }
-    return open_ctx(0);
+    return open_ctx(s, 0);
 }
 
-void fm_ofi_ctx_close_all(void)
+void fm_ofi_ctx_close_all(fm_ofi_state *s)
 {
-    fm_ofi_state *s = &fm_ofi;
     for (int k = s->nctx - 1; k >= 0; k--) {
         close_ctx(s->ctx[k]);
         if (k > 0)
@@ -207,7 +203,7 @@ size_t fm_ofi_comm_card(void *buf, size_t len)
         for (int i = 1; i < s->nctx && !k; i++)
             if (s->ctx[i]->users == 0)
                 k = i;
-        if (!k && s->nctx < s->max_ctx && open_ctx(s->nctx) == FM_OK)
+        if (!k && s->nctx < s->max_ctx && open_ctx(s, s->nctx) == FM_OK)
             k = s->nctx - 1;
         if (!k)
             for (int i = 1; i < s->nctx; i++)

@@ -28,18 +28,15 @@ static int fail(const char *what, int rc)
     return FM_ERR_NET;
 }
 
-/* Open fabric, domain, AV, and context 0 (endpoint, CQ, buffers) for
- * fm_ofi.info. */
-static int open_endpoint(void)
+int fm_ofi_open_endpoint(fm_ofi_state *s)
 {
-    fm_ofi_state *s = &fm_ofi;
     struct fi_info *i = s->info;
     int rc;
     if ((rc = fi_fabric(i->fabric_attr, &s->fabric, NULL)))
         return fail("fi_fabric", rc);
     if ((rc = fi_domain(s->fabric, i, &s->domain, NULL)))
         return fail("fi_domain", rc);
-    if ((rc = fm_ofi_ctx_plan()) != FM_OK)
+    if ((rc = fm_ofi_ctx_plan(s)) != FM_OK)
         return rc;
     /* Every rank's context 0, and its other contexts when those are
      * endpoints of their own (a scalable endpoint's share its address). */
@@ -48,15 +45,12 @@ static int open_endpoint(void)
                                  .rx_ctx_bits = s->rx_ctx_bits};
     if ((rc = fi_av_open(s->domain, &av_attr, &s->av, NULL)))
         return fail("fi_av_open", rc);
-    return fm_ofi_ctx_open_first();
+    return fm_ofi_ctx_open_first(s);
 }
 
-static void close_all(void)
+void fm_ofi_close_state(fm_ofi_state *s)
 {
-    fm_ofi_state *s = &fm_ofi;
-    fm_ofi_rndv_teardown(); /* rendezvous registrations, before their domain */
-    fm_ofi_rma_close(); /* the windows' endpoint (rma.c), if one opened */
-    fm_ofi_ctx_close_all();
+    fm_ofi_ctx_close_all(s);
     free(s->events);
     if (s->av)
         fi_close(&s->av->fid);
@@ -67,14 +61,54 @@ static void close_all(void)
     if (s->info)
         fi_freeinfo(s->info);
     free(s->addr);
+    fm_net *n = s->net;
     memset(s, 0, sizeof *s);
-    fm_net_ofi.caps = 0;
+    if (n)
+        n->caps = 0;
+}
+
+static void close_all(void)
+{
+    fm_ofi_rndv_teardown(); /* rendezvous registrations, before their domain */
+    fm_ofi_rma_close(); /* the windows' endpoint (rma.c), if one opened */
+    fm_ofi_close_state(&fm_ofi);
+}
+
+int fm_ofi_size_state(fm_ofi_state *s)
+{
+    s->addr = malloc((size_t)fm_world_size * sizeof *s->addr);
+    s->nevents = (int)fm_param.OFI_PROGRESS_EVENT_CNT;
+    s->events = calloc((size_t)s->nevents, sizeof *s->events);
+    if (!s->addr || !s->events)
+        return FM_ERR_NOMEM;
+    for (int p = 0; p < fm_world_size; p++)
+        s->addr[p] = FI_ADDR_NOTAVAIL;
+    /* Whole wire messages up to this size go by fi_inject (no completion,
+     * buffer free at once); larger ones through a bounce buffer. */
+    s->inject_size = s->info->tx_attr->inject_size;
+    if (s->inject_size > 4096)
+        s->inject_size = 4096;
+    s->ntx = (int)fm_param.OFI_TX_BUFS;
+    s->nrx = (int)fm_param.OFI_RX_BUFS;
+    s->buf_size = (fm_param.OFI_BUF_SIZE + 63) & ~(size_t)63;
+    size_t prov_max = s->info->ep_attr->max_msg_size;
+    if (prov_max && s->buf_size > prov_max)
+        s->buf_size = prov_max & ~(size_t)63;
+    fm_net *n = s->net;
+    n->max_msg = s->buf_size - sizeof(fm_ofi_wire);
+    /* tcp;ofi_rxm keeps order up to its eager size, 16 KiB with its own
+     * header; 8 KiB is what FABMPI_OFI_EAGER_LIMIT's default trusts. */
+    n->ordered_max = n->max_msg < 8192 ? n->max_msg : 8192;
+    n->eager_limit = fm_param.OFI_EAGER_LIMIT;
+    return FM_OK;
 }
 
 /* Choose a provider and open everything; logs why on failure. */
 static int bring_up(void)
 {
     fm_ofi_state *s = &fm_ofi;
+    s->net = &fm_net_ofi;
+    snprintf(s->addr_key, sizeof s->addr_key, "fm.ofi.addr");
     /* libfabric is opened here, on first use (fabric_load.c). */
     const char *lwhy = NULL;
     if (fm_fabric_load(&lwhy)) {
@@ -102,45 +136,19 @@ static int bring_up(void)
     fi_freeinfo(list);
     if (!s->info)
         return FM_ERR_NOMEM;
-    s->addr = malloc((size_t)fm_world_size * sizeof *s->addr);
-    s->nevents = (int)fm_param.OFI_PROGRESS_EVENT_CNT;
-    s->events = calloc((size_t)s->nevents, sizeof *s->events);
-    if (!s->addr || !s->events)
-        return FM_ERR_NOMEM;
-    for (int p = 0; p < fm_world_size; p++)
-        s->addr[p] = FI_ADDR_NOTAVAIL;
     /* No endpoint of ours exists yet, so any shm region under our pid is a
      * dead process's, and would make shm's fi_enable fail (fabric_shm.c). */
     int stale = fm_fabric_shm_remove(getpid());
     if (stale)
         fm_log(1, "ofi: removed %d libfabric shm region(s) a dead process left under our pid", stale);
-    /* Whole wire messages up to this size go by fi_inject (no completion,
-     * buffer free at once); larger ones through a bounce buffer. */
-    s->inject_size = s->info->tx_attr->inject_size;
-    if (s->inject_size > 4096)
-        s->inject_size = 4096;
-    s->ntx = (int)fm_param.OFI_TX_BUFS;
-    s->nrx = (int)fm_param.OFI_RX_BUFS;
-    s->buf_size = (fm_param.OFI_BUF_SIZE + 63) & ~(size_t)63;
-    size_t prov_max = s->info->ep_attr->max_msg_size;
-    if (prov_max && s->buf_size > prov_max)
-        s->buf_size = prov_max & ~(size_t)63;
-    if ((rc = open_endpoint()) != FM_OK)
+    if ((rc = fm_ofi_size_state(s)) != FM_OK || (rc = fm_ofi_open_endpoint(s)) != FM_OK)
         return rc;
-    fm_net_ofi.max_msg = s->buf_size - sizeof(fm_ofi_wire);
-    /* tcp;ofi_rxm keeps order up to its eager size, 16 KiB with its own
-     * header; 8 KiB is what FABMPI_OFI_EAGER_LIMIT's default trusts. */
-    fm_net_ofi.ordered_max = fm_net_ofi.max_msg < 8192 ? fm_net_ofi.max_msg : 8192;
-    fm_net_ofi.eager_limit = fm_param.OFI_EAGER_LIMIT;
     fm_net_ofi.caps |= FM_NET_CAP_REMOTE;
     return FM_OK;
 }
 
-static int ofi_init(fm_net *n)
+int fm_ofi_publish(fm_ofi_state *s, int rc)
 {
-    (void)n; /* the one instance: fm_net_ofi */
-    fm_ofi_state *s = &fm_ofi;
-    int rc = bring_up();
     char name[512];
     size_t len = 0;
     if (rc == FM_OK) {
@@ -152,32 +160,38 @@ static int ofi_init(fm_net *n)
             len = 0;
         }
     }
+    /* Publish (an empty address on failure) and fence on every rank, so a
+     * failing rank does not leave the others waiting in a fence. */
+    fm_boot_put(s->addr_key, name, len);
+    int frc = fm_boot_fence();
+    if (rc == FM_OK && frc != FM_OK)
+        rc = frc;
+    if (rc != FM_OK)
+        return rc;
+    s->up = 1;
+    if (fm_param.OFI_CONNECT == FM_OFI_CONNECT_STATIC)
+        for (int p = 0; p < fm_world_size && rc == FM_OK; p++)
+            rc = fm_ofi_connect_at(s, p);
+    return rc;
+}
+
+static int ofi_init(fm_net *n)
+{
+    (void)n; /* the main instance: fm_net_ofi (lanes.c has the lanes') */
+    fm_ofi_state *s = &fm_ofi;
+    int rc = bring_up();
     /* The RMA endpoint for rendezvous reads publishes its address too
-     * (empty when off or failed); rma.c opens only while we are up. */
+     * (empty when off or failed); rma.c opens only while we are up.  It
+     * needs our endpoint name taken first, so publishing comes after. */
     s->up = rc == FM_OK;
     if (rc != FM_OK)
         fm_boot_put("fm.ofi.rma", "", 0);
     else if (fm_ofi_rndv_init())
         fm_net_ofi.caps |= FM_NET_CAP_PULL;
     s->up = 0;
-    /* Publish (an empty address on failure) and fence on every rank, so a
-     * failing rank does not leave the others waiting in a fence. */
-    fm_boot_put("fm.ofi.addr", name, len);
-    int frc = fm_boot_fence();
-    if (rc == FM_OK && frc != FM_OK)
-        rc = frc;
-    if (rc != FM_OK) {
+    if ((rc = fm_ofi_publish(s, rc)) != FM_OK) {
         close_all();
         return rc;
-    }
-    s->up = 1;
-    if (fm_param.OFI_CONNECT == FM_OFI_CONNECT_STATIC) {
-        for (int p = 0; p < fm_world_size && rc == FM_OK; p++)
-            rc = fm_ofi_connect(p);
-        if (rc != FM_OK) {
-            close_all();
-            return rc;
-        }
     }
     fm_log(1, "ofi: provider %s, fabric %s, domain %s; inject %zu bytes, max message %zu bytes, "
               "%d+%d buffers, %s connections, rendezvous by %s; %s",
@@ -203,7 +217,7 @@ static int ofi_send(int peer, const void *hdr, size_t hlen, const void *payload,
                     fm_net *n)
 {
     (void)n;
-    return fm_ofi_send(peer, hdr, hlen, payload, plen);
+    return fm_ofi_send_at(&fm_ofi, peer, hdr, hlen, payload, plen);
 }
 
 /* remote_addr is the handle fm_ofi_rndv_arrived put into the RTS. */
@@ -228,7 +242,7 @@ static void ofi_finalize(fm_net *n)
      * closed peer would leave our flush (and the provider's reconnect
      * attempts) hanging until the timeout. */
     if (fm_ofi.up)
-        fm_ofi_flush();
+        fm_ofi_flush_at(&fm_ofi);
     fm_ofi.up = 0;
     fm_boot_fence();
     close_all();

@@ -66,7 +66,15 @@ typedef struct fm_ofi_ctx {
 
 #define FM_OFI_CTX_MAX 32 /* contexts per process (bits of fm_ofi_ctx.sent) */
 
+/* One instance of the transport: fm_ofi (the main one, fm_net_ofi), or a
+ * lane's (lanes.c), each with its own fabric, domain, address vector,
+ * endpoint, completion queue and buffers, so the lanes' threads never
+ * touch a provider object another thread may be using (FI_THREAD_DOMAIN).
+ * Only the main one has thread grouping, rendezvous reads and windows. */
 typedef struct fm_ofi_state {
+    int lane;             /* 0: fm_ofi; else the lane (core/vci.h) it serves */
+    fm_net *net;          /* its instance (counters: net->pv) */
+    char addr_key[24];    /* the bootstrap key its endpoint's name is under */
     struct fi_info *info; /* the chosen provider (our own copy) */
     struct fid_fabric *fabric;
     struct fid_domain *domain;
@@ -124,28 +132,45 @@ struct fi_info *fm_ofi_choose(struct fi_info *list, const char *include, const c
 void fm_ofi_provider_names(struct fi_info *list, char *buf, size_t len);
 
 /* --- xfer.c --- */
-int fm_ofi_bufs_setup(fm_ofi_ctx *c);   /* slab, registration, rx posting */
+int fm_ofi_bufs_setup(fm_ofi_state *s, fm_ofi_ctx *c); /* slab, registration, rx posting */
 void fm_ofi_bufs_teardown(fm_ofi_ctx *c);
-/* Insert world rank `peer`'s address into the AV (first use). */
-int fm_ofi_connect(int peer);
-int fm_ofi_send(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen);
-int fm_ofi_poll(void (*cb)(int, const void *, size_t));
+/* Insert world rank `peer`'s address into s's AV (first use). */
+int fm_ofi_connect_at(fm_ofi_state *s, int peer);
+int fm_ofi_send_at(fm_ofi_state *s, int peer, const void *hdr, size_t hlen, const void *payload,
+                   size_t plen);
+int fm_ofi_poll_at(fm_ofi_state *s, void (*cb)(int, const void *, size_t));
 /* Finalize: push out what injects left queued in the provider. */
-void fm_ofi_flush(void);
+void fm_ofi_flush_at(fm_ofi_state *s);
+/* The same on the main instance. */
+static inline int fm_ofi_connect(int peer) { return fm_ofi_connect_at(&fm_ofi, peer); }
+static inline int fm_ofi_poll(void (*cb)(int, const void *, size_t))
+{
+    return fm_ofi_poll_at(&fm_ofi, cb);
+}
+
+/* --- ofi.c: what the main instance and the lanes' share --- */
+/* Open s's fabric, domain, AV and context 0 for s->info; close them all. */
+int fm_ofi_open_endpoint(fm_ofi_state *s);
+void fm_ofi_close_state(fm_ofi_state *s);
+/* s's buffers and limits from the knobs (after s->info is set). */
+int fm_ofi_size_state(fm_ofi_state *s);
+/* Publish s's endpoint name under s->addr_key (an empty one when rc says
+ * it failed), fence, and insert every peer now if connections are static. */
+int fm_ofi_publish(fm_ofi_state *s, int rc);
 
 /* --- groups.c: contexts per communicator (FABMPI_OFI_THREAD_GROUPING) --- */
 /* Open context 0 (and the scalable endpoint, when grouping on a provider
  * that has one) after the AV; close every context. */
-int fm_ofi_ctx_open_first(void);
-void fm_ofi_ctx_close_all(void);
+int fm_ofi_ctx_open_first(fm_ofi_state *s);
+void fm_ofi_ctx_close_all(fm_ofi_state *s);
 /* The net ops of communicator contexts (net.h). */
 size_t fm_ofi_comm_card(void *card, size_t len);
 int fm_ofi_comm_join(uint32_t ctx, int n, const int *world, const void *cards, size_t card_len);
 void fm_ofi_comm_abandon(const void *card);
 void fm_ofi_comm_leave(uint32_t ctx);
 /* Before the address vector opens: how many contexts, and whether on a
- * scalable endpoint (rx_ctx_bits > 0). */
-int fm_ofi_ctx_plan(void);
+ * scalable endpoint (rx_ctx_bits > 0); a lane's instance has one. */
+int fm_ofi_ctx_plan(fm_ofi_state *s);
 /* Address of world rank `peer`'s context k (inserted at join). */
 static inline fi_addr_t fm_ofi_dest(int k, int peer, int world_size)
 {

@@ -14,14 +14,21 @@
 #include "util/status.h"
 #include "util/pvar.h"
 
-static int post_rx(fm_ofi_ctx *c, fm_ofi_buf *b)
+/* The counters state s's work goes to: its instance's VCI block (set by
+ * core/transports.c after init), fm_pv before that. */
+static inline struct fm_pv *pv_of(const fm_ofi_state *s)
 {
-    ssize_t rc = fi_recv(c->rx, b->data, fm_ofi.buf_size, c->desc, FI_ADDR_UNSPEC, &b->ctx);
+    return s->net && s->net->pv ? s->net->pv : &fm_pv;
+}
+
+static int post_rx(fm_ofi_state *s, fm_ofi_ctx *c, fm_ofi_buf *b)
+{
+    ssize_t rc = fi_recv(c->rx, b->data, s->buf_size, c->desc, FI_ADDR_UNSPEC, &b->ctx);
     if (rc == -FI_EAGAIN) {
         /* Retried from the next poll; the provider is short of room. */
         b->next = c->rx_repost;
         c->rx_repost = b;
-        fm_ofi.repost = 1;
+        s->repost = 1;
         return FM_OK;
     }
     if (rc) {
@@ -31,9 +38,8 @@ static int post_rx(fm_ofi_ctx *c, fm_ofi_buf *b)
     return FM_OK;
 }
 
-int fm_ofi_bufs_setup(fm_ofi_ctx *c)
+int fm_ofi_bufs_setup(fm_ofi_state *s, fm_ofi_ctx *c)
 {
-    fm_ofi_state *s = &fm_ofi;
     size_t total = s->buf_size * (size_t)(s->ntx + s->nrx);
     if (posix_memalign((void **)&c->slab, 4096, total) != 0)
         c->slab = NULL;
@@ -67,7 +73,7 @@ int fm_ofi_bufs_setup(fm_ofi_ctx *c)
             c->tx_free = b;
         } else {
             b->kind = FM_OFI_OP_RX;
-            if ((rc = post_rx(c, b)) != FM_OK) {
+            if ((rc = post_rx(s, c, b)) != FM_OK) {
                 fm_error_msg("ofi: provider %s took %d of the FABMPI_OFI_RX_BUFS=%d receive buffers "
                              "(its receive queue holds %zu); lower FABMPI_OFI_RX_BUFS",
                              s->info->fabric_attr->prov_name, i - s->ntx, s->nrx, s->info->rx_attr->size);
@@ -94,12 +100,11 @@ void fm_ofi_bufs_teardown(fm_ofi_ctx *c)
     c->tx_busy = 0;
 }
 
-int fm_ofi_connect(int peer)
+int fm_ofi_connect_at(fm_ofi_state *s, int peer)
 {
-    fm_ofi_state *s = &fm_ofi;
     char name[512];
     size_t len = sizeof name;
-    if (fm_boot_get(peer, "fm.ofi.addr", name, &len) != FM_OK || len == 0) {
+    if (fm_boot_get(peer, s->addr_key, name, &len) != FM_OK || len == 0) {
         fm_error_msg("ofi: rank %d published no libfabric address (its OFI setup failed)", peer);
         return FM_ERR_NET;
     }
@@ -110,7 +115,7 @@ int fm_ofi_connect(int peer)
         s->addr[peer] = FI_ADDR_NOTAVAIL;
         return FM_ERR_NET;
     }
-    fm_log(2, "ofi: rank %d inserted into the address vector", peer);
+    fm_log(2, "ofi: rank %d (%s) inserted into the address vector", peer, s->addr_key);
     return FM_OK;
 }
 
@@ -123,10 +128,11 @@ typedef struct fm_ofi_dst {
 } fm_ofi_dst;
 
 /* One wire message to world rank peer. */
-static inline __attribute__((always_inline)) int send_wire(const fm_ofi_dst *d, int peer, uint32_t kind, const void *hdr, size_t hlen,
-                     const void *payload, size_t plen)
+static inline __attribute__((always_inline)) int send_wire(fm_ofi_state *s, const fm_ofi_dst *d,
+                                                           int peer, uint32_t kind,
+                                                           const void *hdr, size_t hlen,
+                                                           const void *payload, size_t plen)
 {
-    fm_ofi_state *s = &fm_ofi;
     fm_ofi_ctx *c = d->c;
     size_t total = sizeof(fm_ofi_wire) + hlen + plen;
     fm_ofi_wire w = {(uint32_t)fm_world_rank, kind};
@@ -160,44 +166,45 @@ static inline __attribute__((always_inline)) int send_wire(const fm_ofi_dst *d, 
         return FM_ERR_NET;
     }
     c->sent[peer] |= d->bit;
-    FM_PV_INC(ofi_sent);
-    FM_PV_ADD(ofi_sent_bytes, total);
+    struct fm_pv *pv = pv_of(s);
+    FM_PV_INC_AT(pv, ofi_sent);
+    FM_PV_ADD_AT(pv, ofi_sent_bytes, total);
     return FM_OK;
 }
 
 /* A message to d (its address resolved): rendezvous by fi_read (rndv.c)
  * stamps an RTS with a key; a CTS answers a keyed RTS we will not pull,
- * and so does CANCELLED (dropped).  Inlined twice: for context 0, where
- * d is constant, and for routed messages. */
-static inline __attribute__((always_inline)) int send_msg(const fm_ofi_dst *d, int peer,
-                                                          const void *hdr, size_t hlen,
+ * and so does CANCELLED (dropped).  A lane's instance has no reads: its
+ * rendezvous streams, so its messages go as they are.  Inlined twice: for
+ * context 0, where d is constant, and for routed messages. */
+static inline __attribute__((always_inline)) int send_msg(fm_ofi_state *s, const fm_ofi_dst *d,
+                                                          int peer, const void *hdr, size_t hlen,
                                                           const void *payload, size_t plen)
 {
     const fm_hdr *h = hdr;
-    if (hlen != sizeof(fm_hdr_rndv) ||
+    if (hlen != sizeof(fm_hdr_rndv) || s->lane ||
         (h->proto != FM_PROTO_RTS && h->proto != FM_PROTO_CTS && h->proto != FM_PROTO_CANCELLED))
-        return send_wire(d, peer, FM_OFI_MSG_DATA, hdr, hlen, payload, plen);
+        return send_wire(s, d, peer, FM_OFI_MSG_DATA, hdr, hlen, payload, plen);
     const fm_hdr_rndv *hr = hdr;
     if (h->proto != FM_PROTO_RTS) {
         fm_ofi_rndv_answered(peer, hr->sreq);
-        return send_wire(d, peer, FM_OFI_MSG_DATA, hdr, hlen, payload, plen);
+        return send_wire(s, d, peer, FM_OFI_MSG_DATA, hdr, hlen, payload, plen);
     }
     fm_hdr_rndv copy;
     uint32_t kind = FM_OFI_MSG_DATA;
     void *reg;
     hr = fm_ofi_rndv_stamp(peer, hr, &copy, &kind, &reg);
-    int rc = send_wire(d, peer, kind, hr, hlen, payload, plen);
+    int rc = send_wire(s, d, peer, kind, hr, hlen, payload, plen);
     if (reg)
         fm_ofi_rndv_sent(reg, rc == FM_OK);
     return rc;
 }
 
 /* Context 0 to peer's context 0, inserting its address on first use. */
-static inline __attribute__((always_inline)) int dst0(int peer, fm_ofi_dst *d)
+static inline __attribute__((always_inline)) int dst0(fm_ofi_state *s, int peer, fm_ofi_dst *d)
 {
-    fm_ofi_state *s = &fm_ofi;
     if (s->addr[peer] == FI_ADDR_NOTAVAIL) {
-        int rc = fm_ofi_connect(peer);
+        int rc = fm_ofi_connect_at(s, peer);
         if (rc != FM_OK)
             return rc;
     }
@@ -229,7 +236,7 @@ static __attribute__((noinline)) int send_routed(int peer, const void *hdr, size
     }
     fm_ofi_dst d;
     int k = r ? r->ridx[peer] : 0;
-    int rc = k == 0 ? dst0(peer, &d) : FM_OK;
+    int rc = k == 0 ? dst0(&fm_ofi, peer, &d) : FM_OK;
     if (rc != FM_OK)
         return rc;
     if (r) {
@@ -237,33 +244,33 @@ static __attribute__((noinline)) int send_routed(int peer, const void *hdr, size
         d.a = k ? fm_ofi_dest(k, peer, fm_world_size) : d.a;
         d.bit = 1u << k;
     }
-    rc = send_msg(&d, peer, hdr, hlen, payload, plen);
+    rc = send_msg(&fm_ofi, &d, peer, hdr, hlen, payload, plen);
     if (rc == FM_OK && d.c != &fm_ofi.c0)
-        FM_PV_INC(ofi_grouped_sent);
+        FM_PV_INC_AT(pv_of(&fm_ofi), ofi_grouped_sent);
     return rc;
 }
 
-int fm_ofi_send(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen)
+int fm_ofi_send_at(fm_ofi_state *s, int peer, const void *hdr, size_t hlen, const void *payload,
+                   size_t plen)
 {
-    fm_ofi_state *s = &fm_ofi;
     if (peer < 0 || peer >= fm_world_size || sizeof(fm_ofi_wire) + hlen + plen > s->buf_size)
         return FM_ERR_ARG;
     if (__builtin_expect(s->routes != NULL, 0))
         return send_routed(peer, hdr, hlen, payload, plen);
     fm_ofi_dst d;
-    int rc = dst0(peer, &d);
-    return rc != FM_OK ? rc : send_msg(&d, peer, hdr, hlen, payload, plen);
+    int rc = dst0(s, peer, &d);
+    return rc != FM_OK ? rc : send_msg(s, &d, peer, hdr, hlen, payload, plen);
 }
 
-static void cq_error(void)
+static void cq_error(fm_ofi_state *s)
 {
     struct fi_cq_err_entry e;
     memset(&e, 0, sizeof e);
-    if (fi_cq_readerr(fm_ofi.c0.cq, &e, 0) != 1)
+    if (fi_cq_readerr(s->c0.cq, &e, 0) != 1)
         return;
     fm_ofi_buf *b = e.op_context;
-    if (b && b->kind == FM_OFI_OP_TAGGED && fm_ofi.tagged_error) {
-        fm_ofi.tagged_error(&e);
+    if (b && b->kind == FM_OFI_OP_TAGGED && s->tagged_error) {
+        s->tagged_error(&e);
         return;
     }
     if (b && b->kind == FM_OFI_OP_TX) {
@@ -273,12 +280,12 @@ static void cq_error(void)
     }
     if (e.err == FI_ECANCELED)
         return;
-    if (fm_ofi.up)
+    if (s->up)
         fm_error_msg("ofi: %s completion failed: %s (provider: %s)",
                      b && b->kind == FM_OFI_OP_TX ? "send" : "receive", fi_strerror(e.err),
-                     fi_cq_strerror(fm_ofi.c0.cq, e.prov_errno, e.err_data, NULL, 0));
-    if (b && b->kind == FM_OFI_OP_RX && fm_ofi.up)
-        post_rx(b->owner, b);
+                     fi_cq_strerror(s->c0.cq, e.prov_errno, e.err_data, NULL, 0));
+    if (b && b->kind == FM_OFI_OP_RX && s->up)
+        post_rx(s, b->owner, b);
 }
 
 /* A received message whose prefix fm_ofi_wire_decode refused: from a
@@ -292,36 +299,35 @@ static __attribute__((cold, noinline)) void bad_wire(const char *buf, size_t len
 }
 
 /* Receive buffers whose repost met -FI_EAGAIN, posted again. */
-static __attribute__((noinline)) void repost(void)
+static __attribute__((noinline)) void repost(fm_ofi_state *s)
 {
-    fm_ofi.repost = 0;
-    for (int k = 0; k < fm_ofi.nctx; k++) {
-        fm_ofi_ctx *c = fm_ofi.ctx[k];
+    s->repost = 0;
+    for (int k = 0; k < s->nctx; k++) {
+        fm_ofi_ctx *c = s->ctx[k];
         while (c->rx_repost) {
             fm_ofi_buf *b = c->rx_repost;
             c->rx_repost = b->next;
-            post_rx(c, b); /* sets fm_ofi.repost again if still no room */
+            post_rx(s, c, b); /* sets s->repost again if still no room */
             if (c->rx_repost == b)
                 break;
         }
     }
 }
 
-int fm_ofi_poll(void (*cb)(int, const void *, size_t))
+int fm_ofi_poll_at(fm_ofi_state *s, void (*cb)(int, const void *, size_t))
 {
-    fm_ofi_state *s = &fm_ofi;
     if (s->polling || !s->up)
         return 0;
     s->polling = 1;
     int n = 0;
     if (__builtin_expect(s->repost, 0))
-        repost();
+        repost(s);
     for (;;) {
         ssize_t got = fi_cq_read(s->c0.cq, s->events, (size_t)s->nevents);
         if (got == -FI_EAGAIN)
             break;
         if (got == -FI_EAVAIL) {
-            cq_error();
+            cq_error(s);
             continue;
         }
         if (got < 0) {
@@ -346,9 +352,11 @@ int fm_ofi_poll(void (*cb)(int, const void *, size_t))
             fm_ofi_rx m;
             int what = cb ? fm_ofi_wire_decode(b->data, s->events[i].len, fm_world_size, &m)
                           : FM_OFI_RX_FLUSH;
-            if (what == FM_OFI_RX_RTS_KEY) {
+            /* Keyed rendezvous travel on the main instance only (send_msg). */
+            if (what == FM_OFI_RX_RTS_KEY && !s->lane) {
                 fm_ofi_rndv_arrived(m.src, (fm_hdr_rndv *)(void *)m.msg);
-            } else if (what == FM_OFI_RX_DELIVER && fm_ofi_rndv.nout && m.len >= sizeof(fm_hdr_rndv)) {
+            } else if (what == FM_OFI_RX_DELIVER && !s->lane && fm_ofi_rndv.nout &&
+                       m.len >= sizeof(fm_hdr_rndv)) {
                 /* FIN (pulled), CTS (will stream) or CANCELLED (dropped):
                  * close the key before the sender's request can complete. */
                 const fm_hdr_rndv *hr = (const fm_hdr_rndv *)(void *)m.msg;
@@ -359,11 +367,11 @@ int fm_ofi_poll(void (*cb)(int, const void *, size_t))
             if (what <= FM_OFI_RX_RTS_KEY) {
                 cb(m.src, m.msg, m.len);
                 n++;
-                FM_PV_ADD(ofi_grouped_received, c != &s->c0);
+                FM_PV_ADD_AT(pv_of(s), ofi_grouped_received, c != &s->c0);
             } else if (__builtin_expect(what == FM_OFI_RX_BAD, 0)) {
                 bad_wire(b->data, s->events[i].len);
             }
-            post_rx(c, b);
+            post_rx(s, c, b);
         }
         /* A short batch emptied the queue: reading again would only ask
          * the provider to progress once more (a syscall on `net`), which
@@ -374,7 +382,7 @@ int fm_ofi_poll(void (*cb)(int, const void *, size_t))
     s->polling = 0;
     /* Our rendezvous registrations: the peers' fi_reads of them progress
      * only when we drive the RMA endpoint (manual progress). */
-    if (cb && fm_ofi_rndv.nout)
+    if (cb && !s->lane && fm_ofi_rndv.nout)
         fm_ofi_rma_poll();
     return n;
 }
@@ -386,11 +394,11 @@ static double now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static int tx_busy(void)
+static int tx_busy(const fm_ofi_state *s)
 {
     int busy = 0;
-    for (int k = 0; k < fm_ofi.nctx; k++)
-        busy += fm_ofi.ctx[k]->tx_busy;
+    for (int k = 0; k < s->nctx; k++)
+        busy += s->ctx[k]->tx_busy;
     return busy;
 }
 
@@ -399,9 +407,8 @@ static int tx_busy(void)
  * to, behind those injects in send-after-send order, tells when they have
  * left; then the endpoints can close without cutting off a peer's last
  * messages. */
-void fm_ofi_flush(void)
+void fm_ofi_flush_at(fm_ofi_state *s)
 {
-    fm_ofi_state *s = &fm_ofi;
     double deadline = now_s() + 5.0;
     fm_ofi_wire w = {(uint32_t)fm_world_rank, FM_OFI_MSG_FLUSH};
     for (int ci = 0; ci < s->nctx; ci++) {
@@ -423,13 +430,13 @@ void fm_ofi_flush(void)
                     }
                     if (rc != -FI_EAGAIN || now_s() > deadline)
                         break;
-                    fm_ofi_poll(NULL);
+                    fm_ofi_poll_at(s, NULL);
                 }
             }
         }
     }
-    while (tx_busy() > 0 && now_s() < deadline)
-        fm_ofi_poll(NULL);
-    if (tx_busy() > 0)
-        fm_warn("ofi: %d sends still in flight at finalize after 5 s", tx_busy());
+    while (tx_busy(s) > 0 && now_s() < deadline)
+        fm_ofi_poll_at(s, NULL);
+    if (tx_busy(s) > 0)
+        fm_warn("ofi: %d sends still in flight at finalize after 5 s", tx_busy(s));
 }

@@ -308,10 +308,10 @@ int fm_shm_segments_setup(void)
         rc = frc != FM_OK ? frc : find_local_ranks(&mine);
     if (rc == FM_OK)
         size_for_crowd();
-    /* Lanes only when shared memory carries every message (one rank alone
-     * has no segment): every rank sees the same node count, so all decide
-     * alike. */
-    if (rc == FM_OK && fm_param.VCIS > 1 && fm_param.NET != FM_NET_OFI && s->nlocal == s->size &&
+    /* Lanes' rings when shared memory carries messages to a peer (one rank
+     * alone has no segment); OFI gives the lanes endpoints of their own for
+     * the others (core/transports.c).  Ranks of one node decide alike. */
+    if (rc == FM_OK && fm_param.VCIS > 1 && fm_param.NET != FM_NET_OFI &&
         (s->nlocal > 1 || fm_param.NET == FM_NET_SHM))
         s->nlanes = (int)fm_param.VCIS - 1;
 

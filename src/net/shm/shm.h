@@ -80,7 +80,7 @@ typedef struct fm_shm_state {
     _Atomic uint8_t *own_bells;  /* in our segment, [nlocal] */
     _Atomic uint8_t **bell_to;   /* [size]: our byte in that peer's segment */
     int *rx_of_local;            /* [nlocal]: rx index of that sender, or -1 */
-    /* Lanes (FABMPI_VCIS - 1 when every rank is on this node, else 0) and
+    /* Lanes (FABMPI_VCIS - 1 when this node has a peer, else 0) and
      * their rings ([0] unused). */
     int nlanes;
     fm_shm_lane *lanes;
