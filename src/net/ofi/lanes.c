@@ -66,7 +66,7 @@ static int lane_reaches(int peer, const fm_net *n)
 static int lane_send(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen,
                      fm_net *n)
 {
-    return fm_ofi_send_at(state_of(n), peer, hdr, hlen, payload, plen);
+    return fm_ofi_send_at(peer, hdr, hlen, payload, plen, state_of(n));
 }
 
 static int lane_poll(fm_net_deliver_fn *cb, fm_net *n) { return fm_ofi_poll_at(state_of(n), cb); }

@@ -217,7 +217,7 @@ static int ofi_send(int peer, const void *hdr, size_t hlen, const void *payload,
                     fm_net *n)
 {
     (void)n;
-    return fm_ofi_send_at(&fm_ofi, peer, hdr, hlen, payload, plen);
+    return fm_ofi_send_at(peer, hdr, hlen, payload, plen, &fm_ofi);
 }
 
 /* remote_addr is the handle fm_ofi_rndv_arrived put into the RTS. */

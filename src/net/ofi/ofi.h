@@ -136,8 +136,10 @@ int fm_ofi_bufs_setup(fm_ofi_state *s, fm_ofi_ctx *c); /* slab, registration, rx
 void fm_ofi_bufs_teardown(fm_ofi_ctx *c);
 /* Insert world rank `peer`'s address into s's AV (first use). */
 int fm_ofi_connect_at(fm_ofi_state *s, int peer);
-int fm_ofi_send_at(fm_ofi_state *s, int peer, const void *hdr, size_t hlen, const void *payload,
-                   size_t plen);
+/* s last, as in the transport contract (net.h): the others stay in the
+ * registers the instance's send() received them in. */
+int fm_ofi_send_at(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen,
+                   fm_ofi_state *s);
 int fm_ofi_poll_at(fm_ofi_state *s, void (*cb)(int, const void *, size_t));
 /* Finalize: push out what injects left queued in the provider. */
 void fm_ofi_flush_at(fm_ofi_state *s);

@@ -14,12 +14,9 @@
 #include "util/status.h"
 #include "util/pvar.h"
 
-/* The counters state s's work goes to: its instance's VCI block (set by
- * core/transports.c after init), fm_pv before that. */
-static inline struct fm_pv *pv_of(const fm_ofi_state *s)
-{
-    return s->net && s->net->pv ? s->net->pv : &fm_pv;
-}
+/* The counters state s's work goes to: its instance's VCI block, which
+ * core/transports.c sets right after init, before anything is sent. */
+static inline struct fm_pv *pv_of(const fm_ofi_state *s) { return s->net->pv; }
 
 static int post_rx(fm_ofi_state *s, fm_ofi_ctx *c, fm_ofi_buf *b)
 {
@@ -250,8 +247,8 @@ static __attribute__((noinline)) int send_routed(int peer, const void *hdr, size
     return rc;
 }
 
-int fm_ofi_send_at(fm_ofi_state *s, int peer, const void *hdr, size_t hlen, const void *payload,
-                   size_t plen)
+int fm_ofi_send_at(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen,
+                   fm_ofi_state *s)
 {
     if (peer < 0 || peer >= fm_world_size || sizeof(fm_ofi_wire) + hlen + plen > s->buf_size)
         return FM_ERR_ARG;
