@@ -7,13 +7,13 @@
  * fm_vci0 carries every collective context, one-sided and active-message
  * traffic, and holds the state that is not per VCI; its lock is the
  * library lock (core/cs.h).  Without lanes it carries point-to-point too.
- * With FABMPI_VCIS=n > 1 on a job whose ranks share one node, n - 1 more
- * VCIs ("lanes") carry the point-to-point traffic of every communicator
- * (MPI_COMM_WORLD and MPI_COMM_SELF included), chosen by
- * context id (fm_vci_of_ctx: the same on every member, so the sender's and
- * the receiver's lanes pair up), each with its own shared-memory rings,
- * self queue, matching table, request pool, parked sends and counters, and
- * its own lock.  At MPI_THREAD_MULTIPLE the hottest calls on such a
+ * With FABMPI_VCIS=n > 1, n - 1 more VCIs ("lanes") carry the
+ * point-to-point traffic of every communicator (MPI_COMM_WORLD and
+ * MPI_COMM_SELF included), chosen by context id (fm_vci_of_ctx: the same
+ * on every member, so the sender's and the receiver's lanes pair up), each
+ * with its own shared-memory rings, OFI endpoint (net/ofi/lanes.c), self
+ * queue, matching table, request pool, parked sends and counters, and its
+ * own lock.  At MPI_THREAD_MULTIPLE the hottest calls on such a
  * communicator's traffic take only its lane's lock; every other call takes
  * the library lock and, while lanes exist, every lane's lock after it (so
  * it may touch anything).  A thread holding a lane's lock touches only
