@@ -16,6 +16,7 @@ enum {
     TRUNC = FM_OFI_QUIRK_TRUNCATION_KILLS,
     LATE = FM_OFI_QUIRK_WRITE_LANDS_LATE,
     ATOMICS = FM_OFI_QUIRK_ATOMICS,
+    UNRELIABLE = FM_OFI_QUIRK_UNRELIABLE,
 };
 
 static void each_provider_gets_its_workarounds(void **state)
@@ -25,7 +26,7 @@ static void each_provider_gets_its_workarounds(void **state)
     assert_int_equal(fm_ofi_quirks("net"), TAGGED | STALLS | TRUNC | LATE);
     assert_int_equal(fm_ofi_quirks("tcp;ofi_rxm"), TRUNC);
     assert_int_equal(fm_ofi_quirks("sockets"), TAGGED);
-    assert_int_equal(fm_ofi_quirks("udp;ofi_rxd"), TAGGED | ATOMICS);
+    assert_int_equal(fm_ofi_quirks("udp;ofi_rxd"), UNRELIABLE);
     assert_int_equal(fm_ofi_quirks("net;ofi_rxm"), TAGGED | STALLS | TRUNC | LATE);
 }
 
@@ -35,7 +36,7 @@ static void names_match_by_whole_parts(void **state)
     assert_int_equal(fm_ofi_quirks("verbs;ofi_rxm"), 0);
     assert_int_equal(fm_ofi_quirks("tcpx"), 0);
     assert_int_equal(fm_ofi_quirks("shmem"), 0);
-    assert_int_equal(fm_ofi_quirks("ofi_rxd"), TAGGED | ATOMICS);
+    assert_int_equal(fm_ofi_quirks("ofi_rxd"), UNRELIABLE);
     assert_int_equal(fm_ofi_quirks(""), 0);
     assert_int_equal(fm_ofi_quirks(NULL), 0);
 }
@@ -44,7 +45,7 @@ static void every_quirk_says_why(void **state)
 {
     (void)state;
     const char *provs[] = {"shm", "net", "tcp;ofi_rxm", "sockets", "udp;ofi_rxd", "verbs"};
-    const unsigned all[] = {TAGGED, STALLS, TRUNC, LATE, ATOMICS};
+    const unsigned all[] = {TAGGED, STALLS, TRUNC, LATE, ATOMICS, UNRELIABLE};
     for (size_t p = 0; p < sizeof provs / sizeof provs[0]; p++)
         for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
             const char *why = fm_ofi_quirk_why(provs[p], all[k]);
@@ -54,7 +55,7 @@ static void every_quirk_says_why(void **state)
                 assert_null(why);
         }
     assert_non_null(strstr(fm_ofi_quirk_why("sockets", TAGGED), "tests/mpi/p2p_order"));
-    assert_non_null(strstr(fm_ofi_quirk_why("udp;ofi_rxd", ATOMICS), "tests/ofi/"));
+    assert_non_null(strstr(fm_ofi_quirk_why("udp;ofi_rxd", UNRELIABLE), "tests/ofi/rxd_order.c"));
 }
 
 int main(void)

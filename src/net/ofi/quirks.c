@@ -33,14 +33,10 @@ static const struct {
      "over libfabric 1.17's sockets, provider matching loses MPI's no-overtaking order and "
      "splits large messages (tests/mpi/p2p_order with FABMPI_PT2PT=ofi; plain pre-posted and "
      "unexpected tagged sends keep their order there, the cause is not pinned down)"},
-    {"ofi_rxd", FM_OFI_QUIRK_TAGGED_MATCH,
-     "over libfabric 1.17's udp;ofi_rxd, provider matching reports no truncation (a receive one "
-     "element short succeeds), truncates a short message into a larger receive, and corrupts "
-     "payloads of an ordered stream (tests/mpi/p2p_types, p2p_probe, p2p_order with "
-     "FABMPI_PT2PT=ofi; the cause is not pinned down)"},
-    {"ofi_rxd", FM_OFI_QUIRK_ATOMICS,
-     "libfabric 1.17's udp;ofi_rxd returns a wrong old value from fi_fetch_atomic and its "
-     "target dies of SIGSEGV inside libfabric (tests/ofi/rxd_fetch_atomic.c)"},
+    {"ofi_rxd", FM_OFI_QUIRK_UNRELIABLE,
+     "libfabric 1.17's udp;ofi_rxd loses, reorders and corrupts a plain stream of small messages "
+     "between two or three processes (tests/ofi/rxd_order.c), and its fi_fetch_atomic returns a "
+     "wrong value and crashes the target (tests/ofi/rxd_fetch_atomic.c)"},
 };
 
 /* 1 if part (n bytes) is one of the ';'-separated parts of name. */

@@ -21,6 +21,9 @@ enum {
     /* Its atomics cannot be used (even where fi_atomicvalid says yes):
      * windows do accumulates by active messages. */
     FM_OFI_QUIRK_ATOMICS = 1u << 4,
+    /* It loses, reorders or corrupts plain messages: never used
+     * (fm_ofi_choose leaves it out and says why when nothing else fits). */
+    FM_OFI_QUIRK_UNRELIABLE = 1u << 5,
 };
 
 /* The quirks of a provider named as fi_info's fabric_attr->prov_name

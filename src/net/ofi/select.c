@@ -5,13 +5,15 @@
  * software stacks first on machines without NICs (tcp;ofi_rxm before net),
  * so we rank the entries ourselves: hardware providers, then the native
  * software ones by what they cost per message here (net ~5 us,
- * tcp;ofi_rxm 25-75 us, udp;ofi_rxd ~13 us, sockets milliseconds).  Within a
- * provider the domain matters: loopback when every rank is on this node,
- * otherwise a routable interface, IPv4 before IPv6. */
+ * tcp;ofi_rxm 25-75 us, sockets milliseconds).  Within a provider the
+ * domain matters: loopback when every rank is on this node, otherwise a
+ * routable interface, IPv4 before IPv6.  A provider that loses messages
+ * (quirks.c: udp;ofi_rxd) is never taken, even when named. */
 #include <stdio.h>
 #include <string.h>
 
 #include "net/ofi/ofi.h"
+#include "net/ofi/quirks.h"
 
 #define FM_OFI_CAPS (FI_MSG | FI_TAGGED | FI_RMA)
 #define FM_OFI_API FI_VERSION(1, 17)
@@ -139,6 +141,7 @@ struct fi_info *fm_ofi_choose(struct fi_info *list, const char *include, const c
     struct fi_info *best = NULL;
     int best_score = 0;
     int shm_refused = 0;
+    const char *unreliable = NULL; /* a provider left out for losing messages */
     for (struct fi_info *i = list; i; i = i->next) {
         const char *prov = i->fabric_attr->prov_name;
         if (include && *include && !fm_ofi_name_listed(prov, include))
@@ -153,6 +156,10 @@ struct fi_info *fm_ofi_choose(struct fi_info *list, const char *include, const c
             shm_refused = 1;
             continue;
         }
+        if (fm_ofi_quirks(prov) & FM_OFI_QUIRK_UNRELIABLE) {
+            unreliable = prov;
+            continue;
+        }
         int score = provider_rank(prov) * 16 + domain_penalty(i, single_node);
         if (!best || score < best_score) {
             best = i;
@@ -165,13 +172,17 @@ struct fi_info *fm_ofi_choose(struct fi_info *list, const char *include, const c
     fm_ofi_provider_names(list, offered, sizeof offered);
     snprintf(why, whylen,
              "no libfabric provider fits: asked for an RDM endpoint with FI_MSG|FI_TAGGED|FI_RMA "
-             "and send-after-send order%s%s%s%s%s%s%s; libfabric offered: %s; "
+             "and send-after-send order%s%s%s%s%s%s%s%s%s%s%s%s; libfabric offered: %s; "
              "set FABMPI_OFI_PROVIDER_INCLUDE to one of those (and check "
              "FABMPI_OFI_PROVIDER_EXCLUDE, FABMPI_OFI_DOMAIN), or FABMPI_NET=shm on one node",
              include && *include ? ", FABMPI_OFI_PROVIDER_INCLUDE=" : "", include ? include : "",
              exclude && *exclude ? ", FABMPI_OFI_PROVIDER_EXCLUDE=" : "", exclude ? exclude : "",
              domain && *domain ? ", FABMPI_OFI_DOMAIN=" : "", domain ? domain : "",
              shm_refused ? " (shm left out: ranks span nodes)" : "",
+             unreliable ? " (" : "", unreliable ? unreliable : "",
+             unreliable ? " left out: " : "",
+             unreliable ? fm_ofi_quirk_why(unreliable, FM_OFI_QUIRK_UNRELIABLE) : "",
+             unreliable ? ")" : "",
              offered[0] ? offered : "nothing (see fi_info; is a provider installed?)");
     return NULL;
 }
