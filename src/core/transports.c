@@ -103,8 +103,10 @@ int fm_transports_init(int world_rank, int world_size, fm_net_deliver_fn *delive
         V->nets[i]->pv = &V->pv;
     /* Lanes when FABMPI_VCIS asks for them and some peer is reached by a
      * transport that has them (the shm setup decided alike on every rank;
-     * OFI is up on all or none). */
-    int lanes = fm_param.VCIS > 1 && (fm_shm_lanes() || use_ofi) ? (int)fm_param.VCIS - 1 : 0;
+     * OFI is up on all or none).  A rank alone has no peer to reach. */
+    int lanes = fm_param.VCIS > 1 && world_size > 1 && (fm_shm_lanes() || use_ofi)
+                    ? (int)fm_param.VCIS - 1
+                    : 0;
     if (lanes && (rc = open_lanes(lanes, world_size, deliver_lanes)) != FM_OK)
         return rc;
     fm_oversubscribed = fm_param.YIELD == FM_YIELD_ALWAYS ||

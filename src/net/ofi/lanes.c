@@ -78,10 +78,7 @@ static void lane_finalize(fm_net *n)
     fm_ofi_state *s = state_of(n);
     if (!s->info)
         return;
-    if (s->up)
-        fm_ofi_flush_at(s);
-    s->up = 0;
-    fm_boot_fence();
+    fm_ofi_quiesce(s);
     fm_ofi_close_state(s);
 }
 

@@ -238,14 +238,19 @@ static void ofi_finalize(fm_net *n)
     (void)n;
     if (!fm_ofi.info)
         return;
+    fm_ofi_quiesce(&fm_ofi);
+    close_all();
+}
+
+void fm_ofi_quiesce(fm_ofi_state *s)
+{
     /* Every rank flushes, then all fence before any endpoint closes: a
      * closed peer would leave our flush (and the provider's reconnect
      * attempts) hanging until the timeout. */
-    if (fm_ofi.up)
-        fm_ofi_flush_at(&fm_ofi);
-    fm_ofi.up = 0;
+    if (s->up)
+        fm_ofi_flush_at(s);
+    s->up = 0;
     fm_boot_fence();
-    close_all();
 }
 
 static void ofi_retune(fm_net *n) { n->eager_limit = fm_param.OFI_EAGER_LIMIT; }

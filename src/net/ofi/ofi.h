@@ -154,6 +154,9 @@ static inline int fm_ofi_poll(void (*cb)(int, const void *, size_t))
 /* Open s's fabric, domain, AV and context 0 for s->info; close them all. */
 int fm_ofi_open_endpoint(fm_ofi_state *s);
 void fm_ofi_close_state(fm_ofi_state *s);
+/* Finalize's first half for an instance: flush what it sent, stop using it
+ * and fence with every rank, so no endpoint closes under a peer's flush. */
+void fm_ofi_quiesce(fm_ofi_state *s);
 /* s's buffers and limits from the knobs (after s->info is set). */
 int fm_ofi_size_state(fm_ofi_state *s);
 /* Publish s's endpoint name under s->addr_key (an empty one when rc says
