@@ -16,54 +16,27 @@
  * pass.  Exit
  * status 0 when the provider behaves, 1 when not (or killed by a signal),
  * 2 on a setup error.  A provider name as a second argument tries another. */
-#include <rdma/fabric.h>
 #include <rdma/fi_atomic.h>
-#include <rdma/fi_cm.h>
-#include <rdma/fi_domain.h>
-#include <rdma/fi_endpoint.h>
-#include <rdma/fi_errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define CK(x)                                                                  \
-    do {                                                                       \
-        int r_ = (int)(x);                                                     \
-        if (r_) {                                                              \
-            fprintf(stderr, "%s: %s\n", #x, fi_strerror(-r_));                 \
-            exit(2);                                                           \
-        }                                                                      \
-    } while (0)
+#include "repro.h"
+
 
 enum { N = 1000 };
 #define KEY 7
 
-static struct fid_domain *dom;
-static struct fid_ep *ep;
-static struct fid_cq *cq;
-static struct fid_av *av;
 
 static void setup(const char *prov)
 {
-    struct fi_info *h = fi_allocinfo(), *i;
-    struct fid_fabric *fab;
-    h->ep_attr->type = FI_EP_RDM;
+    struct fi_info *h = fi_allocinfo();
     h->caps = FI_ATOMIC | FI_RMA;
     h->domain_attr->mr_mode = 0; /* offsets from the registration, keys we choose */
     h->fabric_attr->prov_name = strdup(prov);
-    CK(fi_getinfo(FI_VERSION(1, 17), "127.0.0.1", NULL, 0, h, &i));
-    CK(fi_fabric(i->fabric_attr, &fab, NULL));
-    CK(fi_domain(fab, i, &dom, NULL));
-    struct fi_cq_attr ca = {.format = FI_CQ_FORMAT_CONTEXT};
-    CK(fi_cq_open(dom, &ca, &cq, NULL));
-    struct fi_av_attr aa = {.type = FI_AV_TABLE};
-    CK(fi_av_open(dom, &aa, &av, NULL));
-    CK(fi_endpoint(dom, i, &ep, NULL));
-    CK(fi_ep_bind(ep, &cq->fid, FI_TRANSMIT | FI_RECV));
-    CK(fi_ep_bind(ep, &av->fid, 0));
-    CK(fi_enable(ep));
+    repro_open(h, "127.0.0.1", FI_CQ_FORMAT_CONTEXT);
 }
 
 static void touch(const char *f) { fclose(fopen(f, "w")); }

@@ -24,11 +24,6 @@
  * ("says src 0 seq 128" arriving from 1), and receivers stall for good with
  * a few thousand of 20000.  net and tcp;ofi_rxm pass the same runs (third
  * argument: the provider). */
-#include <rdma/fabric.h>
-#include <rdma/fi_cm.h>
-#include <rdma/fi_domain.h>
-#include <rdma/fi_endpoint.h>
-#include <rdma/fi_errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,14 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CK(x)                                                                  \
-    do {                                                                       \
-        int r_ = (int)(x);                                                     \
-        if (r_) {                                                              \
-            fprintf(stderr, "%s: %s\n", #x, fi_strerror(-r_));                 \
-            exit(2);                                                           \
-        }                                                                      \
-    } while (0)
+#include "repro.h"
+
 
 enum { N = 20000, RX = 64 };
 
@@ -54,34 +43,18 @@ typedef struct msg {
 
 static size_t len_of(uint32_t seq) { return 16 + (seq % 5) * 12; }
 
-static struct fid_ep *ep;
-static struct fid_cq *cq;
-static struct fid_av *av;
 static msg rx[RX];
 static uint32_t got, bad, left;
 
 static void setup(const char *prov)
 {
-    struct fi_info *h = fi_allocinfo(), *i;
-    struct fid_fabric *fab;
-    struct fid_domain *dom;
-    h->ep_attr->type = FI_EP_RDM;
+    struct fi_info *h = fi_allocinfo();
     h->caps = FI_MSG;
     h->tx_attr->msg_order = FI_ORDER_SAS; /* granted: fi_getinfo fails otherwise */
     h->rx_attr->msg_order = FI_ORDER_SAS;
     h->domain_attr->mr_mode = 0;
     h->fabric_attr->prov_name = strdup(prov);
-    CK(fi_getinfo(FI_VERSION(1, 17), "127.0.0.1", NULL, 0, h, &i));
-    CK(fi_fabric(i->fabric_attr, &fab, NULL));
-    CK(fi_domain(fab, i, &dom, NULL));
-    struct fi_cq_attr ca = {.format = FI_CQ_FORMAT_MSG};
-    CK(fi_cq_open(dom, &ca, &cq, NULL));
-    struct fi_av_attr aa = {.type = FI_AV_TABLE};
-    CK(fi_av_open(dom, &aa, &av, NULL));
-    CK(fi_endpoint(dom, i, &ep, NULL));
-    CK(fi_ep_bind(ep, &cq->fid, FI_TRANSMIT | FI_RECV));
-    CK(fi_ep_bind(ep, &av->fid, 0));
-    CK(fi_enable(ep));
+    repro_open(h, "127.0.0.1", FI_CQ_FORMAT_MSG);
 }
 
 static double now(void)

@@ -22,51 +22,24 @@
  * held last: the new receive's mask is never applied (case 1), and a mask
  * left by an earlier wildcard receive makes an exact receive match a wrong
  * tag (case 2).  Exit status 0 when the provider behaves, 1 when not. */
-#include <rdma/fabric.h>
-#include <rdma/fi_cm.h>
-#include <rdma/fi_domain.h>
-#include <rdma/fi_endpoint.h>
-#include <rdma/fi_errno.h>
 #include <rdma/fi_tagged.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define CK(x)                                                                  \
-    do {                                                                       \
-        int r_ = (int)(x);                                                     \
-        if (r_) {                                                              \
-            fprintf(stderr, "%s: %s\n", #x, fi_strerror(-r_));                 \
-            exit(2);                                                           \
-        }                                                                      \
-    } while (0)
+#include "repro.h"
 
-static struct fid_ep *ep;
-static struct fid_cq *cq;
-static struct fid_av *av;
+
 static uint64_t got_tag[4];
 static int got;
 
 static void setup(void)
 {
-    struct fi_info *h = fi_allocinfo(), *i;
-    struct fid_fabric *fab;
-    struct fid_domain *dom;
-    h->ep_attr->type = FI_EP_RDM;
+    struct fi_info *h = fi_allocinfo();
     h->caps = FI_TAGGED;
     h->fabric_attr->prov_name = strdup("shm");
-    CK(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h, &i));
-    CK(fi_fabric(i->fabric_attr, &fab, NULL));
-    CK(fi_domain(fab, i, &dom, NULL));
-    struct fi_cq_attr ca = {.format = FI_CQ_FORMAT_TAGGED};
-    CK(fi_cq_open(dom, &ca, &cq, NULL));
-    struct fi_av_attr aa = {.type = FI_AV_TABLE};
-    CK(fi_av_open(dom, &aa, &av, NULL));
-    CK(fi_endpoint(dom, i, &ep, NULL));
-    CK(fi_ep_bind(ep, &cq->fid, FI_TRANSMIT | FI_RECV));
-    CK(fi_ep_bind(ep, &av->fid, 0));
-    CK(fi_enable(ep));
+    repro_open(h, NULL, FI_CQ_FORMAT_TAGGED);
 }
 
 /* Progress (shm is manual-progress) and record receive completions. */
