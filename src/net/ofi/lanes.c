@@ -82,7 +82,7 @@ static void lane_finalize(fm_net *n)
     fm_ofi_close_state(s);
 }
 
-static void lane_retune(fm_net *n) { n->eager_limit = fm_param.OFI_EAGER_LIMIT; }
+static void lane_retune(fm_net *n) { n->eager_limit = fm_ofi_eager_limit(state_of(n)); }
 
 static const fm_net_ops lane_ops = {
     .name = "ofi",

@@ -11,6 +11,7 @@
 #include "net/ofi/fabric_load.h"
 #include "net/ofi/ofi.h"
 #include "net/ofi/ofi_info.h"
+#include "net/ofi/quirks.h"
 #include "net/ofi/tag.h"
 #include "util/fabric_shm.h"
 #include "util/log.h"
@@ -96,11 +97,38 @@ int fm_ofi_size_state(fm_ofi_state *s)
         s->buf_size = prov_max & ~(size_t)63;
     fm_net *n = s->net;
     n->max_msg = s->buf_size - sizeof(fm_ofi_wire);
-    /* tcp;ofi_rxm keeps order up to its eager size, 16 KiB with its own
-     * header; 8 KiB is what FABMPI_OFI_EAGER_LIMIT's default trusts. */
-    n->ordered_max = n->max_msg < 8192 ? n->max_msg : 8192;
-    n->eager_limit = fm_param.OFI_EAGER_LIMIT;
+    /* MPI's order holds only for messages the provider completes in order
+     * (quirks.c: ofi_rxm's eager size, 16 KiB with its own header), so
+     * eager sends stay below that whatever FABMPI_OFI_EAGER_LIMIT says,
+     * and so do the transport's ordered messages (8 KiB at most). */
+    size_t ordered = fm_ofi_ordered_bytes(s->info->fabric_attr->prov_name);
+    size_t ordered_msg = ordered > sizeof(fm_ofi_wire) ? ordered - sizeof(fm_ofi_wire) : 0;
+    if (ordered_msg > n->max_msg)
+        ordered_msg = n->max_msg;
+    if (ordered_msg < 1024) { /* active messages and rendezvous need some room */
+        fm_error_msg("ofi: %s completes messages in order only up to %zu bytes (%s); fabmpi "
+                     "needs 1024: raise FI_OFI_RXM_BUFFER_SIZE",
+                     s->info->fabric_attr->prov_name, ordered_msg,
+                     fm_ofi_quirk_why(s->info->fabric_attr->prov_name,
+                                      FM_OFI_QUIRK_ORDER_LIMITED));
+        return FM_ERR_NET;
+    }
+    n->ordered_max = ordered_msg < 8192 ? ordered_msg : 8192;
+    s->eager_cap = ordered_msg > sizeof(fm_hdr_rndv) ? ordered_msg - sizeof(fm_hdr_rndv) : 0;
+    n->eager_limit = fm_ofi_eager_limit(s);
+    if (fm_param.OFI_EAGER_LIMIT > s->eager_cap && !s->lane && fm_world_rank == 0)
+        fm_warn("ofi: FABMPI_OFI_EAGER_LIMIT=%zu is more than %s delivers in order (%s); "
+                "messages over %zu bytes go by rendezvous",
+                (size_t)fm_param.OFI_EAGER_LIMIT, s->info->fabric_attr->prov_name,
+                fm_ofi_quirk_why(s->info->fabric_attr->prov_name, FM_OFI_QUIRK_ORDER_LIMITED),
+                s->eager_cap);
     return FM_OK;
+}
+
+size_t fm_ofi_eager_limit(const fm_ofi_state *s)
+{
+    size_t want = fm_param.OFI_EAGER_LIMIT;
+    return want < s->eager_cap ? want : s->eager_cap;
 }
 
 /* Choose a provider and open everything; logs why on failure. */
@@ -253,7 +281,7 @@ void fm_ofi_quiesce(fm_ofi_state *s)
     fm_boot_fence();
 }
 
-static void ofi_retune(fm_net *n) { n->eager_limit = fm_param.OFI_EAGER_LIMIT; }
+static void ofi_retune(fm_net *n) { n->eager_limit = fm_ofi_eager_limit(&fm_ofi); }
 
 static size_t ofi_comm_card(void *card, size_t len, fm_net *n)
 {

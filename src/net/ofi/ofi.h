@@ -93,6 +93,7 @@ typedef struct fm_ofi_state {
     struct fm_ofi_route **routes;
     size_t inject_size;   /* whole wire messages up to this go by fi_inject */
     size_t buf_size;      /* bytes of each buffer = largest wire message */
+    size_t eager_cap;     /* largest eager payload the provider keeps in order */
     int ntx, nrx;         /* buffers per context */
     struct fi_cq_tagged_entry *events; /* OFI_PROGRESS_EVENT_CNT entries */
     int nevents;
@@ -159,6 +160,8 @@ void fm_ofi_close_state(fm_ofi_state *s);
 void fm_ofi_quiesce(fm_ofi_state *s);
 /* s's buffers and limits from the knobs (after s->info is set). */
 int fm_ofi_size_state(fm_ofi_state *s);
+/* FABMPI_OFI_EAGER_LIMIT, kept within s->eager_cap. */
+size_t fm_ofi_eager_limit(const fm_ofi_state *s);
 /* Publish s's endpoint name under s->addr_key (an empty one when rc says
  * it failed), fence, and insert every peer now if connections are static. */
 int fm_ofi_publish(fm_ofi_state *s, int rc);

@@ -1,6 +1,7 @@
 /* quirks.c — the provider quirk table (quirks.h).  Each row: the provider
  * part it applies to, the quirks, and why, naming what reproduces it. */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "net/ofi/quirks.h"
@@ -26,6 +27,11 @@ static const struct {
     {"net", FM_OFI_QUIRK_WRITE_LANDS_LATE,
      "libfabric 1.17's net completes an fi_write before its bytes land, even with "
      "FI_DELIVERY_COMPLETE; a read behind the writes is ordered (tests/mpi/rma_fence)"},
+    {"ofi_rxm", FM_OFI_QUIRK_ORDER_LIMITED,
+     "libfabric 1.17's ofi_rxm sends a message larger than its eager buffer "
+     "(FI_OFI_RXM_BUFFER_SIZE, 16 KiB with its own header) by rendezvous, which completes after "
+     "later eager messages (tests/mpi/p2p_order over tcp;ofi_rxm with "
+     "FABMPI_OFI_EAGER_LIMIT=48k)"},
     {"tcp", FM_OFI_QUIRK_TRUNCATION_KILLS,
      "libfabric 1.17's tcp drops the connection when an eager message meets a receive too small "
      "for it (ofiwg/libfabric #8274; tests/mpi/p2p_types with FABMPI_PT2PT=ofi)"},
@@ -68,4 +74,19 @@ const char *fm_ofi_quirk_why(const char *prov_name, unsigned quirk)
         if ((table[i].quirk & quirk) && has_part(prov_name, table[i].part))
             return table[i].why;
     return NULL;
+}
+
+/* ofi_rxm's eager buffer holds its own header too; 256 bytes is more than
+ * that header (rxm_pkt) takes in 1.17. */
+#define RXM_HEADER_ALLOWANCE 256
+
+size_t fm_ofi_ordered_bytes(const char *prov_name)
+{
+    if (!(fm_ofi_quirks(prov_name) & FM_OFI_QUIRK_ORDER_LIMITED))
+        return (size_t)-1;
+    const char *env = getenv("FI_OFI_RXM_BUFFER_SIZE"); /* rxm reads the same variable */
+    char *end = NULL;
+    unsigned long long b = env && *env ? strtoull(env, &end, 0) : 0;
+    size_t buf = b && end && !*end ? (size_t)b : 16384;
+    return buf > RXM_HEADER_ALLOWANCE ? buf - RXM_HEADER_ALLOWANCE : 0;
 }

@@ -5,6 +5,8 @@
 #ifndef FM_NET_OFI_QUIRKS_H
 #define FM_NET_OFI_QUIRKS_H
 
+#include <stddef.h>
+
 enum {
     /* Its tagged matching loses MPI semantics: FABMPI_PT2PT=auto keeps
      * fabmpi's own matching over it (=ofi forces it, with a warning). */
@@ -24,6 +26,9 @@ enum {
     /* It loses, reorders or corrupts plain messages: never used
      * (fm_ofi_choose leaves it out and says why when nothing else fits). */
     FM_OFI_QUIRK_UNRELIABLE = 1u << 5,
+    /* A message above its own eager size may complete after later ones:
+     * fabmpi's eager sends stay below fm_ofi_ordered_bytes(). */
+    FM_OFI_QUIRK_ORDER_LIMITED = 1u << 6,
 };
 
 /* The quirks of a provider named as fi_info's fabric_attr->prov_name
@@ -32,5 +37,8 @@ unsigned fm_ofi_quirks(const char *prov_name);
 /* Why prov_name has quirk (one sentence, naming the reproducer), or NULL
  * when it does not have it. */
 const char *fm_ofi_quirk_why(const char *prov_name, unsigned quirk);
+/* Largest message (bytes handed to fi_send) prov_name completes in the
+ * order it was sent, whatever follows it; (size_t)-1 when any size is. */
+size_t fm_ofi_ordered_bytes(const char *prov_name);
 
 #endif
