@@ -344,6 +344,12 @@ void fm_ofi_print_info(FILE *out)
     char names[512];
     fm_ofi_provider_names(list, names, sizeof names);
     fprintf(out, "  ofi/found    %s\n", names);
+    for (struct fi_info *i = list; i; i = i->next) {
+        const char *prov = i->fabric_attr->prov_name;
+        if (fm_ofi_provider_first(list, i) && (fm_ofi_quirks(prov) & FM_OFI_QUIRK_UNRELIABLE))
+            fprintf(out, "  ofi/refused  %s: %s\n", prov,
+                    fm_ofi_quirk_why(prov, FM_OFI_QUIRK_UNRELIABLE));
+    }
     for (int sn = 1; sn >= 0; sn--) {
         char why[1024];
         struct fi_info *p = fm_ofi_choose(list, fm_param.OFI_PROVIDER_INCLUDE,

@@ -131,6 +131,9 @@ struct fi_info *fm_ofi_choose(struct fi_info *list, const char *include, const c
                               const char *domain, int single_node, char *why, size_t whylen);
 /* Comma list of the distinct provider names in `list`. */
 void fm_ofi_provider_names(struct fi_info *list, char *buf, size_t len);
+/* 1 if i is list's first entry for its provider (fi_getinfo lists one per
+ * fabric and domain). */
+int fm_ofi_provider_first(const struct fi_info *list, const struct fi_info *i);
 
 /* --- xfer.c --- */
 int fm_ofi_bufs_setup(fm_ofi_state *s, fm_ofi_ctx *c); /* slab, registration, rx posting */

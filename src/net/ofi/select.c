@@ -117,16 +117,21 @@ static int domain_penalty(const struct fi_info *i, int single_node)
     return p;
 }
 
+int fm_ofi_provider_first(const struct fi_info *list, const struct fi_info *i)
+{
+    for (const struct fi_info *j = list; j != i; j = j->next)
+        if (!strcmp(j->fabric_attr->prov_name, i->fabric_attr->prov_name))
+            return 0;
+    return 1;
+}
+
 void fm_ofi_provider_names(struct fi_info *list, char *buf, size_t len)
 {
     size_t used = 0;
     buf[0] = '\0';
     for (struct fi_info *i = list; i; i = i->next) {
         const char *name = i->fabric_attr->prov_name;
-        int seen = 0;
-        for (struct fi_info *j = list; j != i; j = j->next)
-            seen |= !strcmp(j->fabric_attr->prov_name, name);
-        if (seen)
+        if (!fm_ofi_provider_first(list, i))
             continue;
         int w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", name);
         if (w < 0 || (size_t)w >= len - used)
