@@ -191,8 +191,9 @@ void fm_param_write_markdown(FILE *out);
 /* Print effective values with origin (FABMPI_VERBOSE_ENV). */
 void fm_param_print_effective(FILE *out);
 
-/* Raw environment access for the launcher (forwarding -x VAR); the only
- * other door to the environment. */
+/* Raw environment access for the launcher (forwarding -x VAR) and for what
+ * another library reads from it (libfabric's FI_OFI_RXM_BUFFER_SIZE); the
+ * only other door to the environment. */
 const char *fm_env_raw(const char *name);
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "net/ofi/quirks.h"
+#include "util/param.h"
 
 static const struct {
     const char *part; /* one ';'-separated part of prov_name */
@@ -84,7 +85,7 @@ size_t fm_ofi_ordered_bytes(const char *prov_name)
 {
     if (!(fm_ofi_quirks(prov_name) & FM_OFI_QUIRK_ORDER_LIMITED))
         return (size_t)-1;
-    const char *env = getenv("FI_OFI_RXM_BUFFER_SIZE"); /* rxm reads the same variable */
+    const char *env = fm_env_raw("FI_OFI_RXM_BUFFER_SIZE"); /* rxm reads the same variable */
     char *end = NULL;
     unsigned long long b = env && *env ? strtoull(env, &end, 0) : 0;
     size_t buf = b && end && !*end ? (size_t)b : 16384;
