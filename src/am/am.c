@@ -40,6 +40,7 @@
 #include "util/log.h"
 #include "util/param.h"
 #include "util/status.h"
+#include "util/copy.h"
 
 #define MAX_ARGS 16
 #define NHANDLERS (FAB_AM_HANDLER_MAX + 1)
@@ -479,11 +480,11 @@ static void on_am(int peer, const void *msg, size_t len)
     case AM_ACK:
         return;
     case AM_LONG_CHUNK:
-        memcpy((void *)(uintptr_t)lp->dest, payload, w->len);
+        fm_copy((void *)(uintptr_t)lp->dest, payload, w->len);
         return;
     case AM_LONG:
         if (w->len)
-            memcpy((void *)(uintptr_t)lp->dest, payload, w->len);
+            fm_copy((void *)(uintptr_t)lp->dest, payload, w->len);
         buf = (void *)(uintptr_t)lp->base;
         nbytes = lp->total;
         break;

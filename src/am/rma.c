@@ -48,6 +48,7 @@
 #include "util/param.h"
 #include "util/pvar.h"
 #include "util/status.h"
+#include "util/copy.h"
 
 enum { HOW_UNSET = 0, HOW_COPY, HOW_CMA, HOW_NET, HOW_AM };
 /* How a transfer completes: before the call returns, by its event, or by
@@ -359,7 +360,7 @@ static void on_get_reply(fab_am_token_t t, void *buf, size_t n, const fab_am_arg
 {
     (void)t, (void)na;
     if (n)
-        memcpy((void *)(uintptr_t)a[0], buf, n);
+        fm_copy((void *)(uintptr_t)a[0], buf, n);
     piece_done((struct fab_event *)(uintptr_t)a[1], FAB_OK);
 }
 
@@ -438,7 +439,7 @@ static inline void copy(int write, int rank, void *local, uint64_t remote, size_
     if (rank == fm_world_rank) /* both ends may be in our segment */
         memmove(write ? there : local, write ? local : there, n);
     else
-        memcpy(write ? there : local, write ? local : there, n);
+        fm_copy(write ? there : local, write ? local : there, n);
 }
 
 /* The common case first, with the fewest checks that keep every error
@@ -504,7 +505,7 @@ static int xfer(const char *call, int write, int rank, void *local, uint64_t rem
             /* The source is free on return: a copy, or wait for it to go. */
             if (n <= fm_param.AM_BOUNCE_LIMIT && n <= R.net->rma_max && n >= sizeof(void *) &&
                 (bounce = bounce_get())) {
-                memcpy(bounce, local, n);
+                fm_copy(bounce, local, n);
                 buf = bounce;
             } else {
                 struct fab_event sent = {0, FAB_OK, -1, 0, NULL};

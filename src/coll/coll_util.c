@@ -4,6 +4,7 @@
 
 #include "coll/coll_util.h"
 #include "util/status.h"
+#include "util/copy.h"
 
 /* Large scratch buffers are kept for the next call instead of freed.  A
  * freed block of 128 KiB or more goes back to the system (glibc unmaps it),
@@ -122,7 +123,7 @@ int fm_dt_copy(const void *src, MPI_Count scount, MPI_Datatype sdt, void *dst, M
     if (n == 0)
         return rc;
     if (fm_dt_is_contig(sdt) && fm_dt_is_contig(rdt)) {
-        memmove((char *)dst + rdt->true_lb, (const char *)src + sdt->true_lb, n);
+        fm_move((char *)dst + rdt->true_lb, (const char *)src + sdt->true_lb, n);
         return rc;
     }
     if (fm_dt_is_contig(sdt)) {

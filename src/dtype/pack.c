@@ -8,6 +8,7 @@
 
 #include "dtype/dtype.h"
 #include "dtype/internal.h"
+#include "util/copy.h"
 
 /* Small fixed sizes become single moves; memcpy's call overhead dominates
  * for the short blocks typical of vectors of basic types. */
@@ -19,7 +20,7 @@ static inline void copy_bytes(char *dst, const char *src, size_t n)
     case 4: memcpy(dst, src, 4); break;
     case 8: memcpy(dst, src, 8); break;
     case 16: memcpy(dst, src, 16); break;
-    default: memcpy(dst, src, n); break;
+    default: fm_copy(dst, src, n); break;
     }
 }
 
@@ -93,7 +94,7 @@ static size_t transfer(char *typed, MPI_Count count, MPI_Datatype dt, size_t off
     if (dt->flags & (FM_DT_CONTIG | FM_DT_RUNS)) {
         if (__builtin_expect(dt->flags & FM_DT_CONTIG, 1)) {
             char *p = fm_dt_addr(typed, dt->true_lb + (MPI_Aint)offset);
-            memcpy(to_packed ? packed : p, to_packed ? p : packed, len);
+            fm_copy(to_packed ? packed : p, to_packed ? p : packed, len);
             return len;
         }
         return transfer_runs(typed, dt, offset, packed, len, to_packed);

@@ -18,6 +18,7 @@
 #include "pt2pt/pt2pt.h"
 #include "util/log.h"
 #include "util/status.h"
+#include "util/copy.h"
 
 /* ---- the software unexpected queue ------------------------------------ */
 
@@ -52,7 +53,7 @@ static void unexp_deliver(fm_ofi_op *e)
                                       : MPI_SUCCESS;
     if (take) {
         if (fm_dt_is_contig(r->dt))
-            memcpy((char *)r->rbuf + r->dt->true_lb, e->buf, take);
+            fm_copy((char *)r->rbuf + r->dt->true_lb, e->buf, take);
         else
             fm_dt_unpack(r->rbuf, r->count, r->dt, 0, e->buf, take);
     }

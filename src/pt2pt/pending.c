@@ -12,6 +12,7 @@
 #include "util/log.h"
 #include "util/status.h"
 #include "util/pvar.h"
+#include "util/copy.h"
 
 struct fm_pending {
     struct fm_pending *next;
@@ -113,7 +114,7 @@ int fm_send_or_park_copy(int peer, const void *hdr, size_t hlen, const void *pay
     }
     memcpy(own, hdr, hlen);
     if (plen)
-        memcpy(own + hlen, payload, plen);
+        fm_copy(own + hlen, payload, plen);
     e->own = own;
     e->hlen = hlen;
     e->payload = own + hlen;

@@ -16,6 +16,7 @@
 #include "util/status.h"
 #include "util/event.h"
 #include "util/pvar.h"
+#include "util/copy.h"
 
 
 struct fm_message *fm_msg_alloc(struct fm_vci *v, size_t payload)
@@ -56,7 +57,7 @@ static void copy_in(struct fm_request *r, uint64_t off, const void *data, size_t
     if (!len)
         return;
     if (fm_dt_is_contig(r->dt))
-        memcpy((char *)r->rbuf + r->dt->true_lb + off, data, len);
+        fm_copy((char *)r->rbuf + r->dt->true_lb + off, data, len);
     else
         fm_dt_unpack(r->rbuf, r->count, r->dt, off, data, len);
 }
@@ -94,12 +95,17 @@ static void pull_into(struct fm_request *r, int peer, uint64_t addr, size_t n)
  * out of it.  Measured here (4 MiB vector, bench in bench/ANALYSIS.md):
  * the iovec form of CMA costs ~350 ns per remote piece and ~30 ns per
  * local one (the kernel pins pages per piece), so it lost to the pipeline
- * at every block size from 8 B to 16 KiB, by 2-200x at small blocks. */
-static int pull_worthwhile(const struct fm_request *r, int peer, const fm_hdr_rndv *h)
+ * at every block size from 8 B to 16 KiB, by 2-200x at small blocks.
+ * Also streamed: buffers whose offsets put the kernel's copy in the
+ * aliasing window (util/copy.h), where it runs at a quarter of its speed
+ * (256 KiB ping-pong, receive buffer 16 bytes into a page: 89 us pulled,
+ * 20 us with both buffers aligned); the pipeline's copies go around it. */
+static int pull_worthwhile(const struct fm_request *r, int peer, const fm_hdr_rndv *h,
+                           uint64_t take)
 {
     return (fm_req_vci(r)->peer_net[peer]->caps & FM_NET_CAP_PULL) &&
-           !(h->h.flags & FM_HDRF_STREAM) &&
-           fm_dt_is_contig(r->dt);
+           !(h->h.flags & FM_HDRF_STREAM) && fm_dt_is_contig(r->dt) &&
+           !fm_copy_in_window((uintptr_t)r->rbuf + (uintptr_t)r->dt->true_lb, h->addr, take);
 }
 
 /* Split copies pay off only for large messages, need push, and only while
@@ -140,7 +146,7 @@ void fm_recv_matched(struct fm_request *r, int peer, const fm_hdr_rndv *h, const
         fm_req_complete(r);
         return;
     case FM_PROTO_RTS:
-        if (!pull_worthwhile(r, peer, h)) {
+        if (!pull_worthwhile(r, peer, h, take)) {
             /* Pipelined: ask the sender to stream `take` bytes to us. */
             r->offset = 0;
             r->limit = take;
@@ -236,9 +242,13 @@ static void on_data(const fm_hdr_rndv *h, const void *payload)
 
 static void on_cts(int peer, const void *msg, size_t len)
 {
-    (void)peer, (void)len;
+    (void)len;
     const fm_hdr_rndv *hr = msg;
     struct fm_request *s = (struct fm_request *)(uintptr_t)hr->sreq;
+    /* A send offered for pulling is streamed instead (the receiver's type,
+     * or its buffer's offset: pull_worthwhile): nobody pulls from us, so
+     * it no longer holds back split copies to this peer (split_worthwhile). */
+    fm_rndv_out_done(s, peer);
     s->peer_req = hr->rreq;
     s->limit = hr->h.len;
     s->offset = 0;
@@ -383,7 +393,7 @@ static inline __attribute__((always_inline)) void deliver_on(struct fm_vci *v, i
     u->me.src = h->src;
     u->me.tag = h->tag;
     if (eager && h->len)
-        memcpy(u->data, e.payload, h->len);
+        fm_copy(u->data, e.payload, h->len);
     FM_PV_INC_AT(&v->pv, pt2pt_unexpected);
     fm_match_add_unexpected(q, &u->me);
     if (fm_event_wanted(FM_EV_pt2pt_unexpected)) {

@@ -15,6 +15,7 @@
 #include "util/log.h"
 #include "util/status.h"
 #include "util/pvar.h"
+#include "util/copy.h"
 
 /* Origin data small enough for the stack is packed there. */
 #define STACK_BYTES 256
@@ -58,7 +59,7 @@ static int acc_mapped(unsigned char *tb, const unsigned char *org, unsigned char
     size_t bytes = (size_t)tcount * (size_t)tdt->size;
     if (fm_dt_is_contig(tdt)) {
         if (rpk)
-            memcpy(rpk, tb + tdt->true_lb, bytes);
+            fm_copy(rpk, tb + tdt->true_lb, bytes);
         if (op != MPI_NO_OP)
             fm_op_apply(op, org - tdt->true_lb, tb, tcount, tdt);
         return FM_OK;
@@ -71,7 +72,7 @@ static int acc_mapped(unsigned char *tb, const unsigned char *org, unsigned char
             size_t len = bytes - off < chunk ? bytes - off : chunk;
             fm_dt_pack(tb, tcount, tdt, off, tio, len);
             if (rpk)
-                memcpy(rpk + off, tio, len);
+                fm_copy(rpk + off, tio, len);
             if (op == MPI_NO_OP)
                 continue;
             fm_op_apply(op, org + off, tio, (MPI_Count)(len / esz), edt);
@@ -159,7 +160,7 @@ void fm_rma_acc_at(struct fm_win *w, uintptr_t t, const unsigned char *org, unsi
             fm_warn("window: out of memory applying an accumulate from a remote origin");
             return;
         }
-        org = memcpy(to, org, bytes);
+        org = fm_copy(to, org, bytes);
     }
     if (acc_core(w, &w->peer[w->rank], t, org, rpk, tcount, tdt, op) != FM_OK)
         fm_warn("window: out of memory applying an accumulate from a remote origin");
@@ -189,7 +190,7 @@ int fm_rma_acc(struct fm_win *w, const void *obuf, MPI_Count ocount, MPI_Datatyp
         uint32_t mask = fm_rma_stripes(p, (uintptr_t)tb, (uintptr_t)tb + bytes);
         fm_rma_acc_lock(p->ctl, mask);
         if (res)
-            memcpy((char *)res + rdt->true_lb, tb, bytes);
+            fm_copy((char *)res + rdt->true_lb, tb, bytes);
         if (op != MPI_NO_OP)
             fm_op_apply(op, (const char *)obuf + odt->true_lb - tdt->true_lb, (void *)t, tcount,
                         tdt);

@@ -30,6 +30,7 @@
 #include "rma/rma.h"
 #include "util/log.h"
 #include "util/status.h"
+#include "util/copy.h"
 
 /* Wire header of a piece; fm_dt_block[nblocks] and the data follow. */
 typedef struct piece_hdr {
@@ -199,14 +200,14 @@ typedef struct stream {
 static void put_fn(void *c, unsigned char *p, size_t len)
 {
     stream *s = c;
-    memcpy(p, s->data + s->pos, len);
+    fm_copy(p, s->data + s->pos, len);
     s->pos += len;
 }
 
 static void get_fn(void *c, unsigned char *p, size_t len)
 {
     stream *s = c;
-    memcpy(s->data + s->pos, p, len);
+    fm_copy(s->data + s->pos, p, len);
     s->pos += len;
 }
 
@@ -421,11 +422,11 @@ static int try_piece(struct fm_win *w, int trank, const piece_hdr *h, const fm_d
         memcpy(m + sizeof *h, b, blen);
     size_t n = sizeof *h + blen;
     if (q->data) {
-        memcpy(m + n, (const char *)q->data + pos, len);
+        fm_copy(m + n, (const char *)q->data + pos, len);
         n += len;
     }
     if (q->data2) {
-        memcpy(m + n, (const char *)q->data2 + pos, len);
+        fm_copy(m + n, (const char *)q->data2 + pos, len);
         n += len;
     }
     fab_am_arg_t a[A_N] = {(fab_am_arg_t)(uintptr_t)o, pos, 0};

@@ -42,6 +42,7 @@
 #include "util/param.h"
 #include "util/pvar.h"
 #include "util/status.h"
+#include "util/copy.h"
 
 enum { POSTED = 1, TAKEN = 2, WITHDRAWN = 3 };
 #define QUIET_MAX_SECONDS 0.1
@@ -129,7 +130,7 @@ static void on_handback(fab_am_token_t tok, void *buf, size_t nbytes, const fab_
         pd->withdrawn = 1; /* the target could not apply it (cannot happen between
                               processes of one build): do it by CMA */
     else if (pd->rpk && nbytes == pd->bytes)
-        memcpy(pd->rpk, buf, nbytes);
+        fm_copy(pd->rpk, buf, nbytes);
     pd->done = 1;
 }
 

@@ -7,6 +7,7 @@
 #include "rma/rma.h"
 #include "util/status.h"
 #include "util/pvar.h"
+#include "util/copy.h"
 
 /* Non-contiguous copies go through this much stack at a time. */
 #define COPY_CHUNK 4096
@@ -33,7 +34,7 @@ void fm_rma_copy(const void *src, MPI_Count scount, MPI_Datatype sdt, void *dst,
     if (n == 0) /* buffers of nothing may be NULL, which memcpy must not see */
         return;
     if (fm_dt_is_contig(sdt) && fm_dt_is_contig(ddt)) {
-        memcpy((char *)dst + ddt->true_lb, (const char *)src + sdt->true_lb, n);
+        fm_copy((char *)dst + ddt->true_lb, (const char *)src + sdt->true_lb, n);
         return;
     }
     _Alignas(64) unsigned char tmp[COPY_CHUNK];

@@ -15,6 +15,7 @@
 #include "util/log.h"
 #include "util/param.h"
 #include "util/status.h"
+#include "util/copy.h"
 
 /* Stands for "setup failed on some member" so the communicator never tries
  * again (a retry by some members only would leave the others waiting). */
@@ -237,7 +238,7 @@ int fm_crma_write(fm_crma *c, int peer, size_t off, const void *buf, MPI_Count c
     void *d = c->be->direct(c, peer, off);
     if (d) {
         if (fm_dt_is_contig(dt))
-            memcpy(d, src, n);
+            fm_copy(d, src, n);
         else
             fm_dt_pack(buf, count, dt, 0, d, n);
         return FM_OK;
@@ -265,7 +266,7 @@ int fm_crma_forward(fm_crma *c, int peer, size_t off, size_t src_off, size_t len
         return FM_OK;
     void *d = c->be->direct(c, peer, off);
     if (d) {
-        memcpy(d, c->self + src_off, len);
+        fm_copy(d, c->self + src_off, len);
         return FM_OK;
     }
     return c->be->put(c, peer, off, c->self + src_off, len);

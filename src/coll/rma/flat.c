@@ -51,6 +51,7 @@
 #include "dtype/dtype.h"
 #include "pt2pt/pt2pt.h"
 #include "util/status.h"
+#include "util/copy.h"
 
 /* One flat call in progress: its arguments and where it stands.  A
  * schedule keeps one for its whole life and restarts it at each MPI_Start. */
@@ -139,7 +140,7 @@ static int flat_publish(flat_call *f)
     if (f->bytes) {
         const void *mine = f->sbuf == MPI_IN_PLACE ? f->rbuf : f->sbuf;
         /* dt is contiguous (select.c): its bytes start true_lb into the buffer */
-        memcpy(lane_data(w, f->bytes), (const char *)mine + f->dt->true_lb, f->bytes);
+        fm_copy(lane_data(w, f->bytes), (const char *)mine + f->dt->true_lb, f->bytes);
     }
     w->bytes = f->bytes; /* the stamp (cache.h): readers compare it with their own count */
     memcpy(w->read, known_read(c, c->rank), sizeof w->read);
@@ -184,7 +185,7 @@ static int fold_all(flat_call *f)
      * and a typed view of them starts true_lb before the first byte. */
     const int last = c->size - 1;
     if (rc == FM_OK)
-        memcpy((char *)f->rbuf + f->dt->true_lb, lane_data(c->be->direct(c, last, f->flag), f->bytes),
+        fm_copy((char *)f->rbuf + f->dt->true_lb, lane_data(c->be->direct(c, last, f->flag), f->bytes),
                f->bytes);
     for (int p = last - 1; p >= 0 && rc == FM_OK; p--) {
         const char *in = (const char *)lane_data(c->be->direct(c, p, f->flag), f->bytes) - f->dt->true_lb;
@@ -208,11 +209,11 @@ static int fold_pushed(flat_call *f)
     if (c->rank == 0) { /* theirs = mine op theirs, in our lane, then out */
         rc = fm_op_apply(f->op, mine, theirs, f->count, f->dt);
         if (rc == FM_OK)
-            memcpy((char *)f->rbuf + lb, theirs + lb, f->bytes);
+            fm_copy((char *)f->rbuf + lb, theirs + lb, f->bytes);
         return rc;
     }
     if (mine != f->rbuf)
-        memcpy((char *)f->rbuf + lb, mine + lb, f->bytes);
+        fm_copy((char *)f->rbuf + lb, mine + lb, f->bytes);
     rc = fm_op_apply(f->op, theirs, f->rbuf, f->count, f->dt); /* rbuf = theirs op mine */
     /* Only read here: the other's next write into these lines is cheaper
      * with them written here last (cache.h, fm_crma_claim). */

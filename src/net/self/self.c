@@ -10,6 +10,7 @@
 #include "net/net.h"
 #include "util/param.h"
 #include "util/status.h"
+#include "util/copy.h"
 
 typedef struct self_msg {
     struct self_msg *next;
@@ -65,7 +66,7 @@ static int self_send(int peer, const void *hdr, size_t hlen, const void *payload
     if (hlen)
         memcpy(m->data, hdr, hlen);
     if (plen)
-        memcpy(m->data + hlen, payload, plen);
+        fm_copy(m->data + hlen, payload, plen);
     if (q->last)
         q->last->next = m;
     else

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "util/status.h"
+#include "util/copy.h"
 
 static_assert(sizeof(fm_ring_ctl) == 128, "ring control block is two cache lines");
 static_assert(offsetof(fm_ring_ctl, tail) == 64, "tail sits alone on the second line");
@@ -138,7 +139,7 @@ static inline int ring_put(fm_ring_tx *tx, const void *hdr, size_t hlen, const v
     if (fill)
         fill(arg, body + hlen, plen);
     else if (plen && payload)
-        memcpy(body + hlen, payload, plen);
+        fm_copy(body + hlen, payload, plen);
     /* A one-cell record at a line start: the consumer next looks at the
      * second half of this line, which it does not clear (clear_record). */
     if (rec == FM_RING_CELL && !(at & (LINE - 1)))

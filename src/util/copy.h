@@ -1,0 +1,60 @@
+/* copy.h — fm_copy: memcpy for payloads (messages, collective and
+ * one-sided data), minus one cliff of the C library's.
+ *
+ * glibc 2.36 (Debian 12) copies 2113 bytes up to the L2 size with
+ * `rep movsb` on CPUs with fast short rep-mov (FSRM).  On this machine
+ * (AMD EPYC, Zen 3) that copy runs 20-40x slower when the destination lies
+ * 1 to 31 bytes past the source modulo 4 KiB (glibc bug 30994; the
+ * kernel's own copies, CMA included, show it too, about 4x): 4 KiB takes
+ * 1.4-2.2 us instead of 55-80 ns.  A program's buffers land there by
+ * chance (malloc returns addresses 16 bytes into a line), and then every
+ * call pays: an MPI_Allreduce of 4 KiB into a buffer at page + 16 took
+ * 2.9-3.9 us against 0.7-1.5 us aligned (bench/buffer_offsets.c, numbers in
+ * bench/RESULTS.md, "Buffers at a page offset").  Copied backwards, a line
+ * at a time, the same bytes take about 40 ns per KiB whatever the
+ * distance: the loads then never follow stores to addresses with the same
+ * low 12 bits.
+ *
+ * The test costs one compare for copies the compiler sees are small, and
+ * a subtraction and compare more for the others. */
+#ifndef FM_UTIL_COPY_H
+#define FM_UTIL_COPY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Copies up to this many bytes never take `rep movsb` (glibc's threshold
+ * with FSRM is 2112). */
+#define FM_COPY_SAFE_BYTES 2048
+/* Destination this many bytes or fewer past the source, modulo 4 KiB. */
+#define FM_COPY_ALIAS_WINDOW 31
+
+/* The copy in the window (copy.c). */
+void *fm_copy_aliased(void *restrict dst, const void *restrict src, size_t n);
+
+/* 1 when copying n bytes from src to dst lands in the window.  Addresses
+ * may be another process's: only their offsets within a page count. */
+static inline int fm_copy_in_window(uintptr_t dst, uintptr_t src, size_t n)
+{
+    return __builtin_expect(n > FM_COPY_SAFE_BYTES, 0) &&
+           ((dst - src - 1) & 4095) < FM_COPY_ALIAS_WINDOW;
+}
+
+/* memcpy(dst, src, n), for buffers that do not overlap. */
+static inline void *fm_copy(void *restrict dst, const void *restrict src, size_t n)
+{
+    if (fm_copy_in_window((uintptr_t)dst, (uintptr_t)src, n))
+        return fm_copy_aliased(dst, src, n);
+    return memcpy(dst, src, n);
+}
+
+/* memmove(dst, src, n): fm_copy unless the buffers overlap. */
+static inline void *fm_move(void *dst, const void *src, size_t n)
+{
+    if ((uintptr_t)dst - (uintptr_t)src >= n && (uintptr_t)src - (uintptr_t)dst >= n)
+        return fm_copy(dst, src, n);
+    return memmove(dst, src, n);
+}
+
+#endif
