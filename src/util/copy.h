@@ -49,11 +49,12 @@ static inline void *fm_copy(void *restrict dst, const void *restrict src, size_t
     return memcpy(dst, src, n);
 }
 
-/* memmove(dst, src, n): fm_copy unless the buffers overlap. */
+/* memmove(dst, src, n): fm_copy's way unless the buffers overlap. */
 static inline void *fm_move(void *dst, const void *src, size_t n)
 {
-    if ((uintptr_t)dst - (uintptr_t)src >= n && (uintptr_t)src - (uintptr_t)dst >= n)
-        return fm_copy(dst, src, n);
+    if (fm_copy_in_window((uintptr_t)dst, (uintptr_t)src, n) &&
+        (uintptr_t)dst - (uintptr_t)src >= n && (uintptr_t)src - (uintptr_t)dst >= n)
+        return fm_copy_aliased(dst, src, n);
     return memmove(dst, src, n);
 }
 
