@@ -13,6 +13,8 @@
 #include "core/vci.h"
 #include "dtype/dtype.h"
 #include "pt2pt/pt2pt.h"
+#include "util/param.h"
+#include "util/pvar.h"
 #include "util/status.h"
 
 enum fm_step_kind {
@@ -66,6 +68,9 @@ struct fm_sched {
     int yielded;              /* at a yield step: the poll that stopped there has passed */
     MPI_Status rstatus;       /* p2p: the receive's status */
     struct fm_sched *next;    /* running schedules (fm_vci0.sched_running) */
+    int reusable;             /* parked on its communicator when it ends (sched.h) */
+    fm_sched_key key;
+    unsigned long param_writes; /* fm_param_writes when recorded */
     /* Last, so that a recycled schedule clears only what comes before it
      * (fm_sched_alloc zeroes what it hands out). */
     _Alignas(16) unsigned char scratch[FM_SCHED_SCRATCH];
@@ -264,7 +269,9 @@ void fm_sched_keep(fm_coll_call *cc, void *raw)
     s->keep[s->nkeep++] = raw;
 }
 
-static void sched_free(struct fm_sched *s)
+/* Give back what the steps hold and the schedule itself; holds_comm: it
+ * still has its reference to the communicator (a parked one has not). */
+static void sched_drop(struct fm_sched *s, int holds_comm)
 {
     for (int i = 0; i < s->nsteps; i++) {
         drop_dt(s->steps[i].dt);
@@ -276,7 +283,8 @@ static void sched_free(struct fm_sched *s)
     for (int i = 0; i < s->nkeep; i++)
         fm_coll_tmp_free(s->keep[i]);
     struct fm_vci *v = &fm_vci0;
-    fm_comm_release(s->comm);
+    if (holds_comm)
+        fm_comm_release(s->comm);
     if (v->nsched_spare < FM_SCHED_KEEP) {
         s->next = v->sched_spare;
         v->sched_spare = s;
@@ -289,6 +297,8 @@ static void sched_free(struct fm_sched *s)
     free(s->want);
     free(s);
 }
+
+static void sched_free(struct fm_sched *s) { sched_drop(s, 1); }
 
 void fm_sched_abandon(fm_coll_call *cc)
 {
@@ -408,6 +418,46 @@ static int round_done(struct fm_sched *s)
     return 1;
 }
 
+/* Parked schedules: the FM_SCHED_PARKED newest, at most one per
+ * (communicator, key).  A table here rather than a field of the
+ * communicator, whose size is part of the ABI (MPI_COMM_WORLD is copied
+ * into programs).  Under the library lock, as every schedule. */
+#define FM_SCHED_PARKED 8
+static struct fm_sched *parked[FM_SCHED_PARKED];
+static unsigned parked_next; /* the slot to reuse when none is free */
+
+static int same_key(const fm_sched_key *a, const fm_sched_key *b)
+{
+    return a->kind == b->kind && a->sbuf == b->sbuf && a->rbuf == b->rbuf &&
+           a->count == b->count && a->dt == b->dt && a->op == b->op;
+}
+
+static int parked_find(MPI_Comm comm, const fm_sched_key *key)
+{
+    for (int i = 0; i < FM_SCHED_PARKED; i++)
+        if (parked[i] && parked[i]->comm == comm && same_key(&parked[i]->key, key))
+            return i;
+    return -1;
+}
+
+/* Keep an ended reusable schedule for replay, in place of one parked for
+ * the same call, else of a free slot's or the oldest.  It gives up its
+ * reference to the communicator (whose destroy hook drops it): the request
+ * it completes still holds one, so this is never the last. */
+static void park(struct fm_sched *s)
+{
+    int i = parked_find(s->comm, &s->key);
+    for (int k = 0; i < 0 && k < FM_SCHED_PARKED; k++)
+        if (!parked[k])
+            i = k;
+    if (i < 0)
+        i = (int)(parked_next++ % FM_SCHED_PARKED);
+    if (parked[i])
+        sched_drop(parked[i], 0);
+    parked[i] = s;
+    s->comm->refcount--;
+}
+
 static void complete(struct fm_sched *s)
 {
     struct fm_request *r = s->req;
@@ -425,7 +475,10 @@ static void complete(struct fm_sched *s)
         return;
     }
     r->sched = NULL;
-    sched_free(s);
+    if (s->reusable)
+        park(s);
+    else
+        sched_free(s);
     fm_req_complete(r);
 }
 
@@ -569,6 +622,49 @@ int fm_sched_start_new(fm_coll_call *cc, struct fm_request **req)
     *req = r;
     run(r->sched);
     return FM_OK;
+}
+
+void fm_sched_reusable(fm_coll_call *cc, const fm_sched_key *key)
+{
+    struct fm_sched *s = cc->sched;
+    s->reusable = 1;
+    s->key = *key;
+    s->param_writes = fm_param_writes;
+}
+
+int fm_sched_start_parked(MPI_Comm comm, const fm_sched_key *key, struct fm_request **req)
+{
+    int i = parked_find(comm, key);
+    if (i < 0)
+        return FM_ERR_AGAIN;
+    struct fm_sched *s = parked[i];
+    if (s->param_writes != fm_param_writes) { /* recorded under other knobs */
+        parked[i] = NULL;
+        sched_drop(s, 0);
+        return FM_ERR_AGAIN;
+    }
+    struct fm_request *r = coll_request(s);
+    if (!r)
+        return FM_ERR_AGAIN; /* recording anew says why */
+    parked[i] = NULL;
+    comm->refcount++; /* the schedule's own reference again */
+    FM_PV_INC(coll_sched_replayed);
+    /* Every member takes a tag per started collective, replayed or not,
+     * so the sequence stays the same everywhere. */
+    s->tag = (int)next_tag(comm);
+    s->req = r;
+    *req = r;
+    run(s);
+    return FM_OK;
+}
+
+void fm_sched_comm_destroyed(MPI_Comm comm)
+{
+    for (int i = 0; i < FM_SCHED_PARKED; i++)
+        if (parked[i] && parked[i]->comm == comm) {
+            sched_drop(parked[i], 0);
+            parked[i] = NULL;
+        }
 }
 
 int fm_sched_persist(fm_coll_call *cc, struct fm_request **req)

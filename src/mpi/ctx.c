@@ -344,6 +344,7 @@ static void attrs_on_destroy(MPI_Comm comm) { fm_attr_delete_all(comm); }
 int fm_comm_init(int world_rank, int world_size)
 {
     fm_comm_on_destroy(attrs_on_destroy);
+    fm_comm_on_destroy(fm_sched_comm_destroyed);
     fm_comm_on_destroy(fm_coll_rma_free);
     fm_comm_on_destroy(fm_comm_info_on_destroy);
     /* Ids the OFI tag's context field cannot carry are never used. */

@@ -49,8 +49,10 @@ int fm_icoll_end(const char *call, MPI_Comm comm, fm_coll_call *cc, int persiste
 int fm_icoll_barrier(const char *call, int persistent, MPI_Comm comm, MPI_Info info,
                      MPI_Request *req)
 {
-    NB_COLL(call, persistent, info, comm, req, fm_check_barrier(call, comm),
-            fm_coll_sel_ibarrier(&cc_));
+    int err = fm_check_barrier(call, comm);
+    if (err == MPI_SUCCESS && !persistent && req && fm_coll_sel_ibarrier_again(comm, req))
+        return MPI_SUCCESS;
+    NB_COLL(call, persistent, info, comm, req, err, fm_coll_sel_ibarrier(&cc_));
 }
 
 int fm_icoll_bcast(const char *call, int persistent, void *buf, MPI_Count count, MPI_Datatype dt,
@@ -74,8 +76,11 @@ int fm_icoll_allreduce(const char *call, int persistent, const void *sbuf, void 
                        MPI_Count count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Info info,
                        MPI_Request *req)
 {
-    NB_COLL(call, persistent, info, comm, req,
-            fm_check_allreduce(call, sbuf, rbuf, count, dt, op, comm),
+    int err = fm_check_allreduce(call, sbuf, rbuf, count, dt, op, comm);
+    if (err == MPI_SUCCESS && !persistent && req &&
+        fm_coll_sel_iallreduce_again(sbuf, rbuf, count, dt, op, comm, req))
+        return MPI_SUCCESS;
+    NB_COLL(call, persistent, info, comm, req, err,
             fm_coll_sel_iallreduce(&cc_, sbuf, rbuf, count, dt, op));
 }
 

@@ -236,6 +236,8 @@ int fm_param_enum_name(const struct fm_param_desc *d, int idx, char *buf, size_t
     return n;
 }
 
+unsigned long fm_param_writes;
+
 int fm_param_set_number(int i, long long v, char *err, size_t errlen)
 {
     struct fm_param_desc *d = i >= 0 && (size_t)i < NDESCS ? &descs[i] : NULL;
@@ -277,6 +279,7 @@ int fm_param_set_number(int i, long long v, char *err, size_t errlen)
         break;
     }
     d->origin = FM_PARAM_FROM_MPIT;
+    fm_param_writes++;
     return FM_OK;
 }
 
@@ -296,6 +299,7 @@ int fm_param_set_string(int i, const char *s, char *err, size_t errlen)
     owned[i] = copy;
     *(const char **)d->field = copy;
     d->origin = FM_PARAM_FROM_MPIT;
+    fm_param_writes++;
     return FM_OK;
 }
 

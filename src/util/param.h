@@ -107,6 +107,9 @@ struct fm_params { FM_PARAMS(FM_PARAM_FIELD) };
 
 /* Effective values; valid after fm_param_load(). */
 extern struct fm_params fm_param;
+/* Knob writes through MPI_T so far: state derived from knobs (a collective
+ * schedule kept for replay, coll/sched.c) is stale once this moves. */
+extern unsigned long fm_param_writes;
 
 /* Enum indices, e.g. FM_NET_AUTO, FM_SHM_COPY_CMA, FM_YIELD_ALWAYS. */
 enum { FM_NET_AUTO, FM_NET_SHM, FM_NET_OFI };

@@ -40,6 +40,13 @@ struct fm_coll_call;
 void fm_coll_sel_ibarrier(struct fm_coll_call *cc);
 void fm_coll_sel_iallreduce(struct fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_Count count,
                             MPI_Datatype dt, MPI_Op op);
+/* MPI_Ibarrier / MPI_Iallreduce replaying the flat schedule the last such
+ * call on comm recorded with these arguments (coll/sched.h, "Replay"): 1
+ * with *req started, or 0 (record one). */
+struct fm_request;
+int fm_coll_sel_ibarrier_again(MPI_Comm comm, struct fm_request **req);
+int fm_coll_sel_iallreduce_again(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
+                                 MPI_Op op, MPI_Comm comm, struct fm_request **req);
 
 /* Free the communicator's cache (comm->coll_rma), if any.  Local: called
  * when the communicator's last reference goes (fm_comm_release, which

@@ -364,12 +364,37 @@ void fm_coll_sel_ibarrier(fm_coll_call *cc)
         f = fm_crma_record_flat(cc, c, NULL, NULL, 0, MPI_BYTE, MPI_OP_NULL);
         if (c) {
             FM_PV_INC(coll_barrier_flat);
+            const fm_sched_key key = {.kind = K_BARRIER};
+            fm_sched_reusable(cc, &key);
             return;
         }
     }
     int first = fm_sched_steps(cc);
     fm_cc_barrier(cc);
     fm_crma_record_flat_alt_end(cc, f, first);
+}
+
+/* The flat schedule recorded by the last such call, when its arguments
+ * were these (coll/sched.h, "Replay"): its recording depends on nothing
+ * else but the knobs, which the replay checks.  FABMPI_COLL_VERBOSE
+ * records every call, so that each prints its line. */
+int fm_coll_sel_ibarrier_again(MPI_Comm comm, struct fm_request **req)
+{
+    const fm_sched_key key = {.kind = K_BARRIER};
+    if (fm_param.COLL_VERBOSE || fm_sched_start_parked(comm, &key, req) != FM_OK)
+        return 0;
+    FM_PV_INC(coll_barrier_flat);
+    return 1;
+}
+
+int fm_coll_sel_iallreduce_again(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
+                                 MPI_Op op, MPI_Comm comm, struct fm_request **req)
+{
+    const fm_sched_key key = {K_ALLREDUCE, sbuf, rbuf, count, dt, op};
+    if (fm_param.COLL_VERBOSE || fm_sched_start_parked(comm, &key, req) != FM_OK)
+        return 0;
+    FM_PV_INC(coll_allreduce_flat);
+    return 1;
 }
 
 void fm_coll_sel_iallreduce(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_Count count,
@@ -381,6 +406,8 @@ void fm_coll_sel_iallreduce(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_
         f = fm_crma_record_flat(cc, c, sbuf, rbuf, count, dt, op);
         if (c) {
             FM_PV_INC(coll_allreduce_flat);
+            const fm_sched_key key = {K_ALLREDUCE, sbuf, rbuf, count, dt, op};
+            fm_sched_reusable(cc, &key);
             return;
         }
     }
