@@ -418,7 +418,7 @@ static int round_done(struct fm_sched *s)
     return 1;
 }
 
-/* Parked schedules: the FM_SCHED_PARKED newest, at most one per
+/* Parked schedules: up to FM_SCHED_PARKED, at most one per
  * (communicator, key).  A table here rather than a field of the
  * communicator, whose size is part of the ABI (MPI_COMM_WORLD is copied
  * into programs).  Under the library lock, as every schedule. */
@@ -441,7 +441,7 @@ static int parked_find(MPI_Comm comm, const fm_sched_key *key)
 }
 
 /* Keep an ended reusable schedule for replay, in place of one parked for
- * the same call, else of a free slot's or the oldest.  It gives up its
+ * the same call, else in a free slot, else in each slot in turn.  It gives up its
  * reference to the communicator (whose destroy hook drops it): the request
  * it completes still holds one, so this is never the last. */
 static void park(struct fm_sched *s)

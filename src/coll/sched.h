@@ -66,8 +66,8 @@ int fm_sched_cancel_p2p(struct fm_request *req);
  * blocking call and took 1.13-1.26x its time, where MPI_Start of the same
  * schedule took 0.96-1.05x.  So a schedule whose recording depends on
  * nothing but its key, its communicator and the knobs can be marked
- * reusable; when it ends it is parked (the 8 newest, one per communicator
- * and key) instead of recycled, and a later call on the same communicator
+ * reusable; when it ends it is parked (up to 8, one per communicator and
+ * key) instead of recycled, and a later call on the same communicator
  * with an equal key starts it again as MPI_Start would, under a new tag.  Keys compare handles by
  * address: the schedule holds references to its datatypes and ops, so an
  * address is never another object's while it is parked. */

@@ -99,7 +99,8 @@ static void pull_into(struct fm_request *r, int peer, uint64_t addr, size_t n)
  * Also streamed: buffers whose offsets put the kernel's copy in the
  * aliasing window (util/copy.h), where it runs at a quarter of its speed
  * (256 KiB ping-pong, receive buffer 16 bytes into a page: 89 us pulled,
- * 20 us with both buffers aligned); the pipeline's copies go around it. */
+ * 18-39 streamed, 20 with both buffers aligned): the pipeline's copies go
+ * around it. */
 static int pull_worthwhile(const struct fm_request *r, int peer, const fm_hdr_rndv *h,
                            uint64_t take)
 {
