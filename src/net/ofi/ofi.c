@@ -342,7 +342,7 @@ void fm_ofi_print_info(FILE *out)
         return;
     }
     char names[512];
-    fm_ofi_provider_names(list, names, sizeof names);
+    fm_ofi_provider_names(list, 0, names, sizeof names);
     fprintf(out, "  ofi/found    %s\n", names);
     for (struct fi_info *i = list; i; i = i->next) {
         const char *prov = i->fabric_attr->prov_name;

@@ -129,8 +129,10 @@ int fm_ofi_name_listed(const char *prov, const char *list);
  * the one message for the user (asked, offered, knob). */
 struct fi_info *fm_ofi_choose(struct fi_info *list, const char *include, const char *exclude,
                               const char *domain, int single_node, char *why, size_t whylen);
-/* Comma list of the distinct provider names in `list`. */
-void fm_ofi_provider_names(struct fi_info *list, char *buf, size_t len);
+/* Comma list of the distinct provider names in `list`; usable_only: not
+ * those fabmpi refuses (FM_OFI_QUIRK_UNRELIABLE), for a message that
+ * suggests picking one of them. */
+void fm_ofi_provider_names(struct fi_info *list, int usable_only, char *buf, size_t len);
 /* 1 if i is list's first entry for its provider (fi_getinfo lists one per
  * fabric and domain). */
 int fm_ofi_provider_first(const struct fi_info *list, const struct fi_info *i);

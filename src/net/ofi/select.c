@@ -125,13 +125,14 @@ int fm_ofi_provider_first(const struct fi_info *list, const struct fi_info *i)
     return 1;
 }
 
-void fm_ofi_provider_names(struct fi_info *list, char *buf, size_t len)
+void fm_ofi_provider_names(struct fi_info *list, int usable_only, char *buf, size_t len)
 {
     size_t used = 0;
     buf[0] = '\0';
     for (struct fi_info *i = list; i; i = i->next) {
         const char *name = i->fabric_attr->prov_name;
-        if (!fm_ofi_provider_first(list, i))
+        if (!fm_ofi_provider_first(list, i) ||
+            (usable_only && (fm_ofi_quirks(name) & FM_OFI_QUIRK_UNRELIABLE)))
             continue;
         int w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", name);
         if (w < 0 || (size_t)w >= len - used)
@@ -174,10 +175,10 @@ struct fi_info *fm_ofi_choose(struct fi_info *list, const char *include, const c
     if (best)
         return best;
     char offered[512];
-    fm_ofi_provider_names(list, offered, sizeof offered);
+    fm_ofi_provider_names(list, 1, offered, sizeof offered);
     snprintf(why, whylen,
              "no libfabric provider fits: asked for an RDM endpoint with FI_MSG|FI_TAGGED|FI_RMA "
-             "and send-after-send order%s%s%s%s%s%s%s%s%s%s%s%s; libfabric offered: %s; "
+             "and send-after-send order%s%s%s%s%s%s%s%s%s%s%s%s; libfabric offers usable: %s; "
              "set FABMPI_OFI_PROVIDER_INCLUDE to one of those (and check "
              "FABMPI_OFI_PROVIDER_EXCLUDE, FABMPI_OFI_DOMAIN), or FABMPI_NET=shm on one node",
              include && *include ? ", FABMPI_OFI_PROVIDER_INCLUDE=" : "", include ? include : "",
