@@ -356,6 +356,15 @@ static int flat_ready(MPI_Comm comm, enum kind k, size_t bytes, MPI_Datatype dt,
     return flat;
 }
 
+/* Keys of the replayable flat schedules (coll/sched.h, "Replay"). */
+static const fm_sched_key barrier_key = {.kind = K_BARRIER};
+
+static fm_sched_key allreduce_key(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
+                                  MPI_Op op)
+{
+    return (fm_sched_key){K_ALLREDUCE, sbuf, rbuf, count, dt, op};
+}
+
 void fm_coll_sel_ibarrier(fm_coll_call *cc)
 {
     fm_crma *c;
@@ -364,8 +373,7 @@ void fm_coll_sel_ibarrier(fm_coll_call *cc)
         f = fm_crma_record_flat(cc, c, NULL, NULL, 0, MPI_BYTE, MPI_OP_NULL);
         if (c) {
             FM_PV_INC(coll_barrier_flat);
-            const fm_sched_key key = {.kind = K_BARRIER};
-            fm_sched_reusable(cc, &key);
+            fm_sched_reusable(cc, &barrier_key);
             return;
         }
     }
@@ -378,10 +386,14 @@ void fm_coll_sel_ibarrier(fm_coll_call *cc)
  * were these (coll/sched.h, "Replay"): its recording depends on nothing
  * else but the knobs, which the replay checks.  FABMPI_COLL_VERBOSE
  * records every call, so that each prints its line. */
+static int replay(MPI_Comm comm, const fm_sched_key *key, struct fm_request **req)
+{
+    return !fm_param.COLL_VERBOSE && fm_sched_start_parked(comm, key, req) == FM_OK;
+}
+
 int fm_coll_sel_ibarrier_again(MPI_Comm comm, struct fm_request **req)
 {
-    const fm_sched_key key = {.kind = K_BARRIER};
-    if (fm_param.COLL_VERBOSE || fm_sched_start_parked(comm, &key, req) != FM_OK)
+    if (!replay(comm, &barrier_key, req))
         return 0;
     FM_PV_INC(coll_barrier_flat);
     return 1;
@@ -390,8 +402,8 @@ int fm_coll_sel_ibarrier_again(MPI_Comm comm, struct fm_request **req)
 int fm_coll_sel_iallreduce_again(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
                                  MPI_Op op, MPI_Comm comm, struct fm_request **req)
 {
-    const fm_sched_key key = {K_ALLREDUCE, sbuf, rbuf, count, dt, op};
-    if (fm_param.COLL_VERBOSE || fm_sched_start_parked(comm, &key, req) != FM_OK)
+    const fm_sched_key key = allreduce_key(sbuf, rbuf, count, dt, op);
+    if (!replay(comm, &key, req))
         return 0;
     FM_PV_INC(coll_allreduce_flat);
     return 1;
@@ -406,7 +418,7 @@ void fm_coll_sel_iallreduce(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_
         f = fm_crma_record_flat(cc, c, sbuf, rbuf, count, dt, op);
         if (c) {
             FM_PV_INC(coll_allreduce_flat);
-            const fm_sched_key key = {K_ALLREDUCE, sbuf, rbuf, count, dt, op};
+            const fm_sched_key key = allreduce_key(sbuf, rbuf, count, dt, op);
             fm_sched_reusable(cc, &key);
             return;
         }
