@@ -105,6 +105,13 @@ int fab_am_commit_reply_medium(unsigned handler, size_t nbytes, unsigned nargs,
 int fab_am_token_rank(fab_am_token_t token);
 size_t fab_am_max_medium(void);
 unsigned fab_am_max_args(void);
+/* Requests this rank may have in flight to `rank` (sent, their credits
+ * not back) before the next one waits, or returns FAB_WOULD_BLOCK under
+ * FAB_FLAG_IMMEDIATE: FABMPI_AM_CREDITS_PP, or for a rank on this node
+ * while that is not set, one per KiB of the ring to it.  0 for this rank
+ * itself (requests to oneself take none); FAB_ERR_BAD_ARG for no rank,
+ * FAB_ERR_NOT_INIT outside MPI_Init .. MPI_Finalize. */
+int fab_am_max_credits(int rank);
 
 /* Rank `rank`'s segment: where Long payloads land and what one-sided
  * transfers reach (FABMPI_AM_SEGMENT_SIZE bytes, page-aligned, zeroed). */

@@ -43,6 +43,9 @@
 #include "util/copy.h"
 
 #define MAX_ARGS 16
+/* A peer on this node gets a credit per KiB of the ring to it: about as
+ * many 1 KiB Mediums as the ring holds (fm_am_init). */
+#define AM_RING_BYTES_PER_CREDIT 1024
 #define NHANDLERS (FAB_AM_HANDLER_MAX + 1)
 
 enum { AM_PROTO = FM_PROTO_HANDLER_FIRST };
@@ -112,7 +115,9 @@ static struct {
     int *credits; /* per target: requests it may still take from us */
     int *banked;  /* per requester: credits we owe it */
     int inflight; /* our requests whose credit has not come back */
-    int pp, total, slack;
+    int *slack;   /* per requester: credits we may keep back */
+    int *max_credits; /* per target: what credits[] starts at */
+    int total;
     size_t max_medium;
     size_t packed_long; /* FABMPI_AM_PACKED_LONG_LIMIT */
 } A;
@@ -522,7 +527,7 @@ static void on_am(int peer, const void *msg, size_t len)
         return;
     /* No reply: the credit is banked, sent back with our next message to
      * the requester or, past the slack, by a hidden reply. */
-    if (++A.banked[peer] > A.slack) {
+    if (++A.banked[peer] > A.slack[peer]) {
         struct am_out ack = {.h = {.kind = AM_ACK}};
         send_out(peer, &ack, NULL, 0, SEND_PARK);
     }
@@ -532,6 +537,26 @@ static void on_am(int peer, const void *msg, size_t len)
 
 static int keeps_awake; /* the program registered a handler (fm_progress_awake) */
 
+/* Credits and slack for requests to peer p; 1 when sized to its ring.
+ * A peer reached through a ring of its own (on this node) gets a credit
+ * per AM_RING_BYTES_PER_CREDIT of it while FABMPI_AM_CREDITS_PP is unset,
+ * whose default is set for the network's buffers: a request waiting for a
+ * credit while the ring has room only idles (docs/AM.md, "Credits sized
+ * to the ring", has what it gained). */
+static int credits_for(int p, int *pp, int *slack)
+{
+    size_t ring = fm_peer_net[p] ? fm_peer_net[p]->buffered : 0;
+    size_t by_ring = ring / AM_RING_BYTES_PER_CREDIT;
+    *pp = (int)fm_param.AM_CREDITS_PP;
+    *slack = (int)fm_param.AM_CREDITS_SLACK;
+    if (!fm_param_is_default(&fm_param.AM_CREDITS_PP) || by_ring <= (size_t)*pp)
+        return 0;
+    *pp = by_ring > 65536 ? 65536 : (int)by_ring;
+    if (fm_param_is_default(&fm_param.AM_CREDITS_SLACK))
+        *slack = *pp / 16;
+    return 1;
+}
+
 int fm_am_init(int world_rank, int world_size)
 {
     (void)world_rank;
@@ -540,24 +565,37 @@ int fm_am_init(int world_rank, int world_size)
         return rc;
     A.credits = calloc((size_t)world_size, sizeof *A.credits);
     A.banked = calloc((size_t)world_size, sizeof *A.banked);
-    if (!A.credits || !A.banked)
+    A.slack = calloc((size_t)world_size, sizeof *A.slack);
+    A.max_credits = calloc((size_t)world_size, sizeof *A.max_credits);
+    if (!A.credits || !A.banked || !A.slack || !A.max_credits)
         return FM_ERR_NOMEM;
-    A.pp = (int)fm_param.AM_CREDITS_PP;
+    int pp_max = 0, net_total = 0, ring_total = 0;
+    for (int p = 0; p < world_size; p++) {
+        int ring_sized = credits_for(p, &A.credits[p], &A.slack[p]);
+        A.max_credits[p] = A.credits[p];
+        if (p == fm_world_rank)
+            continue;
+        if (A.credits[p] > pp_max)
+            pp_max = A.credits[p];
+        *(ring_sized ? &ring_total : &net_total) += A.credits[p];
+    }
     A.total = (int)fm_param.AM_CREDITS_TOTAL;
-    if (A.total == 0) /* the seed's default: MIN(256, peers * PP), at least PP */
-        A.total = world_size > 1 ? (world_size - 1) * A.pp < 256 ? (world_size - 1) * A.pp : 256
-                                 : A.pp;
-    if (A.total < A.pp)
-        A.total = A.pp;
+    /* The seed's default: MIN(256, peers * PP) for the network's peers,
+     * and every ring peer's own, at least one peer's worth. */
+    if (A.total == 0)
+        A.total = (net_total < 256 ? net_total : 256) + ring_total;
+    if (A.total < pp_max)
+        A.total = pp_max;
+    if (A.total < (int)fm_param.AM_CREDITS_PP)
+        A.total = (int)fm_param.AM_CREDITS_PP;
     /* Below PP and TOTAL / ranks: what a target keeps back can never hold
      * all of a requester's credits. */
-    A.slack = (int)fm_param.AM_CREDITS_SLACK;
-    if (A.slack > A.pp - 1)
-        A.slack = A.pp - 1;
-    if (A.slack > (A.total - 1) / world_size)
-        A.slack = (A.total - 1) / world_size;
-    for (int p = 0; p < world_size; p++)
-        A.credits[p] = A.pp;
+    for (int p = 0; p < world_size; p++) {
+        if (A.slack[p] > A.credits[p] - 1)
+            A.slack[p] = A.credits[p] - 1;
+        if (A.slack[p] > (A.total - 1) / world_size)
+            A.slack[p] = (A.total - 1) / world_size;
+    }
     A.inflight = 0;
     A.packed_long = fm_param.AM_PACKED_LONG_LIMIT;
     A.max_medium = (size_t)-1;
@@ -566,8 +604,10 @@ int fm_am_init(int world_rank, int world_size)
             A.max_medium = piece(p, 0);
     if ((rc = fm_deliver_register(AM_PROTO, on_am)) != FM_OK)
         return rc;
-    fm_log(1, "active messages: %d credits per peer, %d in all, slack %d; max medium %zu bytes",
-           A.pp, A.total, A.slack, A.max_medium);
+    int first = fm_world_rank == 0 && world_size > 1 ? 1 : 0;
+    fm_log(1, "active messages: %d credits to rank %d (slack %d), %ld to a network peer, %d in "
+              "all; max medium %zu bytes",
+           A.credits[first], first, A.slack[first], fm_param.AM_CREDITS_PP, A.total, A.max_medium);
     A.up = 1;
     return fm_am_rma_init();
 }
@@ -581,7 +621,9 @@ void fm_am_finalize(void)
     }
     free(A.credits);
     free(A.banked);
-    A.credits = A.banked = NULL;
+    free(A.slack);
+    free(A.max_credits);
+    A.credits = A.banked = A.slack = A.max_credits = NULL;
     free(NP[0].buf);
     free(NP[1].buf);
     memset(NP, 0, sizeof NP);
@@ -724,6 +766,17 @@ size_t fab_am_max_medium(void)
 }
 
 unsigned fab_am_max_args(void) { return MAX_ARGS; }
+
+int fab_am_max_credits(int rank)
+{
+    FM_API_LOCK();
+    if (!A.up)
+        return FAB_ERR_NOT_INIT;
+    if (rank < 0 || rank >= fm_world_size)
+        return bad("fab_am_max_credits", "rank=%d is not a rank of MPI_COMM_WORLD (size %d)", rank,
+                   fm_world_size);
+    return rank == fm_world_rank ? 0 : A.max_credits[rank];
+}
 
 int fab_poll(void)
 {

@@ -180,6 +180,8 @@ struct fm_net {
                          * after later small ones) */
     size_t eager_limit; /* largest payload point-to-point sends eagerly (its
                          * knob, bounded by max_msg) */
+    size_t buffered;    /* bytes of messages to one peer it holds before that
+                         * peer takes them in (a ring's size), 0 if unknown */
     /* Set by ops->rma->open(). */
     unsigned rma_caps;  /* FM_NET_RMA_* */
     size_t rma_max;     /* bytes one xfer() may move */

@@ -276,7 +276,21 @@ static void check_immediate(void)
     if (size < 2)
         return;
     const char *pp_env = getenv("FABMPI_AM_CREDITS_PP");
-    int pp = pp_env ? atoi(pp_env) : 32;
+    int pp = fab_am_max_credits(rank == 1 ? 0 : 1); /* rank 0's to rank 1, below */
+    /* Set, it holds for every peer; unset, a peer on this node gets a
+     * credit per KiB of the ring to it (FABMPI_SHM_RING_SIZE, larger on a
+     * crowded node), at least the default 32; one over the network 32. */
+    const char *net = getenv("FABMPI_NET");
+    int provided;
+    CHECK_MPI(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    long ring_credits = (long)(tu_cvar("FABMPI_SHM_RING_SIZE") / 1024);
+    CHECK_MPI(MPI_T_finalize());
+    int want = pp_env                       ? atoi(pp_env)
+               : net && !strcmp(net, "ofi") ? 32
+                                            : (int)(ring_credits > 32 ? ring_credits : 32);
+    CHECK_EQ(pp, want);
+    CHECK_EQ(fab_am_max_credits(rank), 0);
+    CHECK_EQ(fab_am_max_credits(size), FAB_ERR_BAD_ARG);
     /* First every credit rank 1 holds back for rank 0 (banked by the
      * unreplied flood) rides back on a request of rank 1's: then rank 0
      * has all AM_CREDITS_PP for rank 1. */

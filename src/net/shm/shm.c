@@ -177,6 +177,7 @@ static int shm_init(fm_net *n)
     fm_net_shm.max_msg = max;
     fm_net_shm.ordered_max = max; /* one ring per pair: all in order */
     fm_net_shm.eager_limit = fm_param.EAGER_LIMIT;
+    fm_net_shm.buffered = 4 * (max + FM_RING_HDR); /* fm_ring_max_msg: a quarter ring */
     for (int l = 1; l <= s->nlanes; l++) {
         fm_net *ln = &fm_net_shm_lanes[l];
         const fm_net_ops *ops = ln->ops;
