@@ -531,15 +531,14 @@ static void check_progress_thread(void)
      * under TSan, async_seen 0).  The go message is on another
      * communicator, and rank 1 waits a little after it, since rank 0's
      * send of it may poll once after injecting. */
-    if (rank == 0) {
-        CHECK_MPI(MPI_Send(&x, 1, MPI_INT, 1, 19, MPI_COMM_WORLD));
-    } else if (rank == 1) {
+    if (rank == 1) {
         CHECK_MPI(MPI_Recv(&x, 1, MPI_INT, 0, 19, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         struct timespec pause = {0, 20000000};
         nanosleep(&pause, NULL);
         for (int i = 0; i < 5; i++)
             CHECK_MPI(MPI_Send(&x, 1, MPI_INT, 0, 20 + i, c));
     } else if (rank == 0) {
+        CHECK_MPI(MPI_Send(&x, 1, MPI_INT, 1, 19, MPI_COMM_WORLD));
         /* No MPI call: only the progress thread can take the messages in. */
         double t0 = MPI_Wtime();
         while (atomic_load(&async_seen) < 5 && MPI_Wtime() - t0 < 20.0) {
