@@ -569,33 +569,38 @@ int fm_am_init(int world_rank, int world_size)
     A.max_credits = calloc((size_t)world_size, sizeof *A.max_credits);
     if (!A.credits || !A.banked || !A.slack || !A.max_credits)
         return FM_ERR_NOMEM;
-    int pp_max = 0, net_total = 0, ring_total = 0;
+    /* The seed's TOTAL: MIN(256, peers * PP), at least PP; the same on
+     * every rank. */
+    int pp = (int)fm_param.AM_CREDITS_PP;
+    int seed_total = (int)fm_param.AM_CREDITS_TOTAL;
+    if (seed_total == 0)
+        seed_total = world_size > 1 && (world_size - 1) * pp < 256 ? (world_size - 1) * pp : 256;
+    if (seed_total < pp)
+        seed_total = pp;
+    int net_total = 0, ring_total = 0;
     for (int p = 0; p < world_size; p++) {
         int ring_sized = credits_for(p, &A.credits[p], &A.slack[p]);
         A.max_credits[p] = A.credits[p];
-        if (p == fm_world_rank)
-            continue;
-        if (A.credits[p] > pp_max)
-            pp_max = A.credits[p];
-        *(ring_sized ? &ring_total : &net_total) += A.credits[p];
-    }
-    A.total = (int)fm_param.AM_CREDITS_TOTAL;
-    /* The seed's default: MIN(256, peers * PP) for the network's peers,
-     * and every ring peer's own, at least one peer's worth. */
-    if (A.total == 0)
-        A.total = (net_total < 256 ? net_total : 256) + ring_total;
-    if (A.total < pp_max)
-        A.total = pp_max;
-    if (A.total < (int)fm_param.AM_CREDITS_PP)
-        A.total = (int)fm_param.AM_CREDITS_PP;
-    /* Below PP and TOTAL / ranks: what a target keeps back can never hold
-     * all of a requester's credits. */
-    for (int p = 0; p < world_size; p++) {
+        /* What a target keeps back never holds all of a requester's
+         * credits: below the peer's credits, and below TOTAL / ranks where
+         * several targets draw on one TOTAL (seed_total, the same on every
+         * rank, so every target clamps alike).  Peers on this node draw
+         * on their own part of the default TOTAL: their slack sums below
+         * it. */
         if (A.slack[p] > A.credits[p] - 1)
             A.slack[p] = A.credits[p] - 1;
-        if (A.slack[p] > (A.total - 1) / world_size)
-            A.slack[p] = (A.total - 1) / world_size;
+        if ((!ring_sized || fm_param.AM_CREDITS_TOTAL) && A.slack[p] > (seed_total - 1) / world_size)
+            A.slack[p] = (seed_total - 1) / world_size;
+        if (p == fm_world_rank)
+            continue;
+        *(ring_sized ? &ring_total : &net_total) += A.credits[p];
     }
+    /* Default: the seed's for the network's peers, plus every ring peer's
+     * credits (so at least one peer's worth). */
+    A.total = fm_param.AM_CREDITS_TOTAL ? seed_total
+                                        : (net_total < 256 ? net_total : 256) + ring_total;
+    if (A.total < pp)
+        A.total = pp;
     A.inflight = 0;
     A.packed_long = fm_param.AM_PACKED_LONG_LIMIT;
     A.max_medium = (size_t)-1;
