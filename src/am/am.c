@@ -144,7 +144,7 @@ enum send_mode {
 };
 
 /* One message to peer, the credits we owe it riding along. */
-static int send_out(int peer, struct am_out *o, const void *payload, size_t plen,
+static inline __attribute__((always_inline)) int send_out(int peer, struct am_out *o, const void *payload, size_t plen,
                     enum send_mode mode)
 {
     o->h.proto = AM_PROTO;
@@ -229,7 +229,7 @@ static void build(struct am_out *o, unsigned kind, unsigned handler, unsigned na
         memcpy(args_of(o), args, nargs * sizeof *args);
 }
 
-static int check_common(const char *call, unsigned handler, unsigned nargs,
+static inline int check_common(const char *call, unsigned handler, unsigned nargs,
                         const fab_am_arg_t *args, const void *buf, size_t nbytes)
 {
     if (handler < FAB_AM_HANDLER_MIN || handler > FAB_AM_HANDLER_MAX)

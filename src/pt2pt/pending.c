@@ -134,8 +134,7 @@ int fm_send_now(int peer, const void *hdr, size_t hlen, const void *payload, siz
     return fm_net_send(V->peer_net[peer], peer, hdr, hlen, payload, plen);
 }
 
-static __attribute__((noinline)) int send_wait(int peer, const void *hdr, size_t hlen,
-                                               const void *payload, size_t plen)
+int fm_send_wait(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen)
 {
     struct fm_vci *V = &fm_vci0;
     int rc = FM_ERR_AGAIN;
@@ -143,19 +142,6 @@ static __attribute__((noinline)) int send_wait(int peer, const void *hdr, size_t
                   (rc = fm_net_send(V->peer_net[peer], peer, hdr, hlen, payload, plen)) !=
                       FM_ERR_AGAIN);
     return rc;
-}
-
-/* The first try apart from the wait, so a send that goes at once (an
- * active-message flood's every request) saves the wait's frame. */
-int fm_send_or_wait(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen)
-{
-    struct fm_vci *V = &fm_vci0;
-    if (__builtin_expect(!V->pend_head[peer], 1)) {
-        int rc = fm_net_send(V->peer_net[peer], peer, hdr, hlen, payload, plen);
-        if (__builtin_expect(rc != FM_ERR_AGAIN, 1))
-            return rc;
-    }
-    return send_wait(peer, hdr, hlen, payload, plen);
 }
 
 void fm_stream_start(struct fm_request *sreq)

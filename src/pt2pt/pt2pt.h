@@ -10,6 +10,7 @@
 
 #include "core/progress.h"
 #include "core/request.h"
+#include "core/vci.h"
 #include "net/net.h"
 
 enum { FM_SEND_STD = 0, FM_SEND_SYNC = 1, FM_SEND_READY = 2 };
@@ -137,8 +138,20 @@ int fm_send_or_park_copy(int peer, const void *hdr, size_t hlen, const void *pay
                          size_t plen);
 /* Send hdr + payload to peer, after what waits for that peer, making
  * progress until the transport takes it (for senders that may wait: no
- * copy, and the progress made meanwhile frees the room). */
-int fm_send_or_wait(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen);
+ * copy, and the progress made meanwhile frees the room).  The first try is
+ * inline: an active-message request that goes at once (a flood's every
+ * one) pays no call for it; fm_send_wait is the rest. */
+int fm_send_wait(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen);
+static inline int fm_send_or_wait(int peer, const void *hdr, size_t hlen, const void *payload,
+                                  size_t plen)
+{
+    if (__builtin_expect(!fm_vci0.pend_head[peer], 1)) {
+        int rc = fm_net_send(fm_vci0.peer_net[peer], peer, hdr, hlen, payload, plen);
+        if (__builtin_expect(rc != FM_ERR_AGAIN, 1))
+            return rc;
+    }
+    return fm_send_wait(peer, hdr, hlen, payload, plen);
+}
 /* Send now, or FM_ERR_AGAIN with nothing sent (the transport full, or
  * messages queued for that peer). */
 int fm_send_now(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen);
