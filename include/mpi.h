@@ -2,8 +2,9 @@
  *
  * Handles are pointers to opaque library objects; predefined handles are the
  * addresses of library-owned objects, null handles are 0.  Only the
- * procedures fabmpi defines are declared (mpi_proto.h, generated): a program
- * calling one not yet implemented fails to build, never at run time. */
+ * procedures fabmpi defines are declared (mpi_proto.h and pmpi_proto.h,
+ * generated): a program calling one not yet implemented fails to build,
+ * never at run time. */
 #ifndef FABMPI_MPI_H
 #define FABMPI_MPI_H
 
@@ -538,6 +539,7 @@ typedef void MPI_T_event_dropped_cb_function(MPI_Count count,
 /* Every MPI_ procedure fabmpi defines and its PMPI_ twin, generated from the
  * standard's list of procedures (tools/gen-mpi-api). */
 #include "mpi_proto.h"
+#include "pmpi_proto.h"
 
 /* fabmpi's extensions (MPIX_), with their PMPIX_ twins.
  * MPIX_Request_detach: the library completes and frees *request (set to
