@@ -65,6 +65,7 @@ static int vci_setup(struct fm_vci *v, int world_size)
 static void vci_teardown(struct fm_vci *v)
 {
     fm_pending_teardown(v);
+    fm_msg_pool_release(v);
     free(v->rndv_out);
     v->rndv_out = NULL;
 }

@@ -45,6 +45,8 @@ void fm_pack_fill(void *arg, void *dst, size_t len);
 /* A record from v's free list (malloc'd when empty); back to its own. */
 struct fm_message *fm_msg_alloc(struct fm_vci *v, size_t payload);
 void fm_msg_free(struct fm_message *m);
+/* Free v's kept message objects (MPI_Finalize). */
+void fm_msg_pool_release(struct fm_vci *v);
 
 /* The VCI a request belongs to, and the one a communicator's point-to-point
  * (coll 0) or collective (coll 1) traffic travels on. */

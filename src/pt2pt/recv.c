@@ -51,6 +51,15 @@ void fm_msg_free(struct fm_message *m)
     m->vci->msg_free = m;
 }
 
+void fm_msg_pool_release(struct fm_vci *v)
+{
+    while (v->msg_free) {
+        struct fm_message *m = v->msg_free;
+        v->msg_free = m->next_free;
+        free(m);
+    }
+}
+
 /* Copy len bytes at packed offset `off` of the message into r's buffer. */
 static void copy_in(struct fm_request *r, uint64_t off, const void *data, size_t len)
 {
