@@ -1,5 +1,5 @@
 /* am.c — active messages (include/fabmpi/am.h): handlers, requests and
- * replies, credit flow control.
+ * replies.
  *
  * Wire: one transport message per Short and Medium, and per Long up to the
  * transport's ordered message size (net.h ordered_max); a larger Long goes
@@ -8,16 +8,11 @@
  * to that size arrive in order, so the handler runs after every chunk has
  * landed.
  *
- * Credits (the ibv conduit's scheme): a request takes one of the target's
- * FABMPI_AM_CREDITS_PP and one of this rank's FABMPI_AM_CREDITS_TOTAL;
- * every reply gives it back.  When a request handler sends no reply, the
- * target banks the credit and returns it in the next message it sends the
- * requester (every message carries a `credits` count), or in a hidden reply
- * (ACK) once more than FABMPI_AM_CREDITS_SLACK are banked.  SLACK is kept
- * below PP and below TOTAL / (ranks), so a requester out of credits always
- * has some coming back.  Requests to oneself take none (the conduit's
- * loopback: nothing crosses a transport's flow control).  Replies and hidden replies take no credit and
- * never wait: a full transport queues them (copied).
+ * Credits (credits.h): every message carries the credits its sender
+ * owes the receiver; a request handler that sends no reply banks one, and
+ * past the slack a hidden reply (ACK) returns them.  Replies and hidden
+ * replies take no credit and never wait: a full transport queues them
+ * (copied).
  *
  * Everything here runs under the library lock (core/cs.h): handlers run in
  * progress, which only the lock holder makes. */
@@ -30,6 +25,7 @@
 #include <fabmpi/am.h>
 
 #include "am/am.h"
+#include "am/credits.h"
 #include "boot/boot.h"
 #include "boot/world.h"
 #include "core/cs.h"
@@ -43,9 +39,6 @@
 #include "util/copy.h"
 
 #define MAX_ARGS 16
-/* A peer on this node gets a credit per KiB of the ring to it: about as
- * many 1 KiB Mediums as the ring holds (fm_am_init). */
-#define AM_RING_BYTES_PER_CREDIT 1024
 #define NHANDLERS (FAB_AM_HANDLER_MAX + 1)
 
 enum { AM_PROTO = FM_PROTO_HANDLER_FIRST };
@@ -112,12 +105,6 @@ static struct {
     fab_am_fn_t internal[FM_AM_INTERNAL_MAX + 1]; /* the library's own (rma.c) */
     unsigned accept[NHANDLERS]; /* FAB_AM_REQUEST | FAB_AM_REPLY */
     const char *name[NHANDLERS];
-    int *credits; /* per target: requests it may still take from us */
-    int *banked;  /* per requester: credits we owe it */
-    int inflight; /* our requests whose credit has not come back */
-    int *slack;   /* per requester: credits we may keep back */
-    int *max_credits; /* per target: what credits[] starts at */
-    int total;
     size_t max_medium;
     size_t packed_long; /* FABMPI_AM_PACKED_LONG_LIMIT */
 } A;
@@ -148,7 +135,7 @@ static inline __attribute__((always_inline)) int send_out(int peer, struct am_ou
                     enum send_mode mode)
 {
     o->h.proto = AM_PROTO;
-    o->h.credits = (uint32_t)A.banked[peer];
+    o->h.credits = (uint32_t)fm_am_cr.banked[peer];
     /* Every transport takes messages of at least an fm_hdr (OFI checks): a
      * smaller one goes out as one piece, its payload after the header and
      * zeros after that (which the receiver ignores: it reads len bytes). */
@@ -167,7 +154,7 @@ static inline __attribute__((always_inline)) int send_out(int peer, struct am_ou
                                  : fm_send_now(peer, o, hlen, payload, plen);
     if (rc == FM_ERR_AGAIN && mode == SEND_TRY)
         return FAB_WOULD_BLOCK;
-    A.banked[peer] = 0; /* they went with it */
+    fm_am_cr.banked[peer] = 0; /* they went with it */
     if (rc != FM_OK) {
         fm_error_msg("active message to rank %d failed: %s", peer, fm_status_msg(rc));
         fm_boot_abort(1, "fabmpi: an active message could not be sent");
@@ -244,12 +231,6 @@ static inline int check_common(const char *call, unsigned handler, unsigned narg
     return FAB_OK;
 }
 
-/* Requests to oneself take no credit: they never leave the process. */
-static int has_credit(int peer)
-{
-    return peer == fm_world_rank || (A.credits[peer] > 0 && A.inflight < A.total);
-}
-
 static inline int send_request(int kind, int rank, unsigned handler, const void *buf, size_t nbytes,
                         void *dest, unsigned flags, unsigned nargs, const fab_am_arg_t *args);
 
@@ -285,10 +266,10 @@ static inline __attribute__((always_inline)) int send_request(int kind, int rank
                         void *dest, unsigned flags, unsigned nargs, const fab_am_arg_t *args)
 {
     int immediate = (flags & FAB_FLAG_IMMEDIATE) != 0;
-    if (!has_credit(rank)) {
+    if (!fm_am_has_credit(rank)) {
         if (immediate)
             return FAB_WOULD_BLOCK;
-        fm_wait_until(has_credit(rank));
+        fm_wait_until(fm_am_has_credit(rank));
     }
     struct am_out o;
     build(&o, (unsigned)kind, handler, nargs, args, nbytes);
@@ -298,17 +279,13 @@ static inline __attribute__((always_inline)) int send_request(int kind, int rank
     enum send_mode mode = immediate && ((kind & AM_KIND) != AM_LONG || nbytes <= piece(rank, 1))
                               ? SEND_TRY
                               : SEND_WAIT;
-    int credit = rank != fm_world_rank; /* taken before any wait: another
-                                          * thread may send meanwhile */
-    A.credits[rank] -= credit;
-    A.inflight += credit;
+    fm_am_credit_take(rank, 1); /* taken before any wait: another thread
+                                 * may send meanwhile */
     int rc = (kind & AM_KIND) == AM_LONG
                  ? send_long(rank, &o, buf, nbytes, (uint64_t)(uintptr_t)dest, mode)
                  : send_out(rank, &o, buf, nbytes, mode);
-    if (rc == FAB_WOULD_BLOCK) {
-        A.credits[rank] += credit;
-        A.inflight -= credit;
-    }
+    if (rc == FAB_WOULD_BLOCK)
+        fm_am_credit_take(rank, -1);
     return rc;
 }
 
@@ -411,14 +388,12 @@ static int prepare(const char *call, int is_reply, int rank, fab_am_token_t toke
         }
         if (rank < 0 || rank >= fm_world_size)
             return bad(call, "rank=%d is not a rank (0..%d)", rank, fm_world_size - 1);
-        if (!has_credit(rank)) {
+        if (!fm_am_has_credit(rank)) {
             if (flags & FAB_FLAG_IMMEDIATE)
                 return FAB_WOULD_BLOCK;
-            fm_wait_until(has_credit(rank));
+            fm_wait_until(fm_am_has_credit(rank));
         }
-        int credit = rank != fm_world_rank;
-        A.credits[rank] -= credit;
-        A.inflight += credit;
+        fm_am_credit_take(rank, 1);
     }
     P->active = 1;
     P->peer = rank;
@@ -476,8 +451,8 @@ static void on_am(int peer, const void *msg, size_t len)
     int is_reply = (w->kind & AM_REPLY) != 0;
     if (peer != fm_world_rank) {
         int got = (int)w->credits + (is_reply && (w->kind & AM_KIND) != AM_LONG_CHUNK);
-        A.credits[peer] += got;
-        A.inflight -= got;
+        fm_am_cr.credits[peer] += got;
+        fm_am_cr.inflight -= got;
     }
     void *buf = NULL;
     size_t nbytes = 0;
@@ -527,7 +502,7 @@ static void on_am(int peer, const void *msg, size_t len)
         return;
     /* No reply: the credit is banked, sent back with our next message to
      * the requester or, past the slack, by a hidden reply. */
-    if (++A.banked[peer] > A.slack[peer]) {
+    if (++fm_am_cr.banked[peer] > fm_am_cr.slack[peer]) {
         struct am_out ack = {.h = {.kind = AM_ACK}};
         send_out(peer, &ack, NULL, 0, SEND_PARK);
     }
@@ -537,71 +512,14 @@ static void on_am(int peer, const void *msg, size_t len)
 
 static int keeps_awake; /* the program registered a handler (fm_progress_awake) */
 
-/* Credits and slack for requests to peer p; 1 when sized to its ring.
- * A peer reached through a ring of its own (on this node) gets a credit
- * per AM_RING_BYTES_PER_CREDIT of it while FABMPI_AM_CREDITS_PP is unset,
- * whose default is set for the network's buffers: a request waiting for a
- * credit while the ring has room only idles (docs/AM.md, "Credits sized
- * to the ring", has what it gained). */
-static int credits_for(int p, int *pp, int *slack)
-{
-    size_t ring = fm_peer_net[p] ? fm_peer_net[p]->buffered : 0;
-    size_t by_ring = ring / AM_RING_BYTES_PER_CREDIT;
-    *pp = (int)fm_param.AM_CREDITS_PP;
-    *slack = (int)fm_param.AM_CREDITS_SLACK;
-    if (!fm_param_is_default(&fm_param.AM_CREDITS_PP) || by_ring <= (size_t)*pp)
-        return 0;
-    *pp = by_ring > 65536 ? 65536 : (int)by_ring;
-    if (fm_param_is_default(&fm_param.AM_CREDITS_SLACK))
-        *slack = *pp / 16;
-    return 1;
-}
-
 int fm_am_init(int world_rank, int world_size)
 {
     (void)world_rank;
     int rc = fm_am_segments_read(world_size);
     if (rc != FM_OK)
         return rc;
-    A.credits = calloc((size_t)world_size, sizeof *A.credits);
-    A.banked = calloc((size_t)world_size, sizeof *A.banked);
-    A.slack = calloc((size_t)world_size, sizeof *A.slack);
-    A.max_credits = calloc((size_t)world_size, sizeof *A.max_credits);
-    if (!A.credits || !A.banked || !A.slack || !A.max_credits)
-        return FM_ERR_NOMEM;
-    /* The seed's TOTAL: MIN(256, peers * PP), at least PP; the same on
-     * every rank. */
-    int pp = (int)fm_param.AM_CREDITS_PP;
-    int seed_total = (int)fm_param.AM_CREDITS_TOTAL;
-    if (seed_total == 0)
-        seed_total = world_size > 1 && (world_size - 1) * pp < 256 ? (world_size - 1) * pp : 256;
-    if (seed_total < pp)
-        seed_total = pp;
-    int net_total = 0, ring_total = 0;
-    for (int p = 0; p < world_size; p++) {
-        int ring_sized = credits_for(p, &A.credits[p], &A.slack[p]);
-        A.max_credits[p] = A.credits[p];
-        /* What a target keeps back never holds all of a requester's
-         * credits: below the peer's credits, and below TOTAL / ranks where
-         * several targets draw on one TOTAL (seed_total, the same on every
-         * rank, so every target clamps alike).  Peers on this node draw
-         * on their own part of the default TOTAL: their slack sums below
-         * it. */
-        if (A.slack[p] > A.credits[p] - 1)
-            A.slack[p] = A.credits[p] - 1;
-        if ((!ring_sized || fm_param.AM_CREDITS_TOTAL) && A.slack[p] > (seed_total - 1) / world_size)
-            A.slack[p] = (seed_total - 1) / world_size;
-        if (p == fm_world_rank)
-            continue;
-        *(ring_sized ? &ring_total : &net_total) += A.credits[p];
-    }
-    /* Default: the seed's for the network's peers, plus every ring peer's
-     * credits (so at least one peer's worth). */
-    A.total = fm_param.AM_CREDITS_TOTAL ? seed_total
-                                        : (net_total < 256 ? net_total : 256) + ring_total;
-    if (A.total < pp)
-        A.total = pp;
-    A.inflight = 0;
+    if ((rc = fm_am_credits_setup(world_size)) != FM_OK)
+        return rc;
     A.packed_long = fm_param.AM_PACKED_LONG_LIMIT;
     A.max_medium = (size_t)-1;
     for (int p = 0; p < world_size; p++)
@@ -612,7 +530,8 @@ int fm_am_init(int world_rank, int world_size)
     int first = fm_world_rank == 0 && world_size > 1 ? 1 : 0;
     fm_log(1, "active messages: %d credits to rank %d (slack %d), %ld to a network peer, %d in "
               "all; max medium %zu bytes",
-           A.credits[first], first, A.slack[first], fm_param.AM_CREDITS_PP, A.total, A.max_medium);
+           fm_am_cr.credits[first], first, fm_am_cr.slack[first], fm_param.AM_CREDITS_PP,
+           fm_am_cr.total, A.max_medium);
     A.up = 1;
     return fm_am_rma_init();
 }
@@ -624,11 +543,7 @@ void fm_am_finalize(void)
         keeps_awake = 0;
         fm_progress_awake--;
     }
-    free(A.credits);
-    free(A.banked);
-    free(A.slack);
-    free(A.max_credits);
-    A.credits = A.banked = A.slack = A.max_credits = NULL;
+    fm_am_credits_teardown();
     free(NP[0].buf);
     free(NP[1].buf);
     memset(NP, 0, sizeof NP);
@@ -780,7 +695,7 @@ int fab_am_max_credits(int rank)
     if (rank < 0 || rank >= fm_world_size)
         return bad("fab_am_max_credits", "rank=%d is not a rank of MPI_COMM_WORLD (size %d)", rank,
                    fm_world_size);
-    return rank == fm_world_rank ? 0 : A.max_credits[rank];
+    return rank == fm_world_rank ? 0 : fm_am_cr.max_credits[rank];
 }
 
 int fab_poll(void)
