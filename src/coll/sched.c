@@ -69,6 +69,7 @@ struct fm_sched {
     MPI_Status rstatus;       /* p2p: the receive's status */
     struct fm_sched *next;    /* running schedules (fm_vci0.sched_running) */
     int reusable;             /* parked on its communicator when it ends (sched.h) */
+    int parked_at;            /* the slot it was replayed from, or -1 */
     fm_sched_key key;
     unsigned long param_writes; /* fm_param_writes when recorded */
     /* Last, so that a recycled schedule clears only what comes before it
@@ -432,8 +433,13 @@ static int same_key(const fm_sched_key *a, const fm_sched_key *b)
            a->count == b->count && a->dt == b->dt && a->op == b->op;
 }
 
+static unsigned parked_last; /* the slot replayed last: looked at first */
+
 static int parked_find(MPI_Comm comm, const fm_sched_key *key)
 {
+    const unsigned h = parked_last;
+    if (parked[h] && parked[h]->comm == comm && same_key(&parked[h]->key, key))
+        return (int)h;
     for (int i = 0; i < FM_SCHED_PARKED; i++)
         if (parked[i] && parked[i]->comm == comm && same_key(&parked[i]->key, key))
             return i;
@@ -446,7 +452,11 @@ static int parked_find(MPI_Comm comm, const fm_sched_key *key)
  * it completes still holds one, so this is never the last. */
 static void park(struct fm_sched *s)
 {
-    int i = parked_find(s->comm, &s->key);
+    /* Back where it was replayed from, when still free: the loop that
+     * replays it finds it there at once.  (Another schedule of the same
+     * call parked meanwhile may then stay too; one of them is replayed.) */
+    int i = s->parked_at >= 0 && !parked[s->parked_at] ? s->parked_at
+                                                       : parked_find(s->comm, &s->key);
     for (int k = 0; i < 0 && k < FM_SCHED_PARKED; k++)
         if (!parked[k])
             i = k;
@@ -628,6 +638,7 @@ void fm_sched_reusable(fm_coll_call *cc, const fm_sched_key *key)
 {
     struct fm_sched *s = cc->sched;
     s->reusable = 1;
+    s->parked_at = -1;
     s->key = *key;
     s->param_writes = fm_param_writes;
 }
@@ -647,6 +658,8 @@ int fm_sched_start_parked(MPI_Comm comm, const fm_sched_key *key, struct fm_requ
     if (!r)
         return FM_ERR_AGAIN; /* recording anew says why */
     parked[i] = NULL;
+    parked_last = (unsigned)i;
+    s->parked_at = i;
     comm->refcount++; /* the schedule's own reference again */
     FM_PV_INC(coll_sched_replayed);
     /* Every member takes a tag per started collective, replayed or not,

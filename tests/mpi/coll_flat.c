@@ -15,11 +15,14 @@
  * the communicator's cache): several MPI_Iallreduce and an MPI_Ibarrier
  * outstanding at once with blocking calls started in between (lanes are
  * reused while earlier calls may still be reading them), completed in
- * reverse order or by MPI_Waitany; MPI_Allreduce_init and MPI_Barrier_init
+ * reverse order or by MPI_Waitany; the same with calls of more than 2 KiB
+ * and blocking ones of that size between them; one of 4 KiB left unread
+ * by rank 0 while 80 blocking ones go on; MPI_Allreduce_init and MPI_Barrier_init
  * started 60 times, alternating with blocking calls; MPI_Iallreduce one at
  * a time of 4 B to just past 4 KiB.  At 2 members on a node with a core
  * each, the nonblocking and persistent calls run flat too, pushed (each
- * member writes into the other's lane).
+ * member writes into the other's lane; above 2 KiB into its cache, as the
+ * blocking pair).
  *
  * Algorithms: with FABMPI_COLL_VERBOSE=1, world rank 0 checks the line
  * the library printed for each call: "flat" where it must run
@@ -246,6 +249,91 @@ static void check_outstanding(MPI_Datatype mat, MPI_Op op_mat, int by_any)
     }
 }
 
+static void fill(unsigned *v, int n, int who, unsigned salt)
+{
+    for (int i = 0; i < n; i++)
+        v[i] = val(who, i, salt);
+}
+
+static void check_summed(const unsigned *r, int n, unsigned salt, const char *what)
+{
+    for (int i = 0; i < n; i++) {
+        unsigned want = 0;
+        for (int p = 0; p < size; p++)
+            want += val(p, i, salt);
+        if (r[i] != want)
+            tu_fail(__FILE__, __LINE__, "%s: [%d] = %u, want %u", what, i, r[i], want);
+    }
+}
+
+/* Outstanding calls of more than 2 KiB (at 2 members with a core each
+ * they run as the pair, in the cache's ring regions) with blocking ones
+ * of the same size between the starts, so the ring wraps while they are
+ * outstanding; completed in reverse order or by MPI_Waitany. */
+static void check_outstanding_large(int by_any)
+{
+    enum { K = 6, N = 700, BLOCKING = 12 };
+    unsigned *s = tu_malloc(K * N * sizeof *s), *r = tu_malloc(K * N * sizeof *r);
+    unsigned *b = tu_malloc(1024 * sizeof *b);
+    MPI_Request rq[K];
+    for (int k = 0; k < K; k++) {
+        fill(&s[k * N], N, rank, (unsigned)(40 + k));
+        fill(&r[k * N], N, rank, (unsigned)(40 + k));
+        CHECK_MPI(MPI_Iallreduce(k % 2 ? MPI_IN_PLACE : &s[k * N], &r[k * N], N, MPI_UNSIGNED,
+                                 MPI_SUM, MPI_COMM_WORLD, &rq[k]));
+        for (int j = 0; j < BLOCKING; j++) {
+            fill(b, 1024, rank, (unsigned)(60 + j));
+            CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, b, 1024, MPI_UNSIGNED, MPI_SUM, MPI_COMM_WORLD));
+            check_summed(b, 1024, (unsigned)(60 + j), "blocking allreduce between nonblocking ones");
+        }
+    }
+    expect_sched(N * 4, "MPI_Iallreduce of 700 unsigned");
+    for (int done = 0; done < K; done++) {
+        int idx = K - 1 - done;
+        if (by_any)
+            CHECK_MPI(MPI_Waitany(K, rq, &idx, MPI_STATUS_IGNORE));
+        else
+            CHECK_MPI(MPI_Wait(&rq[idx], MPI_STATUS_IGNORE));
+        char what[80];
+        snprintf(what, sizeof what, "outstanding 2800-byte allreduce %d (by %s)", idx,
+                 by_any ? "MPI_Waitany" : "MPI_Wait");
+        check_summed(&r[idx * N], N, (unsigned)(40 + idx), what);
+    }
+    free(s);
+    free(r);
+    free(b);
+}
+
+/* A nonblocking allreduce of 4 KiB left unwaited while 80 blocking ones
+ * of the same size run, rank 0 entering each 200 us late: it then finds
+ * the other's data there and never polls, so its nonblocking call stays
+ * unread until its MPI_Wait.  The other member must not reuse that call's
+ * region meanwhile (at 2 members, where it runs as the pair: `done` is a
+ * watermark, coll/rma/cache.h). */
+static void check_left_unread(void)
+{
+    enum { N = 1024, BLOCKING = 80 };
+    unsigned *s = tu_malloc(N * sizeof *s), *r = tu_malloc(N * sizeof *r);
+    unsigned *b = tu_malloc(N * sizeof *b);
+    fill(s, N, rank, 70);
+    MPI_Request rq;
+    CHECK_MPI(MPI_Iallreduce(s, r, N, MPI_UNSIGNED, MPI_SUM, MPI_COMM_WORLD, &rq));
+    for (int j = 0; j < BLOCKING; j++) {
+        if (rank == 0) {
+            struct timespec nap = {0, 200 * 1000};
+            nanosleep(&nap, NULL);
+        }
+        fill(b, N, rank, (unsigned)(71 + j));
+        CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, b, N, MPI_UNSIGNED, MPI_SUM, MPI_COMM_WORLD));
+        check_summed(b, N, (unsigned)(71 + j), "blocking allreduce after an unwaited one");
+    }
+    CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    check_summed(r, N, 70, "nonblocking allreduce waited for after 80 blocking ones");
+    free(s);
+    free(r);
+    free(b);
+}
+
 /* Persistent allreduce and barrier, started again and again, with a
  * blocking allreduce between some starts. */
 static void check_persistent(void)
@@ -345,8 +433,11 @@ int main(int argc, char **argv)
         for (int in_place = 0; in_place < 2; in_place++)
             check_isum(icounts[k], in_place, (unsigned)(20 + k));
     check_barrier();
-    for (int by_any = 0; by_any < 2; by_any++)
+    for (int by_any = 0; by_any < 2; by_any++) {
         check_outstanding(mat, op_mat, by_any);
+        check_outstanding_large(by_any);
+    }
+    check_left_unread();
     check_persistent();
 
     MPI_Type_free(&mat);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "coll/rma/coll_rma.h"
+#include "boot/boot.h"
 #include "core/world.h"
 #include "dtype/dtype.h"
 #include "core/comm.h"
@@ -123,7 +124,47 @@ void fm_crma_release(MPI_Comm comm)
         return;
     c->be->detach(c);
     free(c->known_done);
+    free(c->ahead);
     free(c);
+}
+
+/* Room for finished calls up to `gap` past done: a window of bits indexed
+ * by seq modulo its size, grown (rarely: a nonblocking call left unpolled
+ * while blocking ones go on) by moving the set bits over. */
+static void ahead_room(fm_crma *c, uint64_t gap)
+{
+    if (gap < c->ahead_bits)
+        return;
+    uint64_t bits = c->ahead_bits ? c->ahead_bits : 256;
+    while (bits <= gap)
+        bits *= 2;
+    uint64_t *w = calloc(bits / 64, sizeof *w);
+    if (!w)
+        fm_boot_abort(1, "fabmpi: out of memory recording the order in which collectives "
+                         "finished (one-sided collective cache)");
+    for (uint64_t s = c->done + 1; c->ahead && s <= c->done + c->ahead_bits; s++)
+        if (c->ahead[s % c->ahead_bits / 64] >> (s % 64) & 1)
+            w[s % bits / 64] |= 1ull << (s % 64);
+    free(c->ahead);
+    c->ahead = w;
+    c->ahead_bits = bits;
+}
+
+void fm_crma_finish_late(fm_crma *c, uint64_t seq)
+{
+    ahead_room(c, seq - c->done);
+    c->ahead[seq % c->ahead_bits / 64] |= 1ull << (seq % 64);
+    c->nahead++;
+    uint64_t s = c->done + 1;
+    for (; c->nahead && c->ahead[s % c->ahead_bits / 64] >> (s % 64) & 1; s++) {
+        c->ahead[s % c->ahead_bits / 64] &= ~(1ull << (s % 64));
+        c->nahead--;
+    }
+    if (s - 1 == c->done)
+        return;
+    c->done = s - 1;
+    fm_crma_word *w = (fm_crma_word *)(void *)(c->self + FM_CRMA_OFF_DONE);
+    atomic_store_explicit(&w->v, c->done, memory_order_release);
 }
 
 fm_crma_region fm_crma_take(fm_crma *c, uint64_t seq, size_t need, int inl)

@@ -21,7 +21,9 @@
  * beats reading from the writer's there (blocking 8 B allreduce, 2 bound
  * ranks, 3 alternated runs: pulled flat 0.47-0.50 us, the pair 0.36-0.41).
  * What follows holds with "the lane a member reads" for "its own lane"
- * (so only the other member's reading is checked).
+ * (so only the other member's reading is checked).  Scheduled pushed
+ * calls of more than FM_CRMA_PUSH_PAIR_ABOVE bytes take no lane: they run
+ * the blocking pair's steps (fm_crma_pair_*, reduce.c) in the ring regions.
  *
  * Lanes: each member publishes in its own segment's flat lanes, which no
  * other algorithm touches (the ring regions and flag sets the others use
@@ -74,12 +76,24 @@ typedef struct flat_call {
     int published;   /* scheduled: past the publishing */
     MPI_Comm comm;   /* chosen at each start (c NULL at recording): its cache or not */
     int nalt;        /* steps of the two-sided alternative after the flat ones */
+    int pair;        /* scheduled and pushed: run as the blocking pair does (p) */
+    fm_crma_pair_call p;
 } flat_call;
+
 
 /* Take the next call number and lane (at the call, or at MPI_Start). */
 static void flat_begin(flat_call *f, int scheduled)
 {
     fm_crma *c = f->c;
+    f->next = 0;
+    f->published = 0;
+    f->push = c->flat_push;
+    f->pair = scheduled && f->push && f->op != MPI_OP_NULL && f->bytes > FM_CRMA_PUSH_PAIR_ABOVE;
+    if (f->pair) { /* f->p holds the arguments since the recording */
+        fm_crma_pair_begin(c, &f->p);
+        f->seq = f->p.seq;
+        return;
+    }
     f->lane = (int)(c->flat_calls++ % FM_CRMA_FLAT_LANES);
     f->seq = ++c->seq;
     f->prev = c->flat_prev[f->lane];
@@ -87,9 +101,6 @@ static void flat_begin(flat_call *f, int scheduled)
     f->flag = FM_CRMA_OFF_FLAT(f->lane);
     f->check = (c->flat_nb & 3) != 0;
     c->flat_nb = (c->flat_nb << 1 | (unsigned)scheduled) & 3;
-    f->push = c->flat_push;
-    f->next = 0;
-    f->published = 0;
 }
 
 static uint64_t *known_read(fm_crma *c, int member)
@@ -301,18 +312,20 @@ static int step_flat(fm_coll_call *cc, void *arg)
     if (f->next < 0) /* the first poll of this start: it runs within the call */
         flat_begin(f, 1);
     if (!f->published) {
-        if (!flat_publish(f))
+        if (!(f->pair ? fm_crma_pair_publish(f->c, &f->p) : flat_publish(f)))
             return 0;
         f->published = 1;
     }
-    if (!flat_all_in(f))
-        return 0;
-    fm_cc_fail(cc, flat_end(f));
-    /* `done` only ever grows: a blocking call may have finished after this
-     * one started (the region checks it serves never wait for flat calls). */
-    fm_crma_word *done = (fm_crma_word *)(void *)(f->c->self + FM_CRMA_OFF_DONE);
-    if (atomic_load_explicit(&done->v, memory_order_relaxed) < f->seq)
+    if (f->pair) {
+        if (!fm_crma_test(f->c, fm_crma_pair_flag(f->c, &f->p), f->seq))
+            return 0;
+        fm_cc_fail(cc, fm_crma_pair_end(f->c, &f->p)); /* it finishes the call */
+    } else {
+        if (!flat_all_in(f))
+            return 0;
+        fm_cc_fail(cc, flat_end(f));
         fm_crma_finish(f->c, f->seq);
+    }
     f->next = -1; /* the next start takes a new number */
     return 1 + f->nalt;
 }
@@ -328,6 +341,9 @@ void *fm_crma_record_flat(fm_coll_call *cc, fm_crma *c, const void *sbuf, void *
     *f = (flat_call){.c = c, .sbuf = sbuf, .rbuf = rbuf, .count = count, .dt = dt, .op = op,
                      .bytes = op == MPI_OP_NULL ? 0 : (size_t)count * (size_t)dt->size,
                      .next = -1, .comm = cc->comm};
+    const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    f->p = (fm_crma_pair_call){.out = mine, .out_count = count, .mine = mine, .count = count,
+                               .rbuf = rbuf, .dt = dt, .op = op};
     if (!c)
         fm_sched_add_poll(cc, step_choose, f, NULL, NULL);
     fm_sched_add_poll(cc, step_flat, f, dt, op == MPI_OP_NULL ? NULL : op);

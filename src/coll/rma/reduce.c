@@ -179,48 +179,79 @@ int fm_crma_reduce(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count, MP
     return rc;
 }
 
-int fm_crma_pair(fm_crma *c, const void *out, MPI_Count out_count, const void *mine,
-                 MPI_Count count, void *rbuf, MPI_Datatype dt, MPI_Op op)
+/* The steps inlined into the blocking pair (one function, as fast as it
+ * was before it had steps), and out of line for flat.c. */
+#define PAIR_STEP static inline __attribute__((always_inline))
+
+PAIR_STEP void pair_begin(fm_crma *c, fm_crma_pair_call *p)
 {
-    const uint64_t seq = ++c->seq;
-    const int rank = c->rank, peer = 1 - rank;
-    const size_t out_bytes = (size_t)out_count * (size_t)dt->size;
-    const size_t bytes = (size_t)count * (size_t)dt->size;
+    p->seq = ++c->seq;
+    const size_t out_bytes = (size_t)p->out_count * (size_t)p->dt->size;
+    const size_t bytes = (size_t)p->count * (size_t)p->dt->size;
     /* Both members take a slot of the larger of the two blocks. */
     const size_t most = out_bytes > bytes ? out_bytes : bytes;
-    const fm_crma_region r =
-        fm_crma_take(c, seq, 2 * ((most + 63) / 64 * 64), most <= FM_CRMA_INLINE);
-    void *raw = NULL;
+    p->r = fm_crma_take(c, p->seq, 2 * ((most + 63) / 64 * 64), most <= FM_CRMA_INLINE);
+}
 
-    fm_crma_wait_peer(c, peer, r.after);
-    int rc = fm_crma_write(c, peer, slot_off(&r, rank), out, out_count, dt);
-    int src = fm_crma_signal_stamped(c, peer, FM_CRMA_OFF_SLOT(r.lane, rank), seq,
-                                     rc == FM_OK ? fm_crma_call_stamp(out_bytes, &r)
+PAIR_STEP int pair_publish(fm_crma *c, fm_crma_pair_call *p)
+{
+    const int peer = 1 - c->rank;
+    if (c->known_done[peer] < p->r.after &&
+        (c->known_done[peer] = c->be->peek(c, peer, FM_CRMA_OFF_DONE)) < p->r.after)
+        return 0; /* its slot still holds a call it has not finished */
+    const size_t out_bytes = (size_t)p->out_count * (size_t)p->dt->size;
+    int rc = fm_crma_write(c, peer, slot_off(&p->r, c->rank), p->out, p->out_count, p->dt);
+    int src = fm_crma_signal_stamped(c, peer, FM_CRMA_OFF_SLOT(p->r.lane, c->rank), p->seq,
+                                     rc == FM_OK ? fm_crma_call_stamp(out_bytes, &p->r)
                                                  : FM_CRMA_STAMP_ERR);
+    p->rc = rc == FM_OK ? src : rc;
+    return 1;
+}
+
+PAIR_STEP int pair_end(fm_crma *c, fm_crma_pair_call *p)
+{
+    const int rank = c->rank, peer = 1 - rank;
+    const MPI_Count count = p->count;
+    const MPI_Datatype dt = p->dt;
+    const size_t bytes = (size_t)count * (size_t)dt->size;
+    void *raw = NULL;
+    int rc = p->rc;
     if (rc == FM_OK)
-        rc = src;
-    fm_crma_wait(c, FM_CRMA_OFF_SLOT(r.lane, peer), seq);
-    if (rc == FM_OK)
-        rc = fm_crma_check_stamp(c, FM_CRMA_OFF_SLOT(r.lane, peer),
-                                 fm_crma_call_stamp(bytes, &r));
-    void *theirs = rc == FM_OK ? slot_view(c, &r, peer, count, dt, bytes, &raw) : NULL;
+        rc = fm_crma_check_stamp(c, FM_CRMA_OFF_SLOT(p->r.lane, peer),
+                                 fm_crma_call_stamp(bytes, &p->r));
+    void *theirs = rc == FM_OK ? slot_view(c, &p->r, peer, count, dt, bytes, &raw) : NULL;
     if (rc == FM_OK && !theirs)
         rc = FM_ERR_NOMEM;
     if (rc == FM_OK && rank == 0) {
         /* theirs = mine op theirs, in the slot (or its scratch copy) */
-        rc = fm_op_apply(op, mine, theirs, count, dt);
+        rc = fm_op_apply(p->op, p->mine, theirs, count, dt);
         if (rc == FM_OK)
-            rc = fm_dt_copy(theirs, count, dt, rbuf, count, dt);
+            rc = fm_dt_copy(theirs, count, dt, p->rbuf, count, dt);
     } else if (rc == FM_OK) {
         /* rbuf = theirs op mine */
-        if (mine != rbuf)
-            rc = fm_dt_copy(mine, count, dt, rbuf, count, dt);
+        if (p->mine != p->rbuf)
+            rc = fm_dt_copy(p->mine, count, dt, p->rbuf, count, dt);
         if (rc == FM_OK)
-            rc = fm_op_apply(op, theirs, rbuf, count, dt);
-        if (!r.inl)
-            fm_crma_claim(c, slot_off(&r, peer), bytes);
+            rc = fm_op_apply(p->op, theirs, p->rbuf, count, dt);
+        if (!p->r.inl)
+            fm_crma_claim(c, slot_off(&p->r, peer), bytes);
     }
-    fm_crma_finish(c, seq);
+    fm_crma_finish(c, p->seq);
     fm_coll_tmp_free(raw);
     return rc;
 }
+
+int fm_crma_pair(fm_crma *c, const void *out, MPI_Count out_count, const void *mine,
+                 MPI_Count count, void *rbuf, MPI_Datatype dt, MPI_Op op)
+{
+    fm_crma_pair_call p = {.out = out, .out_count = out_count, .mine = mine, .count = count,
+                           .rbuf = rbuf, .dt = dt, .op = op};
+    pair_begin(c, &p);
+    fm_wait_until(pair_publish(c, &p));
+    fm_crma_wait(c, fm_crma_pair_flag(c, &p), p.seq);
+    return pair_end(c, &p);
+}
+
+void fm_crma_pair_begin(fm_crma *c, fm_crma_pair_call *p) { pair_begin(c, p); }
+int fm_crma_pair_publish(fm_crma *c, fm_crma_pair_call *p) { return pair_publish(c, p); }
+int fm_crma_pair_end(fm_crma *c, fm_crma_pair_call *p) { return pair_end(c, p); }

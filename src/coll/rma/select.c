@@ -135,10 +135,9 @@ static int flat_fits(MPI_Comm comm, size_t bytes, MPI_Datatype dt)
 
 /* The flat algorithm's pushed form (flat.c), for nonblocking and persistent
  * calls: two members on a node with a core each, up to a lane's bytes of a
- * contiguous type.  Blocking calls there take the pair (fm_crma_pair),
- * which has no size limit below the cache's and was faster at 4 KiB (1.58-
- * 1.69 against 1.85-1.97 us pushed); schedules cannot run it (its regions
- * are freed as if calls ended in order).  bench/
+ * contiguous type; above FM_CRMA_PUSH_PAIR_ABOVE as the pair that blocking
+ * calls there take (fm_crma_pair, no size limit below the cache's; in a
+ * schedule since `done` became a watermark, cache.h).  bench/
  * allreduce_persistent.c, 2 ranks bound, 10 alternated runs, medians,
  * two-sided schedule -> pushed: MPI_Iallreduce + MPI_Wait of 8 B 0.670 ->
  * 0.462 us, MPI_Start + MPI_Wait 0.403 -> 0.297 (the blocking pair 0.33). */
@@ -348,7 +347,9 @@ static int flat_ready(MPI_Comm comm, enum kind k, size_t bytes, MPI_Datatype dt,
                      bytes,
                      !flat     ? "two-sided — "
                      : crowded ? "rma over shm flat (one round of flags)"
-                               : "rma over shm flat, pushed (each member writes into the other's lane)",
+                     : bytes > FM_CRMA_PUSH_PAIR_ABOVE
+                         ? "rma over shm pair, pushed (each member writes its vector into the other's cache)"
+                         : "rma over shm flat, pushed (each member writes into the other's lane)",
                      !flat ? why
                      : *c  ? ""
                            : " once a blocking collective has set up the one-sided cache, "
