@@ -5,12 +5,16 @@
  *   t_total     started, then a compute loop lasting t_pure with no MPI
  *               call in it, then waited for;
  *   overlap %   100 * (1 - (t_total - t_compute) / t_pure), clipped to
- *               0..100, with t_compute the loop alone.
+ *               0..100, with t_compute the loop alone;
+ *   pure/blocking  the median over repetitions of each one's t_pure over
+ *               its t_blocking (timed one after the other: a change of
+ *               machine state between repetitions cancels out).
  * t_blocking and t_pure are timed in alternation, repetition by
- * repetition (measure_both).  Sizes 4 KiB and 1 MiB (bytes per rank: the vector for allreduce, each
- * block for alltoall), on MPI_COMM_WORLD; times are medians over
- * repetitions on the slowest rank, in microseconds.  Output, one line
- * per row:  <collective> <bytes> <t_blocking> <t_pure> <t_total> <overlap>. */
+ * repetition (measure_both).  Sizes 4 KiB and 1 MiB (bytes per rank: the
+ * vector for allreduce, each block for alltoall), on MPI_COMM_WORLD; times
+ * are medians over repetitions on the slowest rank, in microseconds.
+ * Output, one line per row:
+ *   <collective> <bytes> <t_blocking> <t_pure> <t_total> <overlap> <pure/blocking> */
 #include "bench.h"
 
 #include <math.h>
@@ -85,7 +89,7 @@ static double measure(bench_opts *o, void (*fn)(void *, long), struct ctx *c)
  * machine's state between the blocks (bench/RESULTS.md: the fast and slow
  * states) moved their ratio by more than the 1.1 it is judged by: the same
  * library gave 1.06-1.46 at 4 KiB from run to run. */
-static void measure_both(bench_opts *o, struct ctx *c, double *tb, double *tp)
+static void measure_both(bench_opts *o, struct ctx *c, double *tb, double *tp, double *ratio)
 {
     long iters[2];
     double t[2][101];
@@ -101,8 +105,12 @@ static void measure_both(bench_opts *o, struct ctx *c, double *tb, double *tp)
             run(c, iters[c->blocking]);
             t[c->blocking][r] = bench_max_time(MPI_Wtime() - t0) / (double)iters[c->blocking];
         }
+    double q[101];
+    for (int r = 0; r < o->reps; r++)
+        q[r] = t[0][r] / t[1][r];
     *tb = bench_median(t[1], o->reps);
     *tp = bench_median(t[0], o->reps);
+    *ratio = bench_median(q, o->reps);
 }
 
 int main(int argc, char **argv)
@@ -116,14 +124,14 @@ int main(int argc, char **argv)
         c.in[i] = (double)(o.rank + 1);
     if (o.rank == 0)
         printf("# nbc_overlap: %d ranks; collective bytes t_blocking_us t_pure_us t_total_us "
-               "overlap_pct\n", o.size);
+               "overlap_pct pure_over_blocking\n", o.size);
     for (int w = ALLREDUCE; w <= ALLTOALL; w++) {
         for (int k = 0; k < 2; k++) {
             c.which = w;
             c.bytes = sizes[k];
             c.compute = 0;
-            double tb, tp;
-            measure_both(&o, &c, &tb, &tp);
+            double tb, tp, ratio;
+            measure_both(&o, &c, &tb, &tp, &ratio);
             c.blocking = 0;
             c.compute = tp;
             double tc = measure(&o, compute_only, &c);
@@ -131,8 +139,8 @@ int main(int argc, char **argv)
             double ov = 100.0 * (1.0 - (tt - tc) / tp);
             ov = ov < 0 ? 0 : ov > 100 ? 100 : ov;
             if (o.rank == 0)
-                printf("%s %ld %.2f %.2f %.2f %.1f\n", names[w], c.bytes, tb * 1e6, tp * 1e6,
-                       tt * 1e6, ov);
+                printf("%s %ld %.2f %.2f %.2f %.1f %.3f\n", names[w], c.bytes, tb * 1e6, tp * 1e6,
+                       tt * 1e6, ov, ratio);
         }
     }
     free(c.in);
