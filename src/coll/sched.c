@@ -281,6 +281,11 @@ static void sched_drop(struct fm_sched *s, int holds_comm)
             (s->steps[i].kind == FM_STEP_POLL && s->steps[i].op))
             fm_op_release(s->steps[i].op);
     }
+    if (s->reusable) {
+        if (s->key.op && s->key.op != MPI_OP_NULL)
+            fm_op_release(s->key.op);
+        s->reusable = 0;
+    }
     for (int i = 0; i < s->nkeep; i++)
         fm_coll_tmp_free(s->keep[i]);
     struct fm_vci *v = &fm_vci0;
@@ -430,7 +435,8 @@ static unsigned parked_next; /* the slot to reuse when none is free */
 static int same_key(const fm_sched_key *a, const fm_sched_key *b)
 {
     return a->kind == b->kind && a->sbuf == b->sbuf && a->rbuf == b->rbuf &&
-           a->count == b->count && a->dt == b->dt && a->op == b->op;
+           a->count == b->count && a->dt == b->dt && a->op == b->op && a->count2 == b->count2 &&
+           a->dt2 == b->dt2 && a->root == b->root;
 }
 
 static unsigned parked_last; /* the slot replayed last: looked at first */
@@ -641,6 +647,20 @@ void fm_sched_reusable(fm_coll_call *cc, const fm_sched_key *key)
     s->parked_at = -1;
     s->key = *key;
     s->param_writes = fm_param_writes;
+    /* The key's op too, not only the steps': a member whose steps never
+     * use it (a leaf of a reduce) would otherwise match a new op at a
+     * freed one's address, whose commutativity may give another tree.
+     * (Every call with an op checked it, on every member.)  Datatypes need
+     * not be held: whatever moves bytes holds its own, and a datatype the
+     * steps do not use may be an argument the call ignores here. */
+    if (key->op && key->op != MPI_OP_NULL)
+        fm_op_retain(key->op);
+}
+
+int fm_sched_replay(MPI_Comm comm, const fm_sched_key *key, struct fm_request **req)
+{
+    /* FABMPI_COLL_VERBOSE records every call, so that each prints its line. */
+    return !fm_param.COLL_VERBOSE && fm_sched_start_parked(comm, key, req) == FM_OK;
 }
 
 int fm_sched_start_parked(MPI_Comm comm, const fm_sched_key *key, struct fm_request **req)

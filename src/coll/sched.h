@@ -71,18 +71,28 @@ int fm_sched_cancel_p2p(struct fm_request *req);
  * with an equal key starts it again as MPI_Start would, under a new tag.  Keys compare handles by
  * address: the schedule holds references to its datatypes and ops, so an
  * address is never another object's while it is parked. */
+enum fm_sched_key_kind {
+    FM_SK_BARRIER = 1, FM_SK_ALLREDUCE, FM_SK_BCAST, FM_SK_REDUCE, FM_SK_GATHER, FM_SK_SCATTER,
+    FM_SK_ALLGATHER, FM_SK_ALLTOALL, FM_SK_REDUCE_SCATTER_BLOCK, FM_SK_SCAN, FM_SK_EXSCAN
+};
 typedef struct fm_sched_key {
-    int kind;              /* the caller's: which collective */
+    int kind;              /* which collective: fm_sched_key_kind */
     const void *sbuf;
     void *rbuf;
-    MPI_Count count;
+    MPI_Count count;       /* the send side's (count, dt), or the only one */
     MPI_Datatype dt;
     MPI_Op op;
+    MPI_Count count2;      /* the receive side's, where it has its own */
+    MPI_Datatype dt2;
+    int root;
 } fm_sched_key;
 void fm_sched_reusable(fm_coll_call *cc, const fm_sched_key *key);
 /* Start the schedule parked on comm if its key equals *key and no knob
  * changed since it was recorded: FM_OK with *req, else FM_ERR_AGAIN. */
 int fm_sched_start_parked(MPI_Comm comm, const fm_sched_key *key, struct fm_request **req);
+/* fm_sched_start_parked unless FABMPI_COLL_VERBOSE asks every call to be
+ * recorded (each prints its line): 1 when it started one. */
+int fm_sched_replay(MPI_Comm comm, const fm_sched_key *key, struct fm_request **req);
 /* Communicator destroy hook: drop its parked schedule. */
 void fm_sched_comm_destroyed(MPI_Comm comm);
 

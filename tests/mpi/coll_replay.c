@@ -1,6 +1,8 @@
-/* coll_replay: MPI_Iallreduce and MPI_Ibarrier called again with the same
- * arguments replay the schedule recorded the time before (coll/sched.h,
- * "Replay").  What must hold whether a call replays or records:
+/* coll_replay: MPI_Iallreduce, MPI_Ibarrier and MPI_Ibcast called again
+ * with the same arguments replay the schedule recorded the time before
+ * (coll/sched.h, "Replay"; the other nonblocking collectives with fixed
+ * counts too: coll_replay_kinds).  What must hold whether a call replays or
+ * records:
  *   - exact results while the buffers' contents change from call to call,
  *     with the calls alternating between buffer pairs and sizes (each
  *     change of arguments records anew), a two-sided nonblocking
@@ -85,11 +87,13 @@ int main(int argc, char **argv)
     if (expect) {
         /* 60 + 20 + 12 allreduces, all flat on 2 members with a core each
          * (3 argument sets), or on a crowded node only the 12 of 24 bytes
-         * (4 KiB is past the pulled flat size); 60 barriers. */
+         * (4 KiB is past the pulled flat size); 60 barriers; 15 two-sided
+         * Ibcasts of the same arguments. */
         long long sets = d[C_FLAT] == 92 ? 3 : d[C_FLAT] == 12 ? 1 : -1;
         CHECKF(sets > 0, "%lld flat allreduces: want 92 (2 members) or 12 (crowded)", d[C_FLAT]);
-        CHECKF(d[C_REPLAY] == d[C_FLAT] - sets + 59,
-               "%lld replays for %lld flat allreduces of %lld argument sets and 60 barriers",
+        CHECKF(d[C_REPLAY] == d[C_FLAT] - sets + 59 + 14,
+               "%lld replays for %lld flat allreduces of %lld argument sets, 60 barriers and "
+               "15 Ibcasts",
                d[C_REPLAY], d[C_FLAT], sets);
     }
 

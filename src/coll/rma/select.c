@@ -358,12 +358,13 @@ static int flat_ready(MPI_Comm comm, enum kind k, size_t bytes, MPI_Datatype dt,
 }
 
 /* Keys of the replayable flat schedules (coll/sched.h, "Replay"). */
-static const fm_sched_key barrier_key = {.kind = K_BARRIER};
+static const fm_sched_key barrier_key = {.kind = FM_SK_BARRIER};
 
 static fm_sched_key allreduce_key(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
                                   MPI_Op op)
 {
-    return (fm_sched_key){K_ALLREDUCE, sbuf, rbuf, count, dt, op};
+    return (fm_sched_key){.kind = FM_SK_ALLREDUCE, .sbuf = sbuf, .rbuf = rbuf, .count = count,
+                          .dt = dt, .op = op};
 }
 
 void fm_coll_sel_ibarrier(fm_coll_call *cc)
@@ -383,18 +384,9 @@ void fm_coll_sel_ibarrier(fm_coll_call *cc)
     fm_crma_record_flat_alt_end(cc, f, first);
 }
 
-/* The flat schedule recorded by the last such call, when its arguments
- * were these (coll/sched.h, "Replay"): its recording depends on nothing
- * else but the knobs, which the replay checks.  FABMPI_COLL_VERBOSE
- * records every call, so that each prints its line. */
-static int replay(MPI_Comm comm, const fm_sched_key *key, struct fm_request **req)
-{
-    return !fm_param.COLL_VERBOSE && fm_sched_start_parked(comm, key, req) == FM_OK;
-}
-
 int fm_coll_sel_ibarrier_again(MPI_Comm comm, struct fm_request **req)
 {
-    if (!replay(comm, &barrier_key, req))
+    if (!fm_sched_replay(comm, &barrier_key, req))
         return 0;
     FM_PV_INC(coll_barrier_flat);
     return 1;
@@ -404,7 +396,7 @@ int fm_coll_sel_iallreduce_again(const void *sbuf, void *rbuf, MPI_Count count, 
                                  MPI_Op op, MPI_Comm comm, struct fm_request **req)
 {
     const fm_sched_key key = allreduce_key(sbuf, rbuf, count, dt, op);
-    if (!replay(comm, &key, req))
+    if (!fm_sched_replay(comm, &key, req))
         return 0;
     FM_PV_INC(coll_allreduce_flat);
     return 1;
