@@ -17,8 +17,9 @@
  * reused while earlier calls may still be reading them), completed in
  * reverse order or by MPI_Waitany; the same with calls of more than 2 KiB
  * and blocking ones of that size between them; one of 4 KiB left unread
- * by rank 0 while 80 blocking ones go on; MPI_Allreduce_init and MPI_Barrier_init
- * started 60 times, alternating with blocking calls; MPI_Iallreduce one at
+ * by rank 0 while 80 blocking ones go on; MPI_Allreduce_init (8 and 4000
+ * bytes) and MPI_Barrier_init started 60 times, alternating with blocking
+ * calls; MPI_Iallreduce one at
  * a time of 4 B to just past 4 KiB.  At 2 members on a node with a core
  * each, the nonblocking and persistent calls run flat too, pushed (each
  * member writes into the other's lane; above 2 KiB into its cache, as the
@@ -338,14 +339,21 @@ static void check_left_unread(void)
  * blocking allreduce between some starts. */
 static void check_persistent(void)
 {
+    enum { NB = 1000 }; /* 4000 bytes: at 2 members with a core each, the pair */
     long in = 0, out = 0;
-    MPI_Request rq[2];
+    unsigned *bin = tu_malloc(NB * sizeof *bin), *bout = tu_malloc(NB * sizeof *bout);
+    MPI_Request rq[3];
     CHECK_MPI(MPI_Allreduce_init(&in, &out, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL,
                                  &rq[0]));
+    CHECK_MPI(MPI_Allreduce_init(bin, bout, NB, MPI_UNSIGNED, MPI_SUM, MPI_COMM_WORLD,
+                                 MPI_INFO_NULL, &rq[2]));
+    expect_sched(NB * 4, "MPI_Allreduce_init of 1000 unsigned");
     CHECK_MPI(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &rq[1]));
     for (int it = 0; it < 60; it++) {
         in = rank * 100 + it;
         out = -1;
+        fill(bin, NB, rank, (unsigned)(200 + it));
+        CHECK_MPI(MPI_Start(&rq[2]));
         if (it % 2)
             CHECK_MPI(MPI_Startall(2, rq));
         else
@@ -362,10 +370,14 @@ static void check_persistent(void)
         if (out != want)
             tu_fail(__FILE__, __LINE__, "persistent allreduce, start %d: %ld, want %ld", it, out,
                     want);
+        CHECK_MPI(MPI_Wait(&rq[2], MPI_STATUS_IGNORE));
+        check_summed(bout, NB, (unsigned)(200 + it), "persistent 4000-byte allreduce");
     }
     expect_sched(0, "MPI_Barrier_init");
-    CHECK_MPI(MPI_Request_free(&rq[0]));
-    CHECK_MPI(MPI_Request_free(&rq[1]));
+    for (int k = 0; k < 3; k++)
+        CHECK_MPI(MPI_Request_free(&rq[k]));
+    free(bin);
+    free(bout);
 }
 
 static double mono(void)
