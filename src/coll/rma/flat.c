@@ -142,12 +142,17 @@ static void learn(fm_crma *c, int member, const fm_crma_lane_flag *w)
 static int flat_publish(flat_call *f)
 {
     fm_crma *c = f->c;
-    const int other = 1 - c->rank; /* pushed: the only one that reads what we write */
-    if (f->check) /* ourselves too when pulled: our own read of call k - 2 may still be pending */
+    int to = c->rank;
+    if (f->push) { /* the other member: the only one that reads what we write */
+        to = 1 - c->rank;
+        if (f->check && !has_read(c, to, f->lane, f->prev))
+            return 0;
+    } else if (f->check) { /* ourselves too: our own read of call k - 2 may still be pending */
         for (; f->next < c->size; f->next++)
-            if ((!f->push || f->next == other) && !has_read(c, f->next, f->lane, f->prev))
+            if (!has_read(c, f->next, f->lane, f->prev))
                 return 0;
-    fm_crma_lane_flag *w = c->be->direct(c, f->push ? other : c->rank, f->flag);
+    }
+    fm_crma_lane_flag *w = c->be->direct(c, to, f->flag);
     if (f->bytes) {
         const void *mine = f->sbuf == MPI_IN_PLACE ? f->rbuf : f->sbuf;
         /* dt is contiguous (select.c): its bytes start true_lb into the buffer */
@@ -164,10 +169,17 @@ static int flat_publish(flat_call *f)
 static int flat_all_in(flat_call *f)
 {
     fm_crma *c = f->c;
+    if (f->push) { /* one other member, and it wrote into our own lane */
+        const fm_crma_lane_flag *w = (const fm_crma_lane_flag *)(const void *)(c->self + f->flag);
+        if (atomic_load_explicit(&w->v, memory_order_acquire) < f->seq)
+            return 0;
+        learn(c, 1 - c->rank, w);
+        return 1;
+    }
     for (; f->next < c->size; f->next++) {
         if (f->next == c->rank)
             continue;
-        const fm_crma_lane_flag *w = c->be->direct(c, f->push ? c->rank : f->next, f->flag);
+        const fm_crma_lane_flag *w = c->be->direct(c, f->next, f->flag);
         if (atomic_load_explicit(&w->v, memory_order_acquire) < f->seq)
             return 0;
         learn(c, f->next, w);
