@@ -232,8 +232,7 @@ fm_crma_region fm_crma_take(fm_crma *c, uint64_t seq, size_t need, int inl)
 
 void fm_crma_wait_peer(fm_crma *c, int peer, uint64_t after)
 {
-    fm_wait_until(c->known_done[peer] >= after ||
-                  (c->known_done[peer] = c->be->peek(c, peer, FM_CRMA_OFF_DONE)) >= after);
+    fm_wait_until(fm_crma_peer_done(c, peer, after));
 }
 
 void fm_crma_wait(fm_crma *c, size_t off, uint64_t seq)

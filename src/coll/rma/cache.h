@@ -241,7 +241,14 @@ typedef struct fm_crma_region {
  * fm_crma_area_max), or none when `inl` (the data fits in the flag lines),
  * and record its use; every member picks alike. */
 fm_crma_region fm_crma_take(fm_crma *c, uint64_t seq, size_t need, int inl);
-/* Wait until peer has finished call `after` (its area is free). */
+/* 1 once peer has finished every call up to `after` (its area is free):
+ * from what we last saw of its `done`, else by looking again. */
+static inline int fm_crma_peer_done(fm_crma *c, int peer, uint64_t after)
+{
+    return c->known_done[peer] >= after ||
+           (c->known_done[peer] = c->be->peek(c, peer, FM_CRMA_OFF_DONE)) >= after;
+}
+/* Wait until it has. */
 void fm_crma_wait_peer(fm_crma *c, int peer, uint64_t after);
 /* This member finished call seq.  `done` is a watermark: a nonblocking
  * call may still be reading its region while blocking calls started after

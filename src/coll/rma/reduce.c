@@ -196,8 +196,7 @@ PAIR_STEP void pair_begin(fm_crma *c, fm_crma_pair_call *p)
 PAIR_STEP int pair_publish(fm_crma *c, fm_crma_pair_call *p)
 {
     const int peer = 1 - c->rank;
-    if (c->known_done[peer] < p->r.after &&
-        (c->known_done[peer] = c->be->peek(c, peer, FM_CRMA_OFF_DONE)) < p->r.after)
+    if (!fm_crma_peer_done(c, peer, p->r.after))
         return 0; /* its slot still holds a call it has not finished */
     const size_t out_bytes = (size_t)p->out_count * (size_t)p->dt->size;
     int rc = fm_crma_write(c, peer, slot_off(&p->r, c->rank), p->out, p->out_count, p->dt);
