@@ -68,9 +68,12 @@ int fm_sched_cancel_p2p(struct fm_request *req);
  * nothing but its key, its communicator and the knobs can be marked
  * reusable; when it ends it is parked (up to 8, one per communicator and
  * key) instead of recycled, and a later call on the same communicator
- * with an equal key starts it again as MPI_Start would, under a new tag.  Keys compare handles by
- * address: the schedule holds references to its datatypes and ops, so an
- * address is never another object's while it is parked. */
+ * with an equal key starts it again as MPI_Start would, under a new tag.
+ * Keys compare handles by address.  The steps hold every datatype and op
+ * they use and the key holds its op, so while a schedule is parked no
+ * object it depends on can be freed and its address given to another; a
+ * datatype it does not use (a count of 0, an argument this member
+ * ignores) changes nothing if it is. */
 enum fm_sched_key_kind {
     FM_SK_BARRIER = 1, FM_SK_ALLREDUCE, FM_SK_BCAST, FM_SK_REDUCE, FM_SK_GATHER, FM_SK_SCATTER,
     FM_SK_ALLGATHER, FM_SK_ALLTOALL, FM_SK_REDUCE_SCATTER_BLOCK, FM_SK_SCAN, FM_SK_EXSCAN
