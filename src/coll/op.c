@@ -133,6 +133,13 @@ static void fm_op_apply_packed(fm_op_kernel_fn *k, size_t esz, const void *in, v
     }
 }
 
+/* Elements of esz bytes in count contiguous dt: a predefined type is one
+ * element, with no division for it. */
+static size_t contig_elems(MPI_Count count, MPI_Datatype dt, size_t esz)
+{
+    return (size_t)dt->size == esz ? (size_t)count : (size_t)count * (size_t)dt->size / esz;
+}
+
 int fm_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_Datatype dt)
 {
     if (!op->predefined)
@@ -148,12 +155,21 @@ int fm_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_Dat
     if (count <= 0 || dt->size == 0)
         return FM_OK;
     size_t esz = fm_op_kind_size[dt->basic];
-    if (fm_dt_is_contig(dt)) {
-        /* a predefined type is one element: no division for it */
-        size_t n = (size_t)dt->size == esz ? (size_t)count : (size_t)count * (size_t)dt->size / esz;
-        k((const char *)in + dt->true_lb, (char *)inout + dt->true_lb, n);
-    } else {
+    if (fm_dt_is_contig(dt))
+        k((const char *)in + dt->true_lb, (char *)inout + dt->true_lb, contig_elems(count, dt, esz));
+    else
         fm_op_apply_packed(k, esz, in, inout, count, dt);
-    }
     return FM_OK;
+}
+
+fm_op_plan fm_op_plan_for(MPI_Op op, MPI_Count count, MPI_Datatype dt)
+{
+    fm_op_plan p = {NULL, 0};
+    if (!op->predefined || op == MPI_NO_OP || op == MPI_REPLACE || count <= 0 || dt->size == 0 ||
+        !fm_dt_is_contig(dt))
+        return p;
+    p.k = fm_op_kernel[op->predefined - 1][dt->basic];
+    if (p.k)
+        p.n = contig_elems(count, dt, fm_op_kind_size[dt->basic]);
+    return p;
 }

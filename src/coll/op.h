@@ -3,6 +3,7 @@
 #define FM_COLL_OP_H
 
 #include <mpi.h>
+#include <stddef.h>
 
 #define FM_MAGIC_OP 0x4f505f5fu
 
@@ -28,6 +29,28 @@ int fm_op_valid(MPI_Op op);
  * datatype; predefined ops apply to dt's basic kind).  Returns FM_OK, or
  * FM_ERR_OP when op is not defined for dt's kind. */
 int fm_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_Datatype dt);
+
+/* A predefined op on a contiguous datatype, resolved once for a call made
+ * again and again on the same arguments (a persistent or replayed
+ * collective): its kernel and element count.  k is NULL where fm_op_apply
+ * has more to decide (user ops, MPI_REPLACE, other layouts, no elements,
+ * an op the kind lacks). */
+typedef struct fm_op_plan {
+    void (*k)(const void *in, void *inout, size_t n);
+    size_t n;
+} fm_op_plan;
+fm_op_plan fm_op_plan_for(MPI_Op op, MPI_Count count, MPI_Datatype dt);
+/* fm_op_apply(op, in, inout, count, dt), with p = fm_op_plan_for(op,
+ * count, dt) and lb = dt->true_lb. */
+static inline int fm_op_plan_apply(fm_op_plan p, ptrdiff_t lb, MPI_Op op, const void *in,
+                                   void *inout, MPI_Count count, MPI_Datatype dt)
+{
+    if (__builtin_expect(p.k != NULL, 1)) {
+        p.k((const char *)in + lb, (char *)inout + lb, p.n);
+        return 0;
+    }
+    return fm_op_apply(op, in, inout, count, dt);
+}
 
 /* FM_OK if predefined op is defined for dt's basic kind (user ops: always). */
 int fm_op_check(MPI_Op op, MPI_Datatype dt);

@@ -43,6 +43,11 @@ int fm_sched_start_new(fm_coll_call *cc, struct fm_request **req);
  * inactive); fm_sched_restart plays it again for each MPI_Start. */
 int fm_sched_persist(fm_coll_call *cc, struct fm_request **req);
 int fm_sched_restart(struct fm_request *req);
+/* MPI_Wait of a collective request: a run its direct form began
+ * (fm_sched_set_direct) is looked at by that form between progress polls,
+ * which then completes it without the steps' round through the progress
+ * hook; any other waits as every request does. */
+void fm_sched_wait(struct fm_request *req);
 /* Free the schedule of an inactive persistent collective request and the
  * request itself. */
 void fm_sched_free_persistent(struct fm_request *req);
@@ -131,6 +136,14 @@ void fm_sched_add_call(fm_coll_call *cc, fm_sched_fn *fn, void *arg);
 typedef int fm_sched_poll_fn(fm_coll_call *cc, void *arg);
 void fm_sched_add_poll(fm_coll_call *cc, fm_sched_poll_fn *poll, void *arg, MPI_Datatype dt,
                        MPI_Op op);
+/* The whole schedule as one direct call, for MPI_Start to make before it
+ * plays anything: fn(arg, &rc) returns 1 when the collective ended (its
+ * outcome in rc), 0 when it began and the schedule's steps go on from
+ * where it stopped, -1 when it does not apply this time (the steps run
+ * as recorded).  Only from the schedule's first step, whose recorder
+ * knows what the whole schedule does. */
+typedef int fm_sched_direct_fn(void *arg, int *rc);
+void fm_sched_set_direct(fm_coll_call *cc, fm_sched_direct_fn *fn, void *arg);
 /* Steps recorded so far (where the next one goes). */
 int fm_sched_steps(const fm_coll_call *cc);
 /* A step that lets one progress poll pass before the schedule goes on: a

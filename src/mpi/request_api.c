@@ -35,6 +35,16 @@ static int req_valid(MPI_Request r) { return r->magic == FM_MAGIC_REQ; }
 
 void fm_request_progress_until_done(struct fm_request *r) { fm_request_block(r); }
 
+/* The wait of MPI_Wait and MPI_Waitall: a collective's schedule may wait
+ * its own way (coll/sched.h). */
+static inline void wait_request(struct fm_request *r)
+{
+    if (__builtin_expect(r->kind == FM_REQ_COLL, 0))
+        fm_sched_wait(r);
+    else
+        fm_request_block(r);
+}
+
 /* Raise a completed request's error through its communicator, while the
  * request (and so its communicator reference) is still alive. */
 static int raise_request_error(const char *call, const struct fm_request *r)
@@ -124,7 +134,7 @@ static inline __attribute__((always_inline)) int wait_body(MPI_Request *request,
     CHECK_REQ("MPI_Wait", *request);
     FM_HANG_SCOPE("MPI_Wait", (*request)->peer, (*request)->tag, (*request)->comm ? (*request)->comm->name : "",
                   (*request)->count);
-    fm_request_progress_until_done(*request);
+    wait_request(*request);
     return fm_request_finish("MPI_Wait", request, status);
 }
 
@@ -210,7 +220,7 @@ static inline __attribute__((always_inline)) int waitall_body(int count, MPI_Req
                 fm_empty_status(&statuses[i]);
             continue;
         }
-        fm_request_progress_until_done(reqs[i]);
+        wait_request(reqs[i]);
         if (reqs[i]->status.MPI_ERROR != MPI_SUCCESS && !comm)
             comm = hold_comm(1, &reqs[i]);
         finish_in_array(reqs, i, statuses ? &statuses[i] : NULL, &any_error);

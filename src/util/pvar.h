@@ -58,7 +58,8 @@
     X(coll_allreduce_flat, COUNTER, coll, "MPI_Allreduce calls (blocking, or nonblocking schedules) run flat: every member reduces all") \
     X(coll_allreduce_doubling, COUNTER, coll, "Two-sided allreduces (blocking, nonblocking or persistent, counted when recorded) by recursive doubling") \
     X(coll_allreduce_halving, COUNTER, coll, "Two-sided allreduces by recursive halving and doubling (Rabenseifner)") \
-    X(coll_sched_replayed, COUNTER, coll, "Nonblocking collectives that replayed the schedule the last call with the same arguments recorded (MPI_Iallreduce, MPI_Ibarrier run flat)") \
+    X(coll_sched_replayed, COUNTER, coll, "Nonblocking collectives with fixed counts that replayed the schedule the last call with the same arguments recorded") \
+    X(coll_sched_direct, COUNTER, coll, "Runs of nonblocking and persistent collectives made by their schedule's direct form (the flat and pair calls: begun by the call or MPI_Start itself, ended there or in MPI_Wait)") \
     X(rma_loadstore, COUNTER, rma, "Put, Get, Accumulate and Compare_and_swap operations done by loads and stores into a mapped window") \
     X(rma_cma, COUNTER, rma, "Window operations done by CMA (process_vm_readv/writev into a peer's window)") \
     X(rma_handoff, COUNTER, rma, "Accumulates and compare-and-swaps on Win_create and dynamic windows of this node applied by the target while it polled (FABMPI_RMA_HANDOFF)") \

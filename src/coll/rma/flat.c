@@ -77,12 +77,14 @@ typedef struct flat_call {
     MPI_Comm comm;   /* chosen at each start (c NULL at recording): its cache or not */
     int nalt;        /* steps of the two-sided alternative after the flat ones */
     int pair;        /* scheduled and pushed: run as the blocking pair does (p) */
+    int choose;      /* recorded before the cache was there: each start chooses */
+    fm_op_plan plan; /* scheduled: the op resolved at recording (else k NULL) */
     fm_crma_pair_call p;
 } flat_call;
 
 
 /* Take the next call number and lane (at the call, or at MPI_Start). */
-static void flat_begin(flat_call *f, int scheduled)
+static inline __attribute__((always_inline)) void flat_begin(flat_call *f, int scheduled)
 {
     fm_crma *c = f->c;
     f->next = 0;
@@ -139,7 +141,7 @@ static void learn(fm_crma *c, int member, const fm_crma_lane_flag *w)
 
 /* 1 once nobody still reads the lane: then our contribution goes in, into
  * our own lane or, pushed, into the other member's. */
-static int flat_publish(flat_call *f)
+static inline __attribute__((always_inline)) int flat_publish(flat_call *f)
 {
     fm_crma *c = f->c;
     int to = c->rank;
@@ -166,7 +168,7 @@ static int flat_publish(flat_call *f)
 }
 
 /* 1 once every member has published this call (pushed: into our lane). */
-static int flat_all_in(flat_call *f)
+static inline __attribute__((always_inline)) int flat_all_in(flat_call *f)
 {
     fm_crma *c = f->c;
     if (f->push) { /* one other member, and it wrote into our own lane */
@@ -212,14 +214,14 @@ static int fold_all(flat_call *f)
                f->bytes);
     for (int p = last - 1; p >= 0 && rc == FM_OK; p--) {
         const char *in = (const char *)lane_data(c->be->direct(c, p, f->flag), f->bytes) - f->dt->true_lb;
-        rc = fm_op_apply(f->op, in, f->rbuf, f->count, f->dt); /* rbuf = c[p] op rbuf */
+        rc = fm_op_plan_apply(f->plan, f->dt->true_lb, f->op, in, f->rbuf, f->count, f->dt); /* rbuf = c[p] op rbuf */
     }
     return rc;
 }
 
 /* Pushed: the other member's vector is in our lane; member 0's operand on
  * the left, so both compute the same bytes (as fm_crma_pair). */
-static int fold_pushed(flat_call *f)
+static inline __attribute__((always_inline)) int fold_pushed(flat_call *f)
 {
     fm_crma *c = f->c;
     fm_crma_lane_flag *w = (fm_crma_lane_flag *)(void *)(c->self + f->flag);
@@ -230,14 +232,14 @@ static int fold_pushed(flat_call *f)
     char *theirs = (char *)lane_data(w, f->bytes) - lb;
     const char *mine = f->sbuf == MPI_IN_PLACE ? f->rbuf : f->sbuf;
     if (c->rank == 0) { /* theirs = mine op theirs, in our lane, then out */
-        rc = fm_op_apply(f->op, mine, theirs, f->count, f->dt);
+        rc = fm_op_plan_apply(f->plan, lb, f->op, mine, theirs, f->count, f->dt);
         if (rc == FM_OK)
             fm_copy((char *)f->rbuf + lb, theirs + lb, f->bytes);
         return rc;
     }
     if (mine != f->rbuf)
         fm_copy((char *)f->rbuf + lb, mine + lb, f->bytes);
-    rc = fm_op_apply(f->op, theirs, f->rbuf, f->count, f->dt); /* rbuf = theirs op mine */
+    rc = fm_op_plan_apply(f->plan, lb, f->op, theirs, f->rbuf, f->count, f->dt); /* rbuf = theirs op mine */
     /* Only read here: the other's next write into these lines is cheaper
      * with them written here last (cache.h, fm_crma_claim). */
     if (f->bytes > FM_CRMA_LANE_INLINE)
@@ -247,7 +249,7 @@ static int fold_pushed(flat_call *f)
 
 /* Fold (allreduce), then tell the others we are done reading the lane.
  * Returns the call's outcome. */
-static int flat_end(flat_call *f)
+static inline __attribute__((always_inline)) int flat_end(flat_call *f)
 {
     fm_crma *c = f->c;
     int rc = f->op == MPI_OP_NULL ? FM_OK : f->push ? fold_pushed(f) : fold_all(f);
@@ -315,12 +317,10 @@ static int step_choose(fm_coll_call *cc, void *arg)
     return f->c ? 1 : 2;
 }
 
-/* The whole call as one step, polled until it ends and resumed where it
- * stopped: one step to record and play rather than three saves an
- * MPI_Iallreduce of 8 B about 200 of its 1,500 instructions. */
-static int step_flat(fm_coll_call *cc, void *arg)
+/* The whole call, resumed where it stopped: 1 once it ended (its outcome
+ * in *rc), 0 while it waits for the other members. */
+static int flat_run(flat_call *f, int *rc)
 {
-    flat_call *f = arg;
     if (f->next < 0) /* the first poll of this start: it runs within the call */
         flat_begin(f, 1);
     if (!f->published) {
@@ -331,15 +331,43 @@ static int step_flat(fm_coll_call *cc, void *arg)
     if (f->pair) {
         if (!fm_crma_test(f->c, fm_crma_pair_flag(f->c, &f->p), f->seq))
             return 0;
-        fm_cc_fail(cc, fm_crma_pair_end(f->c, &f->p)); /* it finishes the call */
+        *rc = fm_crma_pair_end(f->c, &f->p); /* it finishes the call */
     } else {
         if (!flat_all_in(f))
             return 0;
-        fm_cc_fail(cc, flat_end(f));
+        *rc = flat_end(f);
         fm_crma_finish(f->c, f->seq);
     }
     f->next = -1; /* the next start takes a new number */
+    return 1;
+}
+
+/* The whole call as one step, polled until it ends: one step to record
+ * and play rather than three saves an MPI_Iallreduce of 8 B about 200 of
+ * its 1,500 instructions. */
+static int step_flat(fm_coll_call *cc, void *arg)
+{
+    flat_call *f = arg;
+    int rc = FM_OK;
+    if (!flat_run(f, &rc))
+        return 0;
+    fm_cc_fail(cc, rc);
     return 1 + f->nalt;
+}
+
+/* The schedule's direct form (sched.h, fm_sched_set_direct): the flat
+ * call run by MPI_Start itself, or -1 where each start chooses and the
+ * cache is not there. */
+static int flat_direct(void *arg, int *rc)
+{
+    flat_call *f = arg;
+    if (f->choose) {
+        fm_crma *c = f->comm->coll_rma;
+        if (!c || c->disabled)
+            return -1;
+        f->c = c;
+    }
+    return flat_run(f, rc);
 }
 
 void *fm_crma_record_flat(fm_coll_call *cc, fm_crma *c, const void *sbuf, void *rbuf,
@@ -352,10 +380,13 @@ void *fm_crma_record_flat(fm_coll_call *cc, fm_crma *c, const void *sbuf, void *
     }
     *f = (flat_call){.c = c, .sbuf = sbuf, .rbuf = rbuf, .count = count, .dt = dt, .op = op,
                      .bytes = op == MPI_OP_NULL ? 0 : (size_t)count * (size_t)dt->size,
-                     .next = -1, .comm = cc->comm};
+                     .next = -1, .comm = cc->comm, .choose = !c};
+    if (op != MPI_OP_NULL)
+        f->plan = fm_op_plan_for(op, count, dt);
     const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     f->p = (fm_crma_pair_call){.out = mine, .out_count = count, .mine = mine, .count = count,
                                .rbuf = rbuf, .dt = dt, .op = op};
+    fm_sched_set_direct(cc, flat_direct, f);
     if (!c)
         fm_sched_add_poll(cc, step_choose, f, NULL, NULL);
     fm_sched_add_poll(cc, step_flat, f, dt, op == MPI_OP_NULL ? NULL : op);
