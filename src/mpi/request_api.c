@@ -132,9 +132,11 @@ static inline __attribute__((always_inline)) int wait_body(MPI_Request *request,
         return MPI_SUCCESS;
     }
     CHECK_REQ("MPI_Wait", *request);
-    FM_HANG_SCOPE("MPI_Wait", (*request)->peer, (*request)->tag, (*request)->comm ? (*request)->comm->name : "",
-                  (*request)->count);
-    wait_request(*request);
+    if (!(*request)->done) { /* only a wait that blocks is one a hang report names */
+        FM_HANG_SCOPE("MPI_Wait", (*request)->peer, (*request)->tag,
+                      (*request)->comm ? (*request)->comm->name : "", (*request)->count);
+        wait_request(*request);
+    }
     return fm_request_finish("MPI_Wait", request, status);
 }
 
