@@ -7,7 +7,7 @@
 
 static struct fm_hang_rec pool[POOL], spare;
 static atomic_int claimed;
-_Thread_local struct fm_hang_rec *fm_hang_self;
+_Thread_local struct fm_hang_rec *fm_hang_self __attribute__((tls_model("initial-exec")));
 
 struct fm_hang_rec *fm_hang_claim(void)
 {

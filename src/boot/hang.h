@@ -27,7 +27,10 @@ struct fm_hang_rec {
     int depth;                  /* owner thread only */
 };
 
-extern _Thread_local struct fm_hang_rec *fm_hang_self;
+/* Initial-exec, as core/cs.h's fm_cs_t: a blocking call's record is
+ * one %fs-relative load away, not a __tls_get_addr call. */
+extern _Thread_local struct fm_hang_rec *fm_hang_self
+    __attribute__((tls_model("initial-exec"), visibility("hidden")));
 /* Give this thread a record from the pool (first blocking call only). */
 struct fm_hang_rec *fm_hang_claim(void);
 
