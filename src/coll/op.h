@@ -47,7 +47,7 @@ static inline int fm_op_plan_apply(fm_op_plan p, ptrdiff_t lb, MPI_Op op, const 
 {
     if (__builtin_expect(p.k != NULL, 1)) {
         p.k((const char *)in + lb, (char *)inout + lb, p.n);
-        return 0;
+        return 0; /* FM_OK */
     }
     return fm_op_apply(op, in, inout, count, dt);
 }

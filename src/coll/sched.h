@@ -136,8 +136,9 @@ void fm_sched_add_call(fm_coll_call *cc, fm_sched_fn *fn, void *arg);
 typedef int fm_sched_poll_fn(fm_coll_call *cc, void *arg);
 void fm_sched_add_poll(fm_coll_call *cc, fm_sched_poll_fn *poll, void *arg, MPI_Datatype dt,
                        MPI_Op op);
-/* The whole schedule as one direct call, for MPI_Start to make before it
- * plays anything: fn(arg, &rc) returns 1 when the collective ended (its
+/* The whole schedule as one direct call, made at each start (MPI_Start,
+ * or the nonblocking call, recorded or replayed) before any step is
+ * played: fn(arg, &rc) returns 1 when the collective ended (its
  * outcome in rc), 0 when it began and the schedule's steps go on from
  * where it stopped, -1 when it does not apply this time (the steps run
  * as recorded).  Only from the schedule's first step, whose recorder

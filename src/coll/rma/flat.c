@@ -356,8 +356,9 @@ static int step_flat(fm_coll_call *cc, void *arg)
 }
 
 /* The schedule's direct form (sched.h, fm_sched_set_direct): the flat
- * call run by MPI_Start itself, or -1 where each start chooses and the
- * cache is not there. */
+ * call run by the start itself (MPI_Start, or the nonblocking call) and
+ * looked at by MPI_Wait, or -1 where each start chooses and the cache is
+ * not there. */
 static int flat_direct(void *arg, int *rc)
 {
     flat_call *f = arg;
