@@ -29,7 +29,7 @@ enum fm_coll_tag {
     FM_TAG_ALLTOALLW,
     FM_TAG_NEIGHBOR,
     FM_TAG_CONTEXTS, /* once per communicator: comm_contexts.c */
-    FM_TAG_SCHED_FIRST = 64, /* nonblocking and persistent collectives: sched.c */
+    FM_TAG_SCHED_FIRST = 64, /* nonblocking and persistent collectives: sched_record.c */
 };
 
 /* Address of element `disp` of a (buf, dt) array. */

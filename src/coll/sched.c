@@ -1,5 +1,7 @@
-/* sched.c — recording and playing collective schedules (sched.h). */
-#include "coll/sched.h"
+/* sched.c — playing collective schedules (sched.h): starting, advancing
+ * and completing them, the direct form, replay.  Recording is
+ * sched_record.c's. */
+#include "coll/sched_impl.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -17,350 +19,6 @@
 #include "util/param.h"
 #include "util/pvar.h"
 #include "util/status.h"
-
-enum fm_step_kind {
-    FM_STEP_SEND,
-    FM_STEP_RECV,
-    FM_STEP_WAIT,
-    FM_STEP_COPY,
-    FM_STEP_REDUCE,
-    FM_STEP_CALL,
-    FM_STEP_YIELD,
-    FM_STEP_POLL,
-};
-
-/* One recorded step.  send: (src, count, dt) to peer; recv: (dst, count,
- * dt) from peer; copy: (src, count, dt) into (dst, count2, dt2); reduce:
- * dst = src op dst over (count, dt). */
-struct fm_step {
-    uint8_t kind;
-    int peer;
-    MPI_Comm comm; /* send/recv: the schedule's, or an intercommunicator's local_comm */
-    int tag;   /* point-to-point schedules: the caller's tag */
-    const void *src;
-    void *dst;
-    MPI_Count count, count2;
-    MPI_Datatype dt, dt2;
-    MPI_Op op;
-    fm_sched_fn *fn; /* call: fn(cc, dst) */
-    fm_sched_poll_fn *poll; /* poll: poll(cc, dst) until it returns 1 */
-};
-
-struct fm_sched {
-    MPI_Comm comm;            /* holds a reference */
-    int tag;
-    int rc0;                  /* error found while recording: every run starts with it */
-    int broken;               /* a step could not be recorded: the schedule cannot run */
-    struct fm_step *steps;
-    int nsteps, cap;
-    int max_round;            /* most sends + receives between two waits */
-    /* One run. */
-    int rc;
-    int pos;                  /* next step to play */
-    struct fm_request **reqs; /* posted and not yet completed, with the bytes a */
-    long long *want;          /* receive posted (-1 for a send) */
-    int nreq, reqcap;
-    void **keep;              /* buffers freed with the schedule */
-    int nkeep, keepcap;
-    size_t scratch_used;      /* bytes of `scratch` handed out (fm_sched_alloc) */
-    struct fm_request *req;   /* the user's request */
-    int persistent;
-    int p2p;                  /* Isendrecv: user context, step tags, receive status kept */
-    int yielded;              /* at a yield step: the poll that stopped there has passed */
-    MPI_Status rstatus;       /* p2p: the receive's status */
-    struct fm_sched *next;    /* running schedules (fm_vci0.sched_running) */
-    int reusable;             /* parked on its communicator when it ends (sched.h) */
-    int parked_at;            /* the slot it was replayed from, or -1 */
-    fm_sched_key key;
-    unsigned long param_writes; /* fm_param_writes when recorded */
-    fm_sched_direct_fn *direct; /* the whole schedule as one call (sched.h) */
-    void *direct_arg;
-    int direct_run;           /* this run began by `direct` and goes on by it */
-    /* Last, so that a recycled schedule clears only what comes before it
-     * (fm_sched_alloc zeroes what it hands out). */
-    _Alignas(16) unsigned char scratch[FM_SCHED_SCRATCH];
-};
-
-/* ---- recording ------------------------------------------------------------ */
-
-static uint32_t next_tag(MPI_Comm comm)
-{
-    /* 2^16 tags above the blocking collectives' (coll_util.h): a schedule
-     * only meets one of the same tag 65,536 collectives later. */
-    return FM_TAG_SCHED_FIRST + (comm->sched_seq++ & 0xffffu);
-}
-
-/* Finished schedules are kept, arrays and all, for the next collective:
- * a program calling MPI_Iallreduce in a loop then records into memory it
- * already has instead of allocating four blocks per call. */
-#define FM_SCHED_KEEP 16
-
-static struct fm_sched *sched_new(MPI_Comm comm)
-{
-    struct fm_vci *v = &fm_vci0; /* schedules run under the library lock */
-    struct fm_sched *s = v->sched_spare;
-    if (s) {
-        v->sched_spare = s->next;
-        v->nsched_spare--;
-        struct fm_step *steps = s->steps;
-        struct fm_request **reqs = s->reqs;
-        long long *want = s->want;
-        void **keep = s->keep;
-        int cap = s->cap, reqcap = s->reqcap, keepcap = s->keepcap;
-        memset(s, 0, offsetof(struct fm_sched, scratch));
-        s->steps = steps, s->cap = cap;
-        s->reqs = reqs, s->want = want, s->reqcap = reqcap;
-        s->keep = keep, s->keepcap = keepcap;
-    } else if (!(s = calloc(1, sizeof *s))) {
-        return NULL;
-    }
-    s->comm = comm;
-    comm->refcount++;
-    return s;
-}
-
-int fm_sched_begin(fm_coll_call *cc, MPI_Comm comm)
-{
-    struct fm_sched *s = sched_new(comm);
-    if (!s)
-        return FM_ERR_NOMEM;
-    s->tag = (int)next_tag(comm);
-    *cc = FM_COLL_CALL(comm, s->tag);
-    cc->sched = s;
-    return FM_OK;
-}
-
-static struct fm_step *add_step(fm_coll_call *cc, int kind)
-{
-    struct fm_sched *s = cc->sched;
-    if (s->nsteps == s->cap) {
-        int cap = s->cap ? 2 * s->cap : 16;
-        struct fm_step *n = realloc(s->steps, sizeof *n * (size_t)cap);
-        if (!n) {
-            s->broken = 1;
-            return NULL;
-        }
-        s->steps = n;
-        s->cap = cap;
-    }
-    struct fm_step *st = &s->steps[s->nsteps++];
-    memset(st, 0, sizeof *st);
-    st->kind = (uint8_t)kind;
-    return st;
-}
-
-/* Steps hold references to user datatypes and ops: the program may free
- * its handles while the collective runs. */
-static void hold_dt(MPI_Datatype dt)
-{
-    if (dt && !(dt->flags & FM_DT_PREDEFINED))
-        fm_dt_retain(dt);
-}
-
-static void drop_dt(MPI_Datatype dt)
-{
-    if (dt && !(dt->flags & FM_DT_PREDEFINED))
-        fm_dt_release(dt);
-}
-
-void fm_sched_add_send(fm_coll_call *cc, const void *buf, MPI_Count count, MPI_Datatype dt,
-                       int dest)
-{
-    struct fm_step *st = add_step(cc, FM_STEP_SEND);
-    if (!st)
-        return;
-    *st = (struct fm_step){.kind = FM_STEP_SEND, .peer = dest, .src = buf, .count = count,
-                           .dt = dt, .comm = cc->comm};
-    hold_dt(dt);
-}
-
-void fm_sched_add_recv(fm_coll_call *cc, void *buf, MPI_Count count, MPI_Datatype dt, int src)
-{
-    struct fm_step *st = add_step(cc, FM_STEP_RECV);
-    if (!st)
-        return;
-    *st = (struct fm_step){.kind = FM_STEP_RECV, .peer = src, .dst = buf, .count = count,
-                           .dt = dt, .comm = cc->comm};
-    hold_dt(dt);
-}
-
-void fm_sched_add_wait(fm_coll_call *cc)
-{
-    add_step(cc, FM_STEP_WAIT);
-}
-
-void fm_sched_add_copy(fm_coll_call *cc, const void *src, MPI_Count scount, MPI_Datatype sdt,
-                       void *dst, MPI_Count rcount, MPI_Datatype rdt)
-{
-    struct fm_step *st = add_step(cc, FM_STEP_COPY);
-    if (!st)
-        return;
-    *st = (struct fm_step){.kind = FM_STEP_COPY, .src = src, .count = scount, .dt = sdt,
-                           .dst = dst, .count2 = rcount, .dt2 = rdt};
-    hold_dt(sdt);
-    hold_dt(rdt);
-}
-
-void fm_sched_add_reduce(fm_coll_call *cc, MPI_Op op, const void *in, void *inout,
-                         MPI_Count count, MPI_Datatype dt)
-{
-    struct fm_step *st = add_step(cc, FM_STEP_REDUCE);
-    if (!st)
-        return;
-    *st = (struct fm_step){.kind = FM_STEP_REDUCE, .src = in, .dst = inout, .count = count,
-                           .dt = dt, .op = op};
-    hold_dt(dt);
-    fm_op_retain(op);
-}
-
-void fm_sched_add_call(fm_coll_call *cc, fm_sched_fn *fn, void *arg)
-{
-    struct fm_step *st = add_step(cc, FM_STEP_CALL);
-    if (st) {
-        st->fn = fn;
-        st->dst = arg;
-        st->comm = cc->comm; /* the call it was recorded in: an intercommunicator's local side, say */
-    }
-}
-
-void fm_sched_add_poll(fm_coll_call *cc, fm_sched_poll_fn *poll, void *arg, MPI_Datatype dt,
-                       MPI_Op op)
-{
-    struct fm_step *st = add_step(cc, FM_STEP_POLL);
-    if (!st)
-        return;
-    st->poll = poll;
-    st->dst = arg;
-    st->comm = cc->comm;
-    st->dt = dt;
-    st->op = op;
-    hold_dt(dt);
-    if (op)
-        fm_op_retain(op);
-}
-
-int fm_sched_steps(const fm_coll_call *cc) { return cc->sched->nsteps; }
-
-void fm_sched_set_direct(fm_coll_call *cc, fm_sched_direct_fn *fn, void *arg)
-{
-    struct fm_sched *s = cc->sched;
-    if (s->nsteps == 0) {
-        s->direct = fn;
-        s->direct_arg = arg;
-    }
-}
-
-void fm_sched_add_yield(fm_coll_call *cc)
-{
-    add_step(cc, FM_STEP_YIELD);
-}
-
-void *fm_sched_alloc(fm_coll_call *cc, size_t bytes)
-{
-    struct fm_sched *s = cc->sched;
-    size_t at = (s->scratch_used + 15) & ~(size_t)15;
-    if (bytes <= FM_SCHED_SCRATCH - at) {
-        s->scratch_used = at + bytes;
-        return memset(s->scratch + at, 0, bytes);
-    }
-    void *p = calloc(1, bytes);
-    if (p)
-        fm_sched_keep(cc, p);
-    return p;
-}
-
-void fm_sched_keep(fm_coll_call *cc, void *raw)
-{
-    struct fm_sched *s = cc->sched;
-    if (s->nkeep == s->keepcap) {
-        int cap = s->keepcap ? 2 * s->keepcap : 4;
-        void **n = realloc(s->keep, sizeof *n * (size_t)cap);
-        if (!n)
-            return; /* the buffer outlives the schedule: a leak, not a fault */
-        s->keep = n;
-        s->keepcap = cap;
-    }
-    s->keep[s->nkeep++] = raw;
-}
-
-/* Give back what the steps hold and the schedule itself; holds_comm: it
- * still has its reference to the communicator (a parked one has not). */
-static void sched_drop(struct fm_sched *s, int holds_comm)
-{
-    for (int i = 0; i < s->nsteps; i++) {
-        drop_dt(s->steps[i].dt);
-        drop_dt(s->steps[i].dt2);
-        if (s->steps[i].kind == FM_STEP_REDUCE ||
-            (s->steps[i].kind == FM_STEP_POLL && s->steps[i].op))
-            fm_op_release(s->steps[i].op);
-    }
-    if (s->reusable) {
-        if (s->key.op && s->key.op != MPI_OP_NULL)
-            fm_op_release(s->key.op);
-        s->reusable = 0;
-    }
-    for (int i = 0; i < s->nkeep; i++)
-        fm_coll_tmp_free(s->keep[i]);
-    struct fm_vci *v = &fm_vci0;
-    if (holds_comm)
-        fm_comm_release(s->comm);
-    if (v->nsched_spare < FM_SCHED_KEEP) {
-        s->next = v->sched_spare;
-        v->sched_spare = s;
-        v->nsched_spare++;
-        return;
-    }
-    free(s->keep);
-    free(s->steps);
-    free(s->reqs);
-    free(s->want);
-    free(s);
-}
-
-static void sched_free(struct fm_sched *s) { sched_drop(s, 1); }
-
-void fm_sched_abandon(fm_coll_call *cc)
-{
-    sched_free(cc->sched);
-    cc->sched = NULL;
-}
-
-/* Room for n requests in flight (more when a call step records a larger
- * round than the recording had). */
-static int grow_reqs(struct fm_sched *s, int n)
-{
-    if (n <= s->reqcap)
-        return FM_OK;
-    struct fm_request **r = realloc(s->reqs, sizeof *r * (size_t)n);
-    if (r)
-        s->reqs = r;
-    long long *w = realloc(s->want, sizeof *w * (size_t)n);
-    if (w)
-        s->want = w;
-    if (!r || !w)
-        return FM_ERR_NOMEM;
-    s->reqcap = n;
-    return FM_OK;
-}
-
-/* Size the request arrays for the largest round. */
-static int finish_recording(fm_coll_call *cc)
-{
-    struct fm_sched *s = cc->sched;
-    if (s->broken)
-        return FM_ERR_NOMEM;
-    int round = 0;
-    for (int i = 0; i < s->nsteps; i++) {
-        if (s->steps[i].kind == FM_STEP_SEND || s->steps[i].kind == FM_STEP_RECV)
-            round++;
-        else if (s->steps[i].kind == FM_STEP_WAIT)
-            round = 0;
-        if (round > s->max_round)
-            s->max_round = round;
-    }
-    s->rc0 = cc->rc;
-    return grow_reqs(s, s->max_round);
-}
 
 /* ---- playing ----------------------------------------------------------------- */
 
@@ -409,7 +67,7 @@ static void post(struct fm_sched *s, const struct fm_step *st)
         rc = s->p2p ? fm_irecv(buf, count, dt, st->peer, st->tag, s->comm, 0, &r)
                     : fm_irecv(buf, count, dt, st->peer, s->tag, st->comm, 1, &r);
     }
-    if (rc == FM_OK && s->nreq == s->reqcap && grow_reqs(s, 2 * s->reqcap + 4) != FM_OK) {
+    if (rc == FM_OK && s->nreq == s->reqcap && fm_sched_grow_reqs(s, 2 * s->reqcap + 4) != FM_OK) {
         fm_wait(r, NULL); /* nowhere to track it: finish it here */
         rc = FM_ERR_NOMEM;
     }
@@ -485,7 +143,7 @@ static void park(struct fm_sched *s)
     if (i < 0)
         i = (int)(parked_next++ % FM_SCHED_PARKED);
     if (parked[i])
-        sched_drop(parked[i], 0);
+        fm_sched_drop(parked[i], 0);
     parked[i] = s;
     s->comm->refcount--;
 }
@@ -510,7 +168,7 @@ static void complete(struct fm_sched *s)
     if (s->reusable)
         park(s);
     else
-        sched_free(s);
+        fm_sched_free(s);
     fm_req_complete(r);
 }
 
@@ -691,7 +349,7 @@ static struct fm_request *coll_request(struct fm_sched *s)
 static struct fm_request *close_recording(fm_coll_call *cc, int *rc)
 {
     struct fm_sched *s = cc->sched;
-    *rc = finish_recording(cc);
+    *rc = fm_sched_finish_recording(cc);
     struct fm_request *r = *rc == FM_OK ? coll_request(s) : NULL;
     if (!r) {
         fm_sched_abandon(cc);
@@ -746,7 +404,7 @@ int fm_sched_start_parked(MPI_Comm comm, const fm_sched_key *key, struct fm_requ
     struct fm_sched *s = parked[i];
     if (s->param_writes != fm_param_writes) { /* recorded under other knobs */
         parked[i] = NULL;
-        sched_drop(s, 0);
+        fm_sched_drop(s, 0);
         return FM_ERR_AGAIN;
     }
     struct fm_request *r = coll_request(s);
@@ -759,7 +417,7 @@ int fm_sched_start_parked(MPI_Comm comm, const fm_sched_key *key, struct fm_requ
     FM_PV_INC(coll_sched_replayed);
     /* Every member takes a tag per started collective, replayed or not,
      * so the sequence stays the same everywhere. */
-    s->tag = (int)next_tag(comm);
+    s->tag = (int)fm_sched_next_tag(comm);
     s->req = r;
     *req = r;
     start(s);
@@ -770,7 +428,7 @@ void fm_sched_comm_destroyed(MPI_Comm comm)
 {
     for (int i = 0; i < FM_SCHED_PARKED; i++)
         if (parked[i] && parked[i]->comm == comm) {
-            sched_drop(parked[i], 0);
+            fm_sched_drop(parked[i], 0);
             parked[i] = NULL;
         }
 }
@@ -800,7 +458,7 @@ int fm_sched_restart(struct fm_request *req)
 
 void fm_sched_free_persistent(struct fm_request *req)
 {
-    sched_free(req->sched);
+    fm_sched_free(req->sched);
     req->sched = NULL;
     fm_req_free(req);
 }
@@ -809,7 +467,7 @@ int fm_sched_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, int 
                       void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int src, int rtag,
                       MPI_Comm comm, int replace, struct fm_request **req)
 {
-    struct fm_sched *s = sched_new(comm);
+    struct fm_sched *s = fm_sched_new(comm);
     if (!s)
         return FM_ERR_NOMEM;
     s->p2p = 1;
@@ -852,19 +510,4 @@ int fm_sched_cancel_p2p(struct fm_request *req)
                 return rc;
         }
     return FM_OK;
-}
-
-void fm_sched_finalize(void)
-{
-    struct fm_vci *v = &fm_vci0;
-    while (v->sched_spare) {
-        struct fm_sched *s = v->sched_spare;
-        v->sched_spare = s->next;
-        free(s->keep);
-        free(s->steps);
-        free(s->reqs);
-        free(s->want);
-        free(s);
-    }
-    v->nsched_spare = 0;
 }
