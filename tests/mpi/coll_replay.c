@@ -13,7 +13,11 @@
  *     one (the pool may hand out the same address) gets a fresh recording
  *     (ASan/valgrind see the rest);
  *   - after FABMPI_COLL_RMA is written through MPI_T nothing recorded
- *     before is replayed: with it off, the next call runs two-sided.
+ *     before is replayed: with it off, the next call runs two-sided; and
+ *     a blocking MPI_Allreduce repeated across the write does not keep
+ *     the algorithm chosen for it before (select.c remembers the last
+ *     choice): off, it runs two-sided; back on, one-sided again where it
+ *     ran so before (FM_TEST_EXPECT_REPLAY=1).
  * With FM_TEST_EXPECT_REPLAY=1 (shared memory, where these calls run
  * flat) the replays themselves are counted (MPI_T's coll_sched_replayed):
  * in the first loop every call but the first of each argument set
@@ -24,7 +28,7 @@ static int rank, size;
 
 /* MPI_T counters: flat allreduces and replays, read as changes since the
  * last look. */
-enum { C_FLAT, C_REPLAY, NC };
+enum { C_FLAT, C_REPLAY, C_TWO_SIDED, NC };
 static tu_counters ctr;
 static long long d[NC];
 
@@ -60,7 +64,8 @@ int main(int argc, char **argv)
     CHECK_EQ(y, size);
 
     const int expect = getenv("FM_TEST_EXPECT_REPLAY") && atoi(getenv("FM_TEST_EXPECT_REPLAY"));
-    const char *names[NC] = {"coll_allreduce_flat", "coll_sched_replayed"};
+    const char *names[NC] = {"coll_allreduce_flat", "coll_sched_replayed",
+                             "coll_allreduce_two_sided"};
     tu_counters_start(&ctr, NC, names);
     for (int it = 0; it < 60; it++) {
         one(MPI_COMM_WORLD, a_in, a_out, N, it * 1000);
@@ -129,14 +134,31 @@ int main(int argc, char **argv)
     int mode, off = 0;
     CHECK_MPI(MPI_T_cvar_read(crma, &mode));
     one(MPI_COMM_WORLD, a_in, a_out, N, 5);
+    for (int k = 0; k < 3; k++) { /* the same blocking call, remembered */
+        CHECK_MPI(MPI_Allreduce(&x, &y, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+        CHECK_EQ(y, size);
+    }
+    look();
+    if (expect)
+        CHECKF(d[C_TWO_SIDED] == 0, "%lld of 3 blocking allreduces ran two-sided", d[C_TWO_SIDED]);
     CHECK_MPI(MPI_T_cvar_write(crma, &off));
     look();
     one(MPI_COMM_WORLD, a_in, a_out, N, 6);
+    CHECK_MPI(MPI_Allreduce(&x, &y, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+    CHECK_EQ(y, size);
     look();
-    CHECKF(d[C_FLAT] == 0 && d[C_REPLAY] == 0,
-           "FABMPI_COLL_RMA=off: %lld flat allreduces, %lld replays", d[C_FLAT], d[C_REPLAY]);
+    CHECKF(d[C_FLAT] == 0 && d[C_REPLAY] == 0 && d[C_TWO_SIDED] == 1,
+           "FABMPI_COLL_RMA=off: %lld flat allreduces, %lld replays, %lld of 1 blocking "
+           "allreduce two-sided",
+           d[C_FLAT], d[C_REPLAY], d[C_TWO_SIDED]);
     CHECK_MPI(MPI_T_cvar_write(crma, &mode));
     one(MPI_COMM_WORLD, a_in, a_out, N, 7);
+    CHECK_MPI(MPI_Allreduce(&x, &y, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+    CHECK_EQ(y, size);
+    look();
+    if (expect)
+        CHECKF(d[C_TWO_SIDED] == 0,
+               "FABMPI_COLL_RMA back on: the blocking allreduce ran two-sided");
     CHECK_MPI(MPI_T_cvar_handle_free(&crma));
     tu_counters_stop(&ctr);
 

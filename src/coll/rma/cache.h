@@ -188,6 +188,19 @@ extern const fm_crma_backend fm_crma_shm;
  * fails, and says why, when no transport offers them. */
 extern const fm_crma_backend fm_crma_net;
 
+/* select.c's last choice for one kind of call on this communicator.  A
+ * program repeats a call with the same size, and working the choice out
+ * again cost 110-170 instructions of a 2-member 8 B call (callgrind); the
+ * choice depends on nothing else that can change once the cache is set
+ * up but the knobs, which MPI_T may write (fm_param_writes). */
+#define FM_CRMA_CHOICES 5
+typedef struct fm_crma_choice {
+    size_t bytes;
+    unsigned long param_writes; /* fm_param_writes when made */
+    const char *why;            /* NULL: one-sided; else why two-sided */
+    unsigned char set, flat;
+} fm_crma_choice;
+
 /* Process-local state of one communicator's cache (comm->coll_rma). */
 typedef struct fm_crma {
     const fm_crma_backend *be;
@@ -213,6 +226,7 @@ typedef struct fm_crma {
     fm_crma_dirent *dir;   /* [size], inside our segment */
     void *be_state;        /* the backend's own (OFI: registration, ops in flight) */
     MPI_Comm comm;
+    fm_crma_choice choice[FM_CRMA_CHOICES]; /* select.c's, by kind; never set when disabled */
 } fm_crma;
 
 static inline fm_crma_reserved *fm_crma_res(const fm_crma *c)

@@ -176,14 +176,31 @@ static const char *two_sided_why(MPI_Comm comm, enum kind k, size_t bytes, int f
     return NULL;
 }
 
-/* The cache to run on, or NULL with *why saying why two-sided runs. */
+_Static_assert(NKIND == FM_CRMA_CHOICES, "one remembered choice per kind (cache.h)");
+
+/* The cache to run on, or NULL with *why saying why two-sided runs.  Once
+ * the cache is set up it remembers the last choice of each kind (cache.h,
+ * fm_crma_choice) and the same call again takes it from there: the inputs
+ * that can differ from call to call are the bytes and `flat` (the
+ * communicator's are fixed, the knobs' are tracked by fm_param_writes). */
 static fm_crma *choose(MPI_Comm comm, enum kind k, size_t bytes, int flat, const char **why)
 {
-    if ((*why = two_sided_why(comm, k, bytes, flat)))
-        return NULL;
-    fm_crma *c = fm_crma_get(comm);
-    if (!c)
+    fm_crma *c = comm->coll_rma;
+    if (c) {
+        const fm_crma_choice *m = &c->choice[k];
+        if (m->set && m->bytes == bytes && m->flat == flat &&
+            m->param_writes == fm_param_writes) {
+            *why = m->why;
+            return m->why ? NULL : c;
+        }
+    }
+    c = (*why = two_sided_why(comm, k, bytes, flat)) ? NULL : fm_crma_get(comm);
+    if (!*why && !c)
         *why = "cache setup failed (FABMPI_VERBOSE=1 says why)";
+    fm_crma *own = comm->coll_rma; /* set up by now, or not at all */
+    if (own && !own->disabled)
+        own->choice[k] = (fm_crma_choice){.bytes = bytes, .param_writes = fm_param_writes,
+                                          .why = *why, .set = 1, .flat = (unsigned char)flat};
     return c;
 }
 
