@@ -27,11 +27,6 @@
 FM_PREDEFINED_OPS(FM_DEFINE_OP)
 #undef FM_DEFINE_OP
 
-int fm_op_valid(MPI_Op op)
-{
-    return op != MPI_OP_NULL && op->magic == FM_MAGIC_OP;
-}
-
 /* User-defined ops behind user handles (handle_pool.h). */
 static fm_handle_pool op_pool = FM_HANDLE_POOL(struct fm_op);
 
@@ -61,18 +56,6 @@ void fm_op_release(MPI_Op op)
     if (op->predefined || --op->refcount > 0)
         return;
     fm_handle_put(&op_pool, op); /* a stale handle then fails fm_op_valid instead of running */
-}
-
-int fm_op_is_rma_only(MPI_Op op)
-{
-    return op == MPI_REPLACE || op == MPI_NO_OP;
-}
-
-int fm_op_check(MPI_Op op, MPI_Datatype dt)
-{
-    if (!op->predefined || fm_op_is_rma_only(op))
-        return FM_OK;
-    return fm_op_kernel[op->predefined - 1][dt->basic] ? FM_OK : FM_ERR_OP;
 }
 
 /* Exactly the kinds some bitwise op (integers, byte) or logical op
