@@ -124,10 +124,7 @@ static void shm_detach(fm_crma *c)
     c->dir = NULL;
 }
 
-static void *shm_direct(fm_crma *c, int peer, size_t off)
-{
-    return (unsigned char *)(uintptr_t)c->dir[peer].local + off;
-}
+static void *shm_direct(fm_crma *c, int peer, size_t off) { return fm_crma_mapped(c, peer, off); }
 
 static uint64_t shm_peek(fm_crma *c, int peer, size_t off)
 {

@@ -242,7 +242,7 @@ void fm_crma_wait(fm_crma *c, size_t off, uint64_t seq)
     fm_wait_until(fm_crma_test(c, off, seq));
 }
 
-int fm_crma_signal_stamped(fm_crma *c, int peer, size_t off, uint64_t seq, uint64_t stamp)
+int fm_crma_signal_stamped_put(fm_crma *c, int peer, size_t off, uint64_t seq, uint64_t stamp)
 {
     /* put() then flag(): the flag is ordered after the stamp (backend
      * contract), and flag() has finished with the source before returning. */
@@ -268,8 +268,8 @@ void fm_crma_claim(fm_crma *c, size_t off, size_t len)
         atomic_store_explicit((_Atomic uint64_t *)(void *)(p + at), 0, memory_order_relaxed);
 }
 
-int fm_crma_write(fm_crma *c, int peer, size_t off, const void *buf, MPI_Count count,
-                  MPI_Datatype dt)
+int fm_crma_write_general(fm_crma *c, int peer, size_t off, const void *buf, MPI_Count count,
+                         MPI_Datatype dt)
 {
     size_t n = (size_t)count * (size_t)dt->size;
     if (n == 0)
