@@ -237,6 +237,22 @@ static inline fm_crma_reserved *fm_crma_res(const fm_crma *c)
 {
     return (fm_crma_reserved *)(void *)c->self;
 }
+/* Member peer's byte `off`, in this process, when its segment is mapped
+ * here (the shm backend maps every member's: fm_crma_dirent.local), else
+ * NULL.  Flags and small data go through it as plain stores, without the
+ * backend's indirect calls: a 2-member 8 B MPI_Allreduce made four of
+ * them (123 of its instructions, callgrind). */
+static inline void *fm_crma_mapped(const fm_crma *c, int peer, size_t off)
+{
+    const uint64_t base = c->dir[peer].local;
+    return base ? (unsigned char *)(uintptr_t)base + off : NULL;
+}
+/* Member peer's flag word at off (acquire): a load where it is mapped. */
+static inline uint64_t fm_crma_peek(fm_crma *c, int peer, size_t off)
+{
+    const fm_crma_word *w = fm_crma_mapped(c, peer, off);
+    return w ? atomic_load_explicit(&w->v, memory_order_acquire) : c->be->peek(c, peer, off);
+}
 /* A backend has our own segment at c->self (zeroed): stamp its reserved
  * header (magic, version, size, pages) and point c->dir into it. */
 void fm_crma_stamp(fm_crma *c);
@@ -264,7 +280,7 @@ fm_crma_region fm_crma_take(fm_crma *c, uint64_t seq, size_t need, int inl);
 static inline int fm_crma_peer_done(fm_crma *c, int peer, uint64_t after)
 {
     return c->known_done[peer] >= after ||
-           (c->known_done[peer] = c->be->peek(c, peer, FM_CRMA_OFF_DONE)) >= after;
+           (c->known_done[peer] = fm_crma_peek(c, peer, FM_CRMA_OFF_DONE)) >= after;
 }
 /* Wait until it has. */
 void fm_crma_wait_peer(fm_crma *c, int peer, uint64_t after);
@@ -310,16 +326,6 @@ static inline int fm_crma_test(const fm_crma *c, size_t off, uint64_t seq)
 {
     const fm_crma_word *w = (const fm_crma_word *)(const void *)(c->self + off);
     return atomic_load_explicit(&w->v, memory_order_acquire) >= seq;
-}
-/* Member peer's byte `off`, in this process, when its segment is mapped
- * here (the shm backend maps every member's: fm_crma_dirent.local), else
- * NULL.  Flags and small data go through it as plain stores, without the
- * backend's indirect calls: a 2-member 8 B MPI_Allreduce made four of
- * them (123 of its instructions, callgrind). */
-static inline void *fm_crma_mapped(const fm_crma *c, int peer, size_t off)
-{
-    const uint64_t base = c->dir[peer].local;
-    return base ? (unsigned char *)(uintptr_t)base + off : NULL;
 }
 static inline int fm_crma_signal(fm_crma *c, int peer, size_t off, uint64_t seq)
 {

@@ -126,7 +126,7 @@ static int has_read(fm_crma *c, int member, int lane, uint64_t prev)
 {
     uint64_t *k = known_read(c, member) + lane;
     if (*k < prev)
-        *k = c->be->peek(c, member, FM_CRMA_OFF_FLAT(lane) + offsetof(fm_crma_flat, read));
+        *k = fm_crma_peek(c, member, FM_CRMA_OFF_FLAT(lane) + offsetof(fm_crma_flat, read));
     return *k >= prev;
 }
 
@@ -154,7 +154,7 @@ static inline __attribute__((always_inline)) int flat_publish(flat_call *f)
             if (!has_read(c, f->next, f->lane, f->prev))
                 return 0;
     }
-    fm_crma_lane_flag *w = c->be->direct(c, to, f->flag);
+    fm_crma_lane_flag *w = fm_crma_mapped(c, to, f->flag);
     if (f->bytes) {
         const void *mine = f->sbuf == MPI_IN_PLACE ? f->rbuf : f->sbuf;
         /* dt is contiguous (select.c): its bytes start true_lb into the buffer */
@@ -181,7 +181,7 @@ static inline __attribute__((always_inline)) int flat_all_in(flat_call *f)
     for (; f->next < c->size; f->next++) {
         if (f->next == c->rank)
             continue;
-        const fm_crma_lane_flag *w = c->be->direct(c, f->next, f->flag);
+        const fm_crma_lane_flag *w = fm_crma_mapped(c, f->next, f->flag);
         if (atomic_load_explicit(&w->v, memory_order_acquire) < f->seq)
             return 0;
         learn(c, f->next, w);
@@ -202,7 +202,7 @@ static int fold_all(flat_call *f)
     fm_crma *c = f->c;
     int rc = FM_OK;
     for (int p = 0; p < c->size; p++) {
-        int r = stamp_rc(c->be->direct(c, p, f->flag), f->bytes);
+        int r = stamp_rc(fm_crma_mapped(c, p, f->flag), f->bytes);
         if (r != FM_OK && rc != FM_ERR_TRUNCATE)
             rc = r;
     }
@@ -210,10 +210,10 @@ static int fold_all(flat_call *f)
      * and a typed view of them starts true_lb before the first byte. */
     const int last = c->size - 1;
     if (rc == FM_OK)
-        fm_copy((char *)f->rbuf + f->dt->true_lb, lane_data(c->be->direct(c, last, f->flag), f->bytes),
+        fm_copy((char *)f->rbuf + f->dt->true_lb, lane_data(fm_crma_mapped(c, last, f->flag), f->bytes),
                f->bytes);
     for (int p = last - 1; p >= 0 && rc == FM_OK; p--) {
-        const char *in = (const char *)lane_data(c->be->direct(c, p, f->flag), f->bytes) - f->dt->true_lb;
+        const char *in = (const char *)lane_data(fm_crma_mapped(c, p, f->flag), f->bytes) - f->dt->true_lb;
         rc = fm_op_plan_apply(f->plan, f->dt->true_lb, f->op, in, f->rbuf, f->count, f->dt); /* rbuf = c[p] op rbuf */
     }
     return rc;
@@ -289,7 +289,7 @@ int fm_crma_barrier_flat(fm_crma *c)
     int rc = flat_end(&f);
     if (c->rank != 0) {
         const size_t read = f.flag + offsetof(fm_crma_flat, read);
-        fm_wait_until(c->be->peek(c, 0, read) >= f.seq);
+        fm_wait_until(fm_crma_peek(c, 0, read) >= f.seq);
     }
     fm_crma_finish(c, f.seq);
     return rc;
