@@ -126,11 +126,9 @@ static void shm_detach(fm_crma *c)
 
 static void *shm_direct(fm_crma *c, int peer, size_t off) { return fm_crma_mapped(c, peer, off); }
 
-static uint64_t shm_peek(fm_crma *c, int peer, size_t off)
-{
-    const fm_crma_word *w = shm_direct(c, peer, off);
-    return atomic_load_explicit(&w->v, memory_order_acquire);
-}
+/* peek and flag are the inline loads and stores of cache.h (every segment
+ * is mapped here), for callers that go through the table. */
+static uint64_t shm_peek(fm_crma *c, int peer, size_t off) { return fm_crma_peek(c, peer, off); }
 
 static int shm_put(fm_crma *c, int peer, size_t off, const void *src, size_t len)
 {
@@ -140,9 +138,7 @@ static int shm_put(fm_crma *c, int peer, size_t off, const void *src, size_t len
 
 static int shm_flag(fm_crma *c, int peer, size_t off, uint64_t val)
 {
-    fm_crma_word *w = shm_direct(c, peer, off);
-    atomic_store_explicit(&w->v, val, memory_order_release);
-    return FM_OK;
+    return fm_crma_signal(c, peer, off, val);
 }
 
 const fm_crma_backend fm_crma_shm = {
