@@ -229,7 +229,7 @@ static int allgather(const char *call, const void *sbuf, MPI_Count scount, MPI_D
     if (err != MPI_SUCCESS)
         return err;
     FM_HANG_SCOPE(call, FM_HANG_NONE, FM_HANG_NONE, comm->name, scount);
-    int rc = fm_coll_allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
+    int rc = fm_coll_sel_allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
     FINISH(call, comm, rc);
 }
 
@@ -256,7 +256,7 @@ static int allgatherv(const char *call, const void *sbuf, MPI_Count scount, MPI_
     if (err != MPI_SUCCESS)
         return err;
     FM_HANG_SCOPE(call, FM_HANG_NONE, FM_HANG_NONE, comm->name, scount);
-    int rc = fm_coll_allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
+    int rc = fm_coll_sel_allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
     FINISH(call, comm, rc);
 }
 

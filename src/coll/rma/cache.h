@@ -48,6 +48,7 @@
 #include "dtype/dtype.h"
 #include "pt2pt/pt2pt.h"
 #include "util/copy.h"
+#include "util/int_array.h"
 #include "util/status.h"
 
 #define FM_CRMA_MAGIC 0x43524d41u /* "CRMA" */
@@ -197,7 +198,7 @@ extern const fm_crma_backend fm_crma_net;
  * again cost 110-170 instructions of a 2-member 8 B call (callgrind); the
  * choice depends on nothing else that can change once the cache is set
  * up but the knobs, which MPI_T may write (fm_param_writes). */
-#define FM_CRMA_CHOICES 5
+#define FM_CRMA_CHOICES 7
 typedef struct fm_crma_choice {
     size_t bytes;
     unsigned long param_writes; /* fm_param_writes when made */
@@ -440,6 +441,11 @@ int fm_crma_pair_end(fm_crma *c, fm_crma_pair_call *p);
 int fm_crma_barrier_flat(fm_crma *c);
 int fm_crma_allreduce_flat(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count,
                            MPI_Datatype dt, MPI_Op op);
+/* Allgather (rcounts and displs none) and allgatherv, pulled only, blocks
+ * of at most FM_CRMA_LANE_MAX bytes in any layout (packed into the lanes). */
+int fm_crma_allgather_flat(fm_crma *c, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
+                           void *rbuf, fm_iarr rcounts, fm_iarr displs, MPI_Count rcount,
+                           MPI_Datatype rdt);
 
 /* The same as steps of a nonblocking or persistent collective's schedule
  * (coll/sched.h); each start takes the next call number, so every member

@@ -1,8 +1,8 @@
 /* coll_rma.h — collectives on one-sided writes (the seed's coll/ofi
  * component), and the choice between them and the two-sided algorithms.
  *
- * The MPI entry points of Barrier, Bcast, Reduce and Allreduce call the
- * fm_coll_sel_* functions, which pick an algorithm (FABMPI_COLL_RMA, see
+ * The MPI entry points of Barrier, Bcast, Reduce, Allreduce and
+ * Allgather(v) call the fm_coll_sel_* functions, which pick an algorithm (FABMPI_COLL_RMA, see
  * select.c for the rule), report it when FABMPI_COLL_VERBOSE is set, and
  * run it.  Arguments are checked already; each returns FM_OK or FM_ERR_*.
  * Every member of a communicator reaches the same choice from the same
@@ -13,12 +13,18 @@
 
 #include <mpi.h>
 
+#include "util/int_array.h"
+
 int fm_coll_sel_barrier(MPI_Comm comm);
 int fm_coll_sel_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm);
 int fm_coll_sel_reduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
                        int root, MPI_Comm comm);
 int fm_coll_sel_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
                           MPI_Op op, MPI_Comm comm);
+int fm_coll_sel_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
+                          MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm);
+int fm_coll_sel_allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
+                           fm_iarr rcounts, fm_iarr displs, MPI_Datatype rdt, MPI_Comm comm);
 /* Reduce_scatter on 2 members with an input buffer (blocks of n0 and n1
  * elements): 1 and *rc when the one-sided pair ran (select.c chooses, the
  * same on both members), 0 when the caller runs its own algorithm. */

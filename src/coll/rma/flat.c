@@ -1,7 +1,8 @@
-/* flat.c — small allreduce and barrier among members that map each other's
- * segments (the shm backend): every member publishes its contribution in
- * its OWN segment, raises its own flag, then reads every other member's
- * and reduces them all itself, in rank order.
+/* flat.c — small allreduce, allgather(v) and barrier among members that
+ * map each other's segments (the shm backend): every member publishes its
+ * contribution in its OWN segment, raises its own flag, then reads every
+ * other member's and reduces them all itself, in rank order (allgather:
+ * copies each into its place in the receive buffer).
  *
  * One round of flags instead of log2(p) rounds of sends (recursive
  * doubling, dissemination).  That matters most when ranks outnumber cores:
@@ -47,6 +48,7 @@
 #include <string.h>
 
 #include "coll/coll_call.h"
+#include "coll/coll_util.h"
 #include "coll/op.h"
 #include "coll/sched.h"
 #include "core/comm.h"
@@ -54,6 +56,16 @@
 #include "pt2pt/pt2pt.h"
 #include "util/status.h"
 #include "util/copy.h"
+
+/* An allgather's receive side: member p's block of rcounts[p] (or rcount)
+ * elements of rdt lands at displs[p] (or p * rcount) elements into rbuf. */
+typedef struct flat_gather {
+    void *rbuf;
+    fm_iarr rcounts, displs; /* none: the fixed-count form */
+    MPI_Count rcount;
+    MPI_Datatype rdt;
+    int in_place;            /* our own block is in rbuf already */
+} flat_gather;
 
 /* One flat call in progress: its arguments and where it stands.  A
  * schedule keeps one for its whole life and restarts it at each MPI_Start. */
@@ -63,7 +75,8 @@ typedef struct flat_call {
     void *rbuf;
     MPI_Count count;
     MPI_Datatype dt;
-    MPI_Op op;       /* MPI_OP_NULL: barrier */
+    MPI_Op op;       /* MPI_OP_NULL: barrier, or allgather when g is set */
+    const flat_gather *g; /* allgather: where the blocks go (sbuf, count, dt: ours) */
     size_t bytes;
     uint64_t seq;    /* this call's number */
     uint64_t prev;   /* the last call on its lane before it */
@@ -157,8 +170,12 @@ static inline __attribute__((always_inline)) int flat_publish(flat_call *f)
     fm_crma_lane_flag *w = fm_crma_mapped(c, to, f->flag);
     if (f->bytes) {
         const void *mine = f->sbuf == MPI_IN_PLACE ? f->rbuf : f->sbuf;
-        /* dt is contiguous (select.c): its bytes start true_lb into the buffer */
-        fm_copy(lane_data(w, f->bytes), (const char *)mine + f->dt->true_lb, f->bytes);
+        /* A contiguous dt's bytes start true_lb into the buffer; only an
+         * allgather's may be another layout of the same signature. */
+        if (fm_dt_is_contig(f->dt))
+            fm_copy(lane_data(w, f->bytes), (const char *)mine + f->dt->true_lb, f->bytes);
+        else
+            fm_dt_pack(mine, f->count, f->dt, 0, lane_data(w, f->bytes), f->bytes);
     }
     w->bytes = f->bytes; /* the stamp (cache.h): readers compare it with their own count */
     memcpy(w->read, known_read(c, c->rank), sizeof w->read);
@@ -219,6 +236,37 @@ static int fold_all(flat_call *f)
     return rc;
 }
 
+/* Allgather: every member's block out of its lane into rbuf.  Each
+ * block's stamp is checked against the count we expect from it. */
+static int gather_all(flat_call *f)
+{
+    fm_crma *c = f->c;
+    const flat_gather *g = f->g;
+    const MPI_Datatype rdt = g->rdt;
+    int rc = FM_OK;
+    for (int p = 0; p < c->size; p++) {
+        const MPI_Count n = fm_iarr_null(g->rcounts) ? g->rcount : fm_iarr_at(g->rcounts, p);
+        const size_t bytes = (size_t)n * (size_t)rdt->size;
+        const fm_crma_lane_flag *w = fm_crma_mapped(c, p, f->flag);
+        const int r = stamp_rc(w, bytes);
+        if (r != FM_OK) {
+            if (rc != FM_ERR_TRUNCATE)
+                rc = r;
+            continue;
+        }
+        if ((p == c->rank && g->in_place) || bytes == 0)
+            continue;
+        const MPI_Aint at = fm_iarr_null(g->displs) ? (MPI_Aint)p * g->rcount : fm_iarr_at(g->displs, p);
+        void *to = fm_coll_at(g->rbuf, at, rdt);
+        const void *from = lane_data((fm_crma_lane_flag *)w, bytes);
+        if (fm_dt_is_contig(rdt))
+            fm_copy((char *)to + rdt->true_lb, from, bytes);
+        else
+            fm_dt_unpack(to, n, rdt, 0, from, bytes);
+    }
+    return rc;
+}
+
 /* Pushed: the other member's vector is in our lane; member 0's operand on
  * the left, so both compute the same bytes (as fm_crma_pair). */
 static inline __attribute__((always_inline)) int fold_pushed(flat_call *f)
@@ -252,7 +300,7 @@ static inline __attribute__((always_inline)) int fold_pushed(flat_call *f)
 static inline __attribute__((always_inline)) int flat_end(flat_call *f)
 {
     fm_crma *c = f->c;
-    int rc = f->op == MPI_OP_NULL ? FM_OK : f->push ? fold_pushed(f) : fold_all(f);
+    int rc = f->g ? gather_all(f) : f->op == MPI_OP_NULL ? FM_OK : f->push ? fold_pushed(f) : fold_all(f);
     fm_crma_word *read = (fm_crma_word *)(void *)(c->self + f->flag + offsetof(fm_crma_flat, read));
     known_read(c, c->rank)[f->lane] = f->seq;
     atomic_store_explicit(&read->v, f->seq, memory_order_release);
@@ -300,6 +348,24 @@ int fm_crma_allreduce_flat(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count c
 {
     flat_call f = {.c = c, .sbuf = sbuf, .rbuf = rbuf, .count = count, .dt = dt, .op = op,
                    .bytes = (size_t)count * (size_t)dt->size};
+    return flat_blocking(&f);
+}
+
+/* Pulled only: select.c takes it on crowded nodes, where nothing pushes. */
+int fm_crma_allgather_flat(fm_crma *c, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
+                           void *rbuf, fm_iarr rcounts, fm_iarr displs, MPI_Count rcount,
+                           MPI_Datatype rdt)
+{
+    flat_gather g = {.rbuf = rbuf, .rcounts = rcounts, .displs = displs, .rcount = rcount,
+                     .rdt = rdt, .in_place = sbuf == MPI_IN_PLACE};
+    if (g.in_place) { /* ours is in rbuf, where everyone else's goes */
+        scount = fm_iarr_null(rcounts) ? rcount : fm_iarr_at(rcounts, c->rank);
+        sbuf = fm_coll_at(rbuf, fm_iarr_null(displs) ? (MPI_Aint)c->rank * rcount
+                                                     : fm_iarr_at(displs, c->rank), rdt);
+        sdt = rdt;
+    }
+    flat_call f = {.c = c, .sbuf = sbuf, .rbuf = rbuf, .count = scount, .dt = sdt,
+                   .op = MPI_OP_NULL, .g = &g, .bytes = (size_t)scount * (size_t)sdt->size};
     return flat_blocking(&f);
 }
 

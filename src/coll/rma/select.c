@@ -1,5 +1,5 @@
-/* select.c — which algorithm runs a Barrier, Bcast, Reduce, Allreduce, or
- * a 2-member Reduce_scatter.
+/* select.c — which algorithm runs a Barrier, Bcast, Reduce, Allreduce,
+ * Allgather(v), or a 2-member Reduce_scatter.
  *
  * FABMPI_COLL_RMA:
  *   off   always the two-sided algorithms (src/coll);
@@ -52,9 +52,11 @@
 
 #define FM_COLL_TWO_SIDED_PRIORITY 10
 
-enum kind { K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, K_REDUCE_SCATTER, NKIND };
-static const char *const call_name[NKIND] = {"MPI_Barrier", "MPI_Bcast", "MPI_Reduce",
-                                             "MPI_Allreduce", "MPI_Reduce_scatter"};
+enum kind { K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, K_REDUCE_SCATTER, K_ALLGATHER,
+            K_ALLGATHERV, NKIND };
+static const char *const call_name[NKIND] = {"MPI_Barrier",        "MPI_Bcast",     "MPI_Reduce",
+                                             "MPI_Allreduce",      "MPI_Reduce_scatter",
+                                             "MPI_Allgather",      "MPI_Allgatherv"};
 
 /* Auto mode: the packed sizes (bytes, lo..hi inclusive) at which the
  * one-sided algorithm beat the two-sided one in bench/coll_rma.c on shared
@@ -90,6 +92,8 @@ static const fm_size_range wins[NKIND][2] = {
     [K_REDUCE] = {{1, SIZE_MAX}, {1, 16384}},
     [K_ALLREDUCE] = {{1, SIZE_MAX}, {1, 0}},
     [K_REDUCE_SCATTER] = {{1, SIZE_MAX}, {1, 0}}, /* asked for 2 members only */
+    [K_ALLGATHER] = {{1, 0}, {1, 0}},  /* flat only (crowded nodes) */
+    [K_ALLGATHERV] = {{1, 0}, {1, 0}},
 };
 
 /* The flat algorithms (flat.c): when the node has more ranks than CPUs
@@ -335,6 +339,93 @@ int fm_coll_sel_reduce_scatter_pair(const void *sbuf, void *rbuf, MPI_Count n0, 
     *rc = fm_crma_pair(c, me ? block0 : block1, me ? n0 : n1, me ? block1 : block0, me ? n1 : n0,
                        rbuf, dt, op);
     return 1;
+}
+
+/* Allgather and allgatherv on a crowded node, blocks of at most
+ * FM_FLAT_GATHER_MAX bytes: flat (flat.c), one round of flags where
+ * recursive doubling waits log2(p) times for a partner to get a core.
+ * Chosen by the block sizes, which are the same on every member, and by
+ * nothing a member's own datatypes say (types of one signature may have
+ * different layouts): flat packs what is not contiguous.  osu_allgather
+ * on the 2 cores, 3 rounds alternating the library before it, medians of
+ * 1 B to 4 KiB, us, two-sided -> flat: 3 ranks 4.0-7.6 -> 3.1-6.0, 4 ranks
+ * 5.7-10.0 -> 4.0-6.8 (Open MPI 7.3-30.5), 8 ranks 19-35 -> 8.7-13.1, 16
+ * ranks (2 rounds) 72-200 -> 31-52; osu_allgatherv at 4 ranks 5.9-9.3 ->
+ * 4.2-5.5 (Open MPI 6.6-41.6).  A lane holds 4 KiB. */
+#define FM_FLAT_GATHER_MAX ((size_t)FM_CRMA_LANE_MAX)
+
+/* The allgather that runs (rcounts none: every block is rcount elements),
+ * once the node is crowded or the choice is to be reported. */
+static inline int sel_allgather(enum kind k, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
+                                void *rbuf, fm_iarr rcounts, fm_iarr displs, MPI_Count rcount,
+                                MPI_Datatype rdt, MPI_Comm comm)
+{
+    const char *why = "node not crowded (one round of flags pays where ranks outnumber CPUs)";
+    fm_crma *c = NULL;
+    const int crowded = comm->size <= FM_FLAT_RANKS && fm_coll_crowded(comm);
+    size_t largest = 0;
+    if (crowded || fm_param.COLL_VERBOSE) {
+        if (fm_iarr_null(rcounts))
+            largest = (size_t)rcount;
+        else
+            for (int p = 0; p < comm->size; p++)
+                if ((size_t)fm_iarr_at(rcounts, p) > largest)
+                    largest = (size_t)fm_iarr_at(rcounts, p);
+        largest *= (size_t)rdt->size;
+    }
+    if (crowded) {
+        why = "a block larger than a lane's 4096 bytes";
+        if (largest <= FM_FLAT_GATHER_MAX)
+            c = choose(comm, k, largest, 1, &why);
+    }
+    report(comm, k, largest, -1, c,
+           c ? "flat (one round of flags, every member copies all)"
+             : "recursive doubling (power of two members) or ring",
+           why);
+    if (!c)
+        return k == K_ALLGATHER ? fm_coll_allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm)
+                                : fm_coll_allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt,
+                                                     comm);
+    FM_PV_INC(coll_allgather_flat);
+    return fm_crma_allgather_flat(c, sbuf, scount, sdt, rbuf, rcounts, displs, rcount, rdt);
+}
+
+/* Elsewhere an allgather pays two loads for the choice: the entry points
+ * below jump to the two-sided algorithm or to these, whose arguments are
+ * theirs, so neither needs a frame: 8 instructions a call at 2 ranks
+ * (callgrind), where sel_allgather inlined into them cost 52 and a call to
+ * it with its own arguments 17. */
+static __attribute__((noinline)) int allgather_chosen(const void *sbuf, MPI_Count scount,
+                                                      MPI_Datatype sdt, void *rbuf,
+                                                      MPI_Count rcount, MPI_Datatype rdt,
+                                                      MPI_Comm comm)
+{
+    return sel_allgather(K_ALLGATHER, sbuf, scount, sdt, rbuf, FM_IARR_NONE, FM_IARR_NONE, rcount,
+                         rdt, comm);
+}
+
+static __attribute__((noinline)) int allgatherv_chosen(const void *sbuf, MPI_Count scount,
+                                                       MPI_Datatype sdt, void *rbuf,
+                                                       fm_iarr rcounts, fm_iarr displs,
+                                                       MPI_Datatype rdt, MPI_Comm comm)
+{
+    return sel_allgather(K_ALLGATHERV, sbuf, scount, sdt, rbuf, rcounts, displs, 0, rdt, comm);
+}
+
+int fm_coll_sel_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
+                          MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm)
+{
+    if (fm_oversubscribed || fm_param.COLL_VERBOSE)
+        return allgather_chosen(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
+    return fm_coll_allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
+}
+
+int fm_coll_sel_allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
+                           fm_iarr rcounts, fm_iarr displs, MPI_Datatype rdt, MPI_Comm comm)
+{
+    if (fm_oversubscribed || fm_param.COLL_VERBOSE)
+        return allgatherv_chosen(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
+    return fm_coll_allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
 }
 
 /* The nonblocking and persistent forms take the flat algorithm where the
