@@ -1,4 +1,7 @@
-/* alltoall.c — alltoall and alltoallv.
+/* alltoall.c — alltoall, alltoallv and alltoallw.
+ *
+ * Blocking calls on two members of one node exchange through the
+ * collective cache where select.c takes it (fm_a2a_pair).
  *
  * Out of place: windows of FM_A2A_WINDOW peers, each window posting all
  * its receives and sends at once (rank+i gets our block, rank-i sends us
@@ -11,6 +14,7 @@
 #include "coll/coll.h"
 #include "coll/coll_call.h"
 #include "coll/coll_util.h"
+#include "coll/rma/coll_rma.h"
 #include "core/comm.h"
 #include "pt2pt/pt2pt.h"
 #include "util/status.h"
@@ -121,9 +125,38 @@ void fm_cc_alltoallw(fm_coll_call *cc, const void *sbuf, fm_iarr scounts, fm_iar
     fm_a2a_windows(cc, &snd, &rcv);
 }
 
+static fm_crma_block fm_side_block(const struct fm_a2a_side *s, int i)
+{
+    return (fm_crma_block){fm_side_addr(s, i), fm_side_count(s, i), fm_side_dt(s, i)};
+}
+
+/* Two members (blocking calls): the one-sided exchange through the
+ * collective cache where select.c takes it (form 0 alltoall, 1 alltoallv,
+ * 2 alltoallw); 1 with *rc when it ran.  Blocks of the other member leave
+ * from sbuf (MPI_IN_PLACE: from rbuf, before the other's block lands
+ * there) and ours is copied locally while the other writes. */
+static int fm_a2a_pair(MPI_Comm comm, int form, const struct fm_a2a_side *snd,
+                       const struct fm_a2a_side *rcv, int *rc)
+{
+    if (comm->size != 2 || fm_comm_is_inter(comm))
+        return 0;
+    const int me = comm->rank, peer = 1 - me;
+    const int in_place = snd->buf == MPI_IN_PLACE;
+    const fm_crma_block none = {NULL, 0, MPI_BYTE};
+    return fm_coll_sel_alltoall_pair(comm, form, fm_side_block(in_place ? rcv : snd, peer),
+                                     fm_side_block(rcv, peer),
+                                     in_place ? none : fm_side_block(snd, me),
+                                     fm_side_block(rcv, me), rc);
+}
+
 int fm_coll_alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                      MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm)
 {
+    const struct fm_a2a_side snd = {.buf = sbuf, .count = scount, .dt = sdt};
+    const struct fm_a2a_side rcv = {.buf = rbuf, .count = rcount, .dt = rdt};
+    int rc;
+    if (fm_a2a_pair(comm, 0, &snd, &rcv, &rc))
+        return rc;
     fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_ALLTOALL);
     fm_cc_alltoallw(&cc, sbuf, FM_IARR_NONE, FM_IARR_NONE, scount, sdt, NULL, rbuf, FM_IARR_NONE,
                     FM_IARR_NONE, rcount, rdt, NULL);
@@ -134,6 +167,11 @@ int fm_coll_alltoallv(const void *sbuf, fm_iarr scounts, fm_iarr sdispls, MPI_Da
                       void *rbuf, fm_iarr rcounts, fm_iarr rdispls, MPI_Datatype rdt,
                       MPI_Comm comm)
 {
+    const struct fm_a2a_side snd = {.buf = sbuf, .counts = scounts, .displs = sdispls, .dt = sdt};
+    const struct fm_a2a_side rcv = {.buf = rbuf, .counts = rcounts, .displs = rdispls, .dt = rdt};
+    int rc;
+    if (fm_a2a_pair(comm, 1, &snd, &rcv, &rc))
+        return rc;
     fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_ALLTOALLV);
     fm_cc_alltoallw(&cc, sbuf, scounts, sdispls, 0, sdt, NULL, rbuf, rcounts, rdispls, 0, rdt,
                     NULL);
@@ -144,6 +182,11 @@ int fm_coll_alltoallw(const void *sbuf, fm_iarr scounts, fm_iarr sdispls,
                       const MPI_Datatype sdts[], void *rbuf, fm_iarr rcounts, fm_iarr rdispls,
                       const MPI_Datatype rdts[], MPI_Comm comm)
 {
+    const struct fm_a2a_side snd = {.buf = sbuf, .counts = scounts, .displs = sdispls, .dts = sdts};
+    const struct fm_a2a_side rcv = {.buf = rbuf, .counts = rcounts, .displs = rdispls, .dts = rdts};
+    int rc;
+    if (fm_a2a_pair(comm, 2, &snd, &rcv, &rc))
+        return rc;
     fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_ALLTOALLW);
     fm_cc_alltoallw(&cc, sbuf, scounts, sdispls, 0, NULL, sdts, rbuf, rcounts, rdispls, 0, NULL,
                     rdts);

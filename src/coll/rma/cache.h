@@ -45,6 +45,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "coll/rma/coll_rma.h"
 #include "dtype/dtype.h"
 #include "pt2pt/pt2pt.h"
 #include "util/copy.h"
@@ -198,7 +199,7 @@ extern const fm_crma_backend fm_crma_net;
  * again cost 110-170 instructions of a 2-member 8 B call (callgrind); the
  * choice depends on nothing else that can change once the cache is set
  * up but the knobs, which MPI_T may write (fm_param_writes). */
-#define FM_CRMA_CHOICES 7
+#define FM_CRMA_CHOICES 10
 typedef struct fm_crma_choice {
     size_t bytes;
     unsigned long param_writes; /* fm_param_writes when made */
@@ -413,6 +414,16 @@ int fm_crma_reduce(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count, MP
  * (in place) only when it is also out. */
 int fm_crma_pair(fm_crma *c, const void *out, MPI_Count out_count, const void *mine,
                  MPI_Count count, void *rbuf, MPI_Datatype dt, MPI_Op op);
+/* Two members, alltoall(v,w): each writes `out` (its block for the other)
+ * into the other's slot, copies own_from into own_to (none when own_from's
+ * buf is NULL: in place) while the other writes, then unpacks the other's
+ * block from its own slot into `in`.  One crossing each way, where the
+ * two-sided exchange is a rendezvous whose copy crosses by CMA.  In place,
+ * out and in may be one buffer: ours leaves before theirs lands.  piece
+ * (0: none): blocks larger than it go in pieces of that many bytes, a call
+ * number each; only where the members map each other's segments. */
+int fm_crma_exchange(fm_crma *c, fm_crma_block out, fm_crma_block in, fm_crma_block own_from,
+                     fm_crma_block own_to, size_t piece);
 /* The same in steps, for a schedule to poll (flat.c) and for fm_crma_pair:
  * begin takes the call's number and region (at the call, in call order);
  * publish is 0 until the other member has finished the calls that used

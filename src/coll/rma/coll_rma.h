@@ -30,6 +30,19 @@ int fm_coll_sel_allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
  * same on both members), 0 when the caller runs its own algorithm. */
 int fm_coll_sel_reduce_scatter_pair(const void *sbuf, void *rbuf, MPI_Count n0, MPI_Count n1,
                                     MPI_Datatype dt, MPI_Op op, MPI_Comm comm, int *rc);
+/* One block of a collective's buffer: (buf, count, dt). */
+typedef struct fm_crma_block {
+    const void *buf;
+    MPI_Count count;
+    MPI_Datatype dt;
+} fm_crma_block;
+
+/* Alltoall (form 0), alltoallv (1) or alltoallw (2) on 2 members, its
+ * blocks given (cache.h, fm_crma_exchange): 1 and *rc when the one-sided
+ * exchange ran (select.c chooses, the same on both members), 0 when the
+ * caller runs its own. */
+int fm_coll_sel_alltoall_pair(MPI_Comm comm, int form, fm_crma_block out, fm_crma_block in,
+                              fm_crma_block own_from, fm_crma_block own_to, int *rc);
 
 /* 1 when MPI_Allreduce of `bytes` of dt on comm runs the flat one-round
  * algorithm (select.c), the same on every member. */

@@ -10,7 +10,11 @@
  * of its range and its right subtree the higher ones, so the member computes
  * left op mine op right and the root ends with the rank-ordered result
  * without an extra hop.  fm_op_apply computes inout = in op inout, so the
- * right operand is always the one overwritten. */
+ * right operand is always the one overwritten.
+ *
+ * Also the two-member calls that cross once each way through the same
+ * slots: the pair (allreduce, reduce_scatter: each writes, both fold) and
+ * the exchange (alltoall: each writes, both copy out). */
 #include "coll/rma/cache.h"
 
 #include <stdlib.h>
@@ -249,6 +253,72 @@ int fm_crma_pair(fm_crma *c, const void *out, MPI_Count out_count, const void *m
     fm_wait_until(pair_publish(c, &p));
     fm_crma_wait(c, fm_crma_pair_flag(c, &p), p.seq);
     return pair_end(c, &p);
+}
+
+/* Bytes [at, at + n) of block b's packed form into peer's segment at off:
+ * the whole block through the backend, a piece by packing straight into
+ * the mapped segment (select.c cuts blocks into pieces only where every
+ * member's segment is mapped). */
+static int write_piece(fm_crma *c, int peer, size_t off, fm_crma_block b, size_t at, size_t n,
+                       size_t total)
+{
+    if (at == 0 && n == total)
+        return fm_crma_write(c, peer, off, b.buf, b.count, b.dt);
+    unsigned char *to = fm_crma_mapped(c, peer, off);
+    if (!to)
+        return FM_ERR_INTERN;
+    fm_dt_pack(b.buf, b.count, b.dt, at, to, n);
+    return FM_OK;
+}
+
+int fm_crma_exchange(fm_crma *c, fm_crma_block out, fm_crma_block in, fm_crma_block own_from,
+                     fm_crma_block own_to, size_t piece)
+{
+    const int peer = 1 - c->rank;
+    const size_t out_bytes = (size_t)out.count * (size_t)out.dt->size;
+    const size_t in_bytes = (size_t)in.count * (size_t)in.dt->size;
+    const size_t most = out_bytes > in_bytes ? out_bytes : in_bytes;
+    if (piece == 0 || piece > most)
+        piece = most;
+    int rc = FM_OK, in_rc = FM_OK, own = own_from.buf == NULL;
+    /* Piece by piece (the same number on both members: `most` is), each a
+     * call of its own; after an error the pieces still go, stamped as one,
+     * so the other member is not left waiting. */
+    for (size_t at = 0; at == 0 || at < most; at += piece) {
+        const size_t span = most - at < piece ? most - at : piece;
+        const size_t on = out_bytes > at ? (out_bytes - at < span ? out_bytes - at : span) : 0;
+        const size_t inn = in_bytes > at ? (in_bytes - at < span ? in_bytes - at : span) : 0;
+        const uint64_t seq = ++c->seq;
+        /* Both members take slots of the larger piece, as the pair does. */
+        const fm_crma_region r = fm_crma_take(c, seq, 2 * ((span + 63) / 64 * 64), span <= FM_CRMA_INLINE);
+        fm_crma_wait_peer(c, peer, r.after);
+        if (rc == FM_OK && on)
+            rc = write_piece(c, peer, slot_off(&r, c->rank), out, at, on, out_bytes);
+        int src = fm_crma_signal_stamped(c, peer, FM_CRMA_OFF_SLOT(r.lane, c->rank), seq,
+                                         rc == FM_OK ? fm_crma_call_stamp(on, &r) : FM_CRMA_STAMP_ERR);
+        if (rc == FM_OK)
+            rc = src;
+        /* Our own block while the other writes its first piece. */
+        if (!own) {
+            own = 1;
+            if (rc == FM_OK)
+                rc = fm_dt_copy(own_from.buf, own_from.count, own_from.dt,
+                                (void *)(uintptr_t)own_to.buf, own_to.count, own_to.dt);
+        }
+        const size_t flag = FM_CRMA_OFF_SLOT(r.lane, peer);
+        fm_crma_wait(c, flag, seq);
+        int got = fm_crma_check_stamp(c, flag, fm_crma_call_stamp(inn, &r));
+        if (got == FM_OK && inn) {
+            fm_dt_unpack((void *)(uintptr_t)in.buf, in.count, in.dt, at,
+                         c->self + slot_off(&r, peer), inn);
+            if (!r.inl) /* the other's next write into the slot: cache.h, fm_crma_claim */
+                fm_crma_claim(c, slot_off(&r, peer), inn);
+        }
+        if (in_rc == FM_OK)
+            in_rc = got;
+        fm_crma_finish(c, seq);
+    }
+    return rc != FM_OK ? rc : in_rc;
 }
 
 void fm_crma_pair_begin(fm_crma *c, fm_crma_pair_call *p) { pair_begin(c, p); }

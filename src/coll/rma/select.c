@@ -1,5 +1,5 @@
 /* select.c — which algorithm runs a Barrier, Bcast, Reduce, Allreduce,
- * Allgather(v), or a 2-member Reduce_scatter.
+ * Allgather(v), or a 2-member Reduce_scatter or Alltoall(v,w).
  *
  * FABMPI_COLL_RMA:
  *   off   always the two-sided algorithms (src/coll);
@@ -53,10 +53,10 @@
 #define FM_COLL_TWO_SIDED_PRIORITY 10
 
 enum kind { K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, K_REDUCE_SCATTER, K_ALLGATHER,
-            K_ALLGATHERV, NKIND };
-static const char *const call_name[NKIND] = {"MPI_Barrier",        "MPI_Bcast",     "MPI_Reduce",
-                                             "MPI_Allreduce",      "MPI_Reduce_scatter",
-                                             "MPI_Allgather",      "MPI_Allgatherv"};
+            K_ALLGATHERV, K_ALLTOALL, K_ALLTOALLV, K_ALLTOALLW, NKIND };
+static const char *const call_name[NKIND] = {
+    "MPI_Barrier",   "MPI_Bcast",      "MPI_Reduce",   "MPI_Allreduce", "MPI_Reduce_scatter",
+    "MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall", "MPI_Alltoallv", "MPI_Alltoallw"};
 
 /* Auto mode: the packed sizes (bytes, lo..hi inclusive) at which the
  * one-sided algorithm beat the two-sided one in bench/coll_rma.c on shared
@@ -79,7 +79,13 @@ static const char *const call_name[NKIND] = {"MPI_Barrier",        "MPI_Bcast", 
  * the same way (each writes the other's block): osu_reduce_scatter, 3
  * alternated runs against the two-sided pairwise exchange, medians, 4 B
  * 0.14 against 0.20 us, 4 KiB 0.29 against 0.48, 128 KiB 4.8 against 8.6,
- * 1 MiB 47.5 against 65.0: every size that fits.
+ * 1 MiB 47.5 against 65.0: every size that fits.  Alltoall(v,w) at 2
+ * members the same way (each writes its block for the other, both copy
+ * out; fm_crma_exchange): osu_alltoall, 2 ranks bound, 3 alternated runs,
+ * medians, against the two-sided exchange, us: 1 B 0.23 against 0.32, 4
+ * KiB 0.72 against 0.93, 64 KiB 7.5 against 14.0, 512 KiB 56 against 90
+ * (Open MPI 0.38, 4.03, 13.7, 90.3); osu_alltoallv 64-512 KiB 0.56-0.75
+ * of two-sided (6 runs): every size that fits.
  * With 3 or more members the tree algorithms won only in some runs: bcast
  * at 8-32 KiB on/off 0.87, 1.06, 1.27 in one run of bench/run-bench and
  * 1.56, 1.09, 1.44 in the next, allreduce at 8-64 KiB 1.40-1.51 in the
@@ -94,6 +100,9 @@ static const fm_size_range wins[NKIND][2] = {
     [K_REDUCE_SCATTER] = {{1, SIZE_MAX}, {1, 0}}, /* asked for 2 members only */
     [K_ALLGATHER] = {{1, 0}, {1, 0}},  /* flat only (crowded nodes) */
     [K_ALLGATHERV] = {{1, 0}, {1, 0}},
+    [K_ALLTOALL] = {{1, SIZE_MAX}, {1, 0}}, /* asked for 2 members only */
+    [K_ALLTOALLV] = {{1, SIZE_MAX}, {1, 0}},
+    [K_ALLTOALLW] = {{1, SIZE_MAX}, {1, 0}},
 };
 
 /* The flat algorithms (flat.c): when the node has more ranks than CPUs
@@ -426,6 +435,37 @@ int fm_coll_sel_allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
     if (fm_oversubscribed || fm_param.COLL_VERBOSE)
         return allgatherv_chosen(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
     return fm_coll_allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
+}
+
+int fm_coll_sel_alltoall_pair(MPI_Comm comm, int form, fm_crma_block out, fm_crma_block in,
+                              fm_crma_block own_from, fm_crma_block own_to, int *rc)
+{
+    const enum kind k = (enum kind)(K_ALLTOALL + form);
+    const char *why = "";
+    /* bytes: the larger block, what each slot must hold; the other member's
+     * out is our in, so both compute the same */
+    const size_t ob = (size_t)out.count * (size_t)out.dt->size;
+    const size_t ib = (size_t)in.count * (size_t)in.dt->size;
+    const size_t bytes = ob > ib ? ob : ib;
+    /* Within a node blocks up to twice a slot go in two pieces: osu_alltoall
+     * at 1 MiB (slots of 512 KiB), 2 ranks bound, 8 pairs of runs against
+     * the two-sided exchange: 121-129 us against 168-244 in the fast
+     * machine state, 215-245 against 171-196 in the slow one (pieces of a
+     * quarter of the area, two in flight, did the same); at 2 MiB no gain
+     * (10 pairs, median ratio 1.03), so larger blocks stay two-sided. */
+    const size_t slot = fm_crma_area_max(comm) / 2 / 64 * 64;
+    const size_t piece = bytes > slot && bytes <= 2 * slot && fm_crma_all_shm(comm) ? slot : 0;
+    fm_crma *c = choose(comm, k, piece ? slot : bytes, 0, &why);
+    report(comm, k, bytes, -1, c,
+           c ? piece ? "pair, in pieces (each writes its block into the other's cache)"
+                     : "pair (each writes its block into the other's cache)"
+             : "exchange of one message each way",
+           why);
+    if (!c)
+        return 0;
+    FM_PV_INC(coll_alltoall_pair);
+    *rc = fm_crma_exchange(c, out, in, own_from, own_to, piece);
+    return 1;
 }
 
 /* The nonblocking and persistent forms take the flat algorithm where the

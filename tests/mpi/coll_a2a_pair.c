@@ -1,0 +1,227 @@
+/* coll_a2a_pair: MPI_Alltoall, MPI_Alltoallv and MPI_Alltoallw on two
+ * members, which exchange through the collective cache where it holds
+ * their blocks (src/coll/rma/reduce.c, fm_crma_exchange: each writes its
+ * block for the other into the other's cache, copies its own, then copies
+ * the other's out):
+ *   - blocks of 4 B, 48 B (inside a flag line), 52 B, 4 KiB, 512 KiB (half
+ *     the large area, the most a slot holds over shared memory), 512 KiB
+ *     + 64 (two pieces; two-sided over OFI) and 2 MiB + 12 (two-sided);
+ *   - an input buffer and MPI_IN_PLACE;
+ *   - layouts that differ between the members for one signature: member 1
+ *     sends and receives ints spaced 8 bytes apart (MPI_INT resized);
+ *   - alltoallv with blocks of different sizes each way, one empty, and
+ *     displacements in reverse order; alltoallw with byte displacements;
+ *   - 100 calls back to back (more than the cache's 32 flag sets) with a
+ *     2-member MPI_Allreduce (the pair, same slots) between them;
+ *   - on MPI_COMM_WORLD at 2 ranks, and on the halves of MPI_Comm_split at
+ *     4 (at 3 the last rank, alone in its half, only counts no call);
+ *   - every int of every block checked, gaps and tails untouched;
+ *   - with FABMPI_COLL_VERBOSE=1 world rank 0 checks each call's line:
+ *     "pair" exactly where the exchange runs (FABMPI_COLL_RMA unset or on;
+ *     over OFI only when on, blocks up to 64 KiB), and MPI_T's
+ *     coll_alltoall_pair counts the 100 calls.
+ * Under another MPI only the values are checked. */
+#include <string.h>
+
+#include "verbose_log.h"
+
+enum { GUARD = 16, A2A = 0, A2AV = 1, A2AW = 2 };
+static const int SENTINEL = 0x5a5a5a5a;
+static const char *const call_name[] = {"MPI_Alltoall comm", "MPI_Alltoallv comm",
+                                        "MPI_Alltoallw comm"};
+
+static int checked;        /* world rank 0 checks the verbose lines */
+static long pair_max = -1; /* the largest block the exchange takes whole; -1: never */
+static int pieces;          /* up to twice that go in two pieces (within a node) */
+static int counted;        /* MPI_T's coll_alltoall_pair is there */
+static tu_counters ctr;
+static MPI_Datatype spaced; /* MPI_INT with an extent of 8 bytes */
+
+static int val(int from, int to, long i, unsigned salt)
+{
+    return (int)((unsigned)from * 1000003u + (unsigned)to * 500009u + (unsigned)i * 7u +
+                 salt * 65537u);
+}
+
+/* One call on a 2-member comm: member m sends n[m][j] ints to member j. */
+static void one(MPI_Comm comm, int form, int in_place, long n[2][2], unsigned salt)
+{
+    int me, size;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &size);
+    const int stride = me ? 2 : 1;
+    MPI_Datatype dt = me ? spaced : MPI_INT;
+    const MPI_Aint ext = stride * (MPI_Aint)sizeof(int);
+    /* Block j sits at displs[j] elements: block 1 first, then block 0. */
+    int scounts[2], rcounts[2], sdispls[2], rdispls[2], sbytes[2], rbytes[2];
+    MPI_Datatype types[2] = {dt, dt};
+    for (int j = 0; j < 2; j++) {
+        scounts[j] = (int)n[me][j];
+        rcounts[j] = (int)n[j][me];
+    }
+    if (form == A2A)
+        for (int j = 0; j < 2; j++)
+            sdispls[j] = rdispls[j] = j * scounts[0];
+    else {
+        sdispls[1] = rdispls[1] = 0;
+        sdispls[0] = scounts[1];
+        rdispls[0] = rcounts[1];
+    }
+    for (int j = 0; j < 2; j++) {
+        sbytes[j] = (int)(sdispls[j] * ext);
+        rbytes[j] = (int)(rdispls[j] * ext);
+    }
+    const long selems = (long)scounts[0] + scounts[1], relems = (long)rcounts[0] + rcounts[1];
+    const size_t rints = (size_t)relems * (size_t)stride + GUARD;
+    int *rbuf = tu_malloc(rints * sizeof(int));
+    int *sbuf = tu_malloc(((size_t)selems * (size_t)stride + 1) * sizeof(int));
+    for (size_t i = 0; i < rints; i++)
+        rbuf[i] = SENTINEL;
+    for (long i = 0; i < selems * stride; i++)
+        sbuf[i] = SENTINEL;
+    for (int j = 0; j < 2; j++)
+        for (long i = 0; i < scounts[j]; i++) {
+            sbuf[(sdispls[j] + i) * stride] = val(me, j, i, salt);
+            if (in_place) /* sends and receives then use the receive layout */
+                rbuf[(rdispls[j] + i) * stride] = val(me, j, i, salt);
+        }
+    const void *in = in_place ? MPI_IN_PLACE : sbuf;
+    if (form == A2A)
+        CHECK_MPI(MPI_Alltoall(in, scounts[0], dt, rbuf, rcounts[0], dt, comm));
+    else if (form == A2AV)
+        CHECK_MPI(MPI_Alltoallv(in, scounts, sdispls, dt, rbuf, rcounts, rdispls, dt, comm));
+    else
+        CHECK_MPI(MPI_Alltoallw(in, scounts, sbytes, types, rbuf, rcounts, rbytes, types, comm));
+
+    for (int j = 0; j < 2; j++)
+        for (long i = 0; i < rcounts[j]; i++) {
+            const size_t at = (size_t)(rdispls[j] + i) * (size_t)stride;
+            CHECKF(rbuf[at] == val(j, me, i, salt),
+                   "%.13s (form %d, salt %u%s): int %ld of member %d's block is %d, expected %d",
+                   call_name[form], form, salt, in_place ? ", in place" : "", i, j, rbuf[at],
+                   val(j, me, i, salt));
+            rbuf[at] = SENTINEL;
+        }
+    for (size_t i = 0; i < rints; i++)
+        CHECKF(rbuf[i] == SENTINEL, "form %d (salt %u): int %zu of the receive buffer was written",
+               form, salt, i);
+    if (checked && me == 0 && size == 2) {
+        const long most = (n[0][1] > n[1][0] ? n[0][1] : n[1][0]) * (long)sizeof(int);
+        char what[96];
+        snprintf(what, sizeof what, "form %d, blocks of %ld and %ld ints (salt %u)", form, n[0][1],
+                 n[1][0], salt);
+        if (most > pair_max && most <= 2 * pair_max && pieces)
+            vl_check(call_name[form], "pair, in pieces", 0, what);
+        else
+            vl_check(call_name[form], "pair", !(most > 0 && most <= (pieces ? 2 : 1) * pair_max), what);
+    }
+    free(rbuf);
+    free(sbuf);
+}
+
+static void sizes(MPI_Comm comm, unsigned *salt)
+{
+    static const long each[] = {1, 12, 13, 1024, 131072, 131088, 262144, 524291};
+    for (unsigned k = 0; k < sizeof each / sizeof each[0]; k++)
+        for (int in_place = 0; in_place < 2; in_place++) {
+            const long e = each[k];
+            long fixed[2][2] = {{e, e}, {e, e}};
+            one(comm, A2A, in_place, fixed, (*salt)++);
+            /* v and w: 0 -> 1 gets e, 1 -> 0 about half, own blocks 3 */
+            /* (in place, what goes each way is one block: the same size) */
+            long uneven[2][2] = {{3, e}, {in_place ? e : e / 2 + 1, 3}};
+            one(comm, A2AV, in_place, uneven, (*salt)++);
+            one(comm, A2AW, in_place, uneven, (*salt)++);
+            long empty[2][2] = {{e, 0}, {in_place ? 0 : e, e}}; /* nothing from 0 to 1 */
+            one(comm, A2AV, in_place, empty, (*salt)++);
+        }
+}
+
+/* Back to back, with the pair allreduce in the same slots between. */
+static void stream(MPI_Comm comm, unsigned *salt)
+{
+    int me, size;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &size);
+    long long d[1];
+    if (counted)
+        tu_counters_deltas(&ctr, d);
+    for (int k = 0; k < 100; k++) {
+        const long e = 1 + (k * 37) % 300;
+        const int form = k % 3, fixed = form == A2A;
+        long n[2][2] = {{e, fixed ? e : e + k % 3}, {fixed ? e : e + k % 5, e}};
+        one(comm, form, k % 12 == 0, n, (*salt)++);
+        if (k % 7 == 0) {
+            long x = me + 1, sum = 0;
+            CHECK_MPI(MPI_Allreduce(&x, &sum, 1, MPI_LONG, MPI_SUM, comm));
+            CHECK_EQ(sum, (long)size * (size + 1) / 2);
+        }
+    }
+    if (counted) {
+        tu_counters_deltas(&ctr, d);
+        /* every one of the 100 is under the limit: all ran the pair, or none */
+        if (size == 2 && pair_max >= 0)
+            CHECK_EQ(d[0], 100);
+        else
+            CHECK_EQ(d[0], 0);
+    }
+}
+
+static long env_long(const char *name, long def)
+{
+    const char *v = getenv(name);
+    return v ? atol(v) : def;
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+    CHECK_MPI(MPI_Init(&argc, &argv));
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const char *v = getenv("FABMPI_COLL_VERBOSE"), *mode = getenv("FABMPI_COLL_RMA");
+    const char *net = getenv("FABMPI_NET");
+    const int ofi = net && strcmp(net, "ofi") == 0;
+    const int off = mode && strcmp(mode, "off") == 0, on = mode && strcmp(mode, "on") == 0;
+    /* A slot is half the larger of the cache's areas, in whole lines; the
+     * large one only within a node (the defaults: 32 and 256 pages). */
+    const long small = env_long("FABMPI_COLL_CACHE_PAGES", 32) * 4096;
+    const long large = ofi ? 0 : env_long("FABMPI_COLL_CACHE_LARGE_PAGES", 256) * 4096;
+    if (!off && (on || !ofi))
+        pair_max = (small > large ? small : large) / 2 / 64 * 64;
+    pieces = pair_max >= 0 && !ofi;
+    checked = rank == 0 && v && strcmp(v, "1") == 0;
+    vl_start(checked);
+    CHECK_MPI(MPI_Type_create_resized(MPI_INT, 0, 8, &spaced));
+    CHECK_MPI(MPI_Type_commit(&spaced));
+    int provided, idx;
+    CHECK_MPI(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    counted = MPI_T_pvar_get_index("coll_alltoall_pair", MPI_T_PVAR_CLASS_COUNTER, &idx) ==
+              MPI_SUCCESS;
+    const char *names[1] = {"coll_alltoall_pair"};
+    if (counted)
+        tu_counters_start(&ctr, 1, names);
+
+    unsigned salt = 0;
+    MPI_Comm pair = MPI_COMM_WORLD;
+    if (size > 2) /* world rank 0 is rank 0 of the first half */
+        CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, rank / 2, rank, &pair));
+    int n;
+    MPI_Comm_size(pair, &n);
+    if (n == 2) {
+        sizes(pair, &salt);
+        stream(pair, &salt);
+    }
+    if (pair != MPI_COMM_WORLD)
+        CHECK_MPI(MPI_Comm_free(&pair));
+
+    if (counted)
+        tu_counters_stop(&ctr);
+    CHECK_MPI(MPI_T_finalize());
+    MPI_Type_free(&spaced);
+    vl_stop();
+    CHECK_MPI(MPI_Finalize());
+    if (rank == 0)
+        printf("coll_a2a_pair: ok (%d ranks)\n", size);
+    return 0;
+}
