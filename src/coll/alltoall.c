@@ -1,7 +1,8 @@
 /* alltoall.c — alltoall, alltoallv and alltoallw.
  *
- * Blocking calls on two members of one node exchange through the
- * collective cache where select.c takes it (fm_a2a_pair).
+ * On two members the calls exchange through the collective cache where
+ * select.c takes it (fm_a2a_pair; nonblocking and persistent ones once a
+ * blocking collective has set the cache up: fm_a2a_pair_record).
  *
  * Out of place: windows of FM_A2A_WINDOW peers, each window posting all
  * its receives and sends at once (rank+i gets our block, rank-i sends us
@@ -15,6 +16,7 @@
 #include "coll/coll_call.h"
 #include "coll/coll_util.h"
 #include "coll/rma/coll_rma.h"
+#include "coll/sched.h"
 #include "core/comm.h"
 #include "pt2pt/pt2pt.h"
 #include "util/status.h"
@@ -103,6 +105,62 @@ static void fm_a2a_inplace(fm_coll_call *cc, const struct fm_a2a_side *rcv)
     fm_cc_tmp_done(cc, raw);
 }
 
+static fm_crma_block fm_side_block(const struct fm_a2a_side *s, int i)
+{
+    return (fm_crma_block){fm_side_addr(s, i), fm_side_count(s, i), fm_side_dt(s, i)};
+}
+
+/* The blocks of a two-member exchange: the other member's leaves from
+ * sbuf (MPI_IN_PLACE: from rbuf, before the other's block lands there),
+ * ours is copied locally (nothing in place). */
+struct fm_a2a_pair_blocks {
+    fm_crma_block out, in, own_from, own_to;
+};
+
+static struct fm_a2a_pair_blocks fm_a2a_pair_blocks(MPI_Comm comm, const struct fm_a2a_side *snd,
+                                                    const struct fm_a2a_side *rcv)
+{
+    const int me = comm->rank, peer = 1 - me;
+    const int in_place = snd->buf == MPI_IN_PLACE;
+    const fm_crma_block none = {NULL, 0, MPI_BYTE};
+    return (struct fm_a2a_pair_blocks){fm_side_block(in_place ? rcv : snd, peer),
+                                       fm_side_block(rcv, peer),
+                                       in_place ? none : fm_side_block(snd, me),
+                                       fm_side_block(rcv, me)};
+}
+
+/* 0 alltoall, 1 alltoallv, 2 alltoallw (select.c's kinds). */
+static int fm_a2a_form(const struct fm_a2a_side *rcv)
+{
+    return rcv->dts ? 2 : !fm_iarr_null(rcv->counts) ? 1 : 0;
+}
+
+/* Two members, blocking calls: the one-sided exchange through the
+ * collective cache where select.c takes it; 1 with *rc when it ran. */
+static int fm_a2a_pair(MPI_Comm comm, const struct fm_a2a_side *snd,
+                       const struct fm_a2a_side *rcv, int *rc)
+{
+    if (comm->size != 2 || fm_comm_is_inter(comm))
+        return 0;
+    const struct fm_a2a_pair_blocks b = fm_a2a_pair_blocks(comm, snd, rcv);
+    return fm_coll_sel_alltoall_pair(comm, fm_a2a_form(rcv), b.out, b.in, b.own_from, b.own_to,
+                                     rc);
+}
+
+/* The same recorded into a schedule: 1 when the exchange is all of it;
+ * else *pair may be an exchange that each start tries before the
+ * two-sided steps the caller records next. */
+static int fm_a2a_pair_record(fm_coll_call *cc, const struct fm_a2a_side *snd,
+                              const struct fm_a2a_side *rcv, void **pair)
+{
+    if (cc->comm->size != 2 || fm_comm_is_inter(cc->comm))
+        return 0;
+    const struct fm_a2a_pair_blocks b = fm_a2a_pair_blocks(cc->comm, snd, rcv);
+    return fm_coll_sel_ialltoall_pair(cc, fm_a2a_form(rcv), b.out, b.in, b.own_from, b.own_to,
+                                      pair);
+}
+
+
 /* scounts absent: alltoall (scount, rcount); sdts NULL: alltoallv. */
 void fm_cc_alltoallw(fm_coll_call *cc, const void *sbuf, fm_iarr scounts, fm_iarr sdispls,
                      MPI_Count scount, MPI_Datatype sdt, const MPI_Datatype sdts[], void *rbuf,
@@ -116,37 +174,18 @@ void fm_cc_alltoallw(fm_coll_call *cc, const void *sbuf, fm_iarr scounts, fm_iar
     }
     struct fm_a2a_side rcv = {.buf = rbuf, .counts = rcounts, .displs = rdispls,
                               .count = rcount, .dt = rdt, .dts = rdts};
-    if (sbuf == MPI_IN_PLACE) {
-        fm_a2a_inplace(cc, &rcv);
-        return;
-    }
     struct fm_a2a_side snd = {.buf = sbuf, .counts = scounts, .displs = sdispls,
                               .count = scount, .dt = sdt, .dts = sdts};
-    fm_a2a_windows(cc, &snd, &rcv);
-}
-
-static fm_crma_block fm_side_block(const struct fm_a2a_side *s, int i)
-{
-    return (fm_crma_block){fm_side_addr(s, i), fm_side_count(s, i), fm_side_dt(s, i)};
-}
-
-/* Two members (blocking calls): the one-sided exchange through the
- * collective cache where select.c takes it (form 0 alltoall, 1 alltoallv,
- * 2 alltoallw); 1 with *rc when it ran.  Blocks of the other member leave
- * from sbuf (MPI_IN_PLACE: from rbuf, before the other's block lands
- * there) and ours is copied locally while the other writes. */
-static int fm_a2a_pair(MPI_Comm comm, int form, const struct fm_a2a_side *snd,
-                       const struct fm_a2a_side *rcv, int *rc)
-{
-    if (comm->size != 2 || fm_comm_is_inter(comm))
-        return 0;
-    const int me = comm->rank, peer = 1 - me;
-    const int in_place = snd->buf == MPI_IN_PLACE;
-    const fm_crma_block none = {NULL, 0, MPI_BYTE};
-    return fm_coll_sel_alltoall_pair(comm, form, fm_side_block(in_place ? rcv : snd, peer),
-                                     fm_side_block(rcv, peer),
-                                     in_place ? none : fm_side_block(snd, me),
-                                     fm_side_block(rcv, me), rc);
+    void *pair = NULL; /* a schedule's exchange, tried first at each start */
+    if (cc->sched && fm_a2a_pair_record(cc, &snd, &rcv, &pair))
+        return;
+    const int first = cc->sched ? fm_sched_steps(cc) : 0;
+    if (sbuf == MPI_IN_PLACE)
+        fm_a2a_inplace(cc, &rcv);
+    else
+        fm_a2a_windows(cc, &snd, &rcv);
+    if (pair)
+        fm_coll_sel_ialltoall_alt_end(cc, pair, first);
 }
 
 int fm_coll_alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
@@ -155,7 +194,7 @@ int fm_coll_alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void 
     const struct fm_a2a_side snd = {.buf = sbuf, .count = scount, .dt = sdt};
     const struct fm_a2a_side rcv = {.buf = rbuf, .count = rcount, .dt = rdt};
     int rc;
-    if (fm_a2a_pair(comm, 0, &snd, &rcv, &rc))
+    if (fm_a2a_pair(comm, &snd, &rcv, &rc))
         return rc;
     fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_ALLTOALL);
     fm_cc_alltoallw(&cc, sbuf, FM_IARR_NONE, FM_IARR_NONE, scount, sdt, NULL, rbuf, FM_IARR_NONE,
@@ -170,7 +209,7 @@ int fm_coll_alltoallv(const void *sbuf, fm_iarr scounts, fm_iarr sdispls, MPI_Da
     const struct fm_a2a_side snd = {.buf = sbuf, .counts = scounts, .displs = sdispls, .dt = sdt};
     const struct fm_a2a_side rcv = {.buf = rbuf, .counts = rcounts, .displs = rdispls, .dt = rdt};
     int rc;
-    if (fm_a2a_pair(comm, 1, &snd, &rcv, &rc))
+    if (fm_a2a_pair(comm, &snd, &rcv, &rc))
         return rc;
     fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_ALLTOALLV);
     fm_cc_alltoallw(&cc, sbuf, scounts, sdispls, 0, sdt, NULL, rbuf, rcounts, rdispls, 0, rdt,
@@ -185,7 +224,7 @@ int fm_coll_alltoallw(const void *sbuf, fm_iarr scounts, fm_iarr sdispls,
     const struct fm_a2a_side snd = {.buf = sbuf, .counts = scounts, .displs = sdispls, .dts = sdts};
     const struct fm_a2a_side rcv = {.buf = rbuf, .counts = rcounts, .displs = rdispls, .dts = rdts};
     int rc;
-    if (fm_a2a_pair(comm, 2, &snd, &rcv, &rc))
+    if (fm_a2a_pair(comm, &snd, &rcv, &rc))
         return rc;
     fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_ALLTOALLW);
     fm_cc_alltoallw(&cc, sbuf, scounts, sdispls, 0, NULL, sdts, rbuf, rcounts, rdispls, 0, NULL,

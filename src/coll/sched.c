@@ -197,6 +197,8 @@ static int advance(struct fm_sched *s)
             if (s->rc == FM_OK)
                 fail(s, fm_op_apply(st->op, st->src, st->dst, st->count, st->dt));
             break;
+        case FM_STEP_HOLD:
+            break;
         case FM_STEP_YIELD:
             if (!s->yielded) { /* come back at the next poll */
                 s->yielded = 1;

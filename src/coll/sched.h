@@ -145,6 +145,10 @@ void fm_sched_add_poll(fm_coll_call *cc, fm_sched_poll_fn *poll, void *arg, MPI_
  * knows what the whole schedule does. */
 typedef int fm_sched_direct_fn(void *arg, int *rc);
 void fm_sched_set_direct(fm_coll_call *cc, fm_sched_direct_fn *fn, void *arg);
+/* Hold datatypes (either may be NULL) that a poll step's state uses
+ * beyond the one fm_sched_add_poll holds, for the schedule's life: a step
+ * that plays as nothing. */
+void fm_sched_hold_dts(fm_coll_call *cc, MPI_Datatype a, MPI_Datatype b);
 /* Steps recorded so far (where the next one goes). */
 int fm_sched_steps(const fm_coll_call *cc);
 /* A step that lets one progress poll pass before the schedule goes on: a

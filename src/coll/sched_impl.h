@@ -17,6 +17,7 @@ enum fm_step_kind {
     FM_STEP_CALL,
     FM_STEP_YIELD,
     FM_STEP_POLL,
+    FM_STEP_HOLD, /* nothing to play: holds dt and dt2 for a later step's state */
 };
 
 /* One recorded step.  send: (src, count, dt) to peer; recv: (dst, count,

@@ -171,6 +171,17 @@ void fm_sched_add_poll(fm_coll_call *cc, fm_sched_poll_fn *poll, void *arg, MPI_
         fm_op_retain(op);
 }
 
+void fm_sched_hold_dts(fm_coll_call *cc, MPI_Datatype a, MPI_Datatype b)
+{
+    struct fm_step *st = add_step(cc, FM_STEP_HOLD);
+    if (!st)
+        return;
+    st->dt = a;
+    st->dt2 = b;
+    hold_dt(a);
+    hold_dt(b);
+}
+
 int fm_sched_steps(const fm_coll_call *cc) { return cc->sched->nsteps; }
 
 void fm_sched_set_direct(fm_coll_call *cc, fm_sched_direct_fn *fn, void *arg)

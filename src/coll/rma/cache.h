@@ -273,6 +273,14 @@ typedef struct fm_crma_region {
     uint64_t after;    /* a member's area is free once its `done` reaches this */
 } fm_crma_region;
 
+/* Byte offset of slot j (0 or 1) of a call's region: inline in its flag
+ * line, or half j of the region (cache-line aligned). */
+static inline size_t fm_crma_slot_off(const fm_crma_region *r, int j)
+{
+    if (r->inl)
+        return FM_CRMA_OFF_SLOT(r->lane, j) + FM_CRMA_INLINE_OFF;
+    return r->off + (size_t)j * (r->len / 2 / 64 * 64);
+}
 /* Pick the region for call seq needing `need` bytes (at most
  * fm_crma_area_max), or none when `inl` (the data fits in the flag lines),
  * and record its use; every member picks alike. */
@@ -414,16 +422,25 @@ int fm_crma_reduce(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count, MP
  * (in place) only when it is also out. */
 int fm_crma_pair(fm_crma *c, const void *out, MPI_Count out_count, const void *mine,
                  MPI_Count count, void *rbuf, MPI_Datatype dt, MPI_Op op);
-/* Two members, alltoall(v,w): each writes `out` (its block for the other)
- * into the other's slot, copies own_from into own_to (none when own_from's
- * buf is NULL: in place) while the other writes, then unpacks the other's
- * block from its own slot into `in`.  One crossing each way, where the
- * two-sided exchange is a rendezvous whose copy crosses by CMA.  In place,
- * out and in may be one buffer: ours leaves before theirs lands.  piece
- * (0: none): blocks larger than it go in pieces of that many bytes, a call
- * number each; only where the members map each other's segments. */
+/* exchange.c — two members, alltoall(v,w): each writes `out` (its block
+ * for the other) into the other's slot, copies own_from into own_to (none
+ * when own_from's buf is NULL: in place) while the other writes, then
+ * unpacks the other's block from its own slot into `in`.  In place, out
+ * and in may be one buffer: ours leaves before theirs lands.  piece (0:
+ * none): blocks larger than it go in two pieces (at most twice it) of a
+ * call number each; only where the members map each other's segments. */
 int fm_crma_exchange(fm_crma *c, fm_crma_block out, fm_crma_block in, fm_crma_block own_from,
                      fm_crma_block own_to, size_t piece);
+/* The same as a step of a nonblocking or persistent alltoall's schedule;
+ * c NULL: the cache is not there yet, so each start chooses, the exchange
+ * if it is there by then, else the two-sided steps recorded next (their
+ * end told with fm_crma_record_exchange_alt_end).  Returns its state
+ * (NULL: no memory, cc failed). */
+struct fm_coll_call;
+void *fm_crma_record_exchange(struct fm_coll_call *cc, fm_crma *c, fm_crma_block out,
+                              fm_crma_block in, fm_crma_block own_from, fm_crma_block own_to,
+                              size_t piece);
+void fm_crma_record_exchange_alt_end(struct fm_coll_call *cc, void *x, int first_alt);
 /* The same in steps, for a schedule to poll (flat.c) and for fm_crma_pair:
  * begin takes the call's number and region (at the call, in call order);
  * publish is 0 until the other member has finished the calls that used

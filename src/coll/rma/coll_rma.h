@@ -43,6 +43,16 @@ typedef struct fm_crma_block {
  * caller runs its own. */
 int fm_coll_sel_alltoall_pair(MPI_Comm comm, int form, fm_crma_block out, fm_crma_block in,
                               fm_crma_block own_from, fm_crma_block own_to, int *rc);
+/* The same recorded into cc's schedule (MPI_Ialltoall and the persistent
+ * forms): 1 when the exchange is the whole schedule; 0 when the caller
+ * records its own steps after it, then tells their end with
+ * fm_coll_sel_ialltoall_alt_end(cc, *x, first), *x then being the
+ * exchange each start tries first (NULL: none). */
+struct fm_coll_call;
+int fm_coll_sel_ialltoall_pair(struct fm_coll_call *cc, int form, fm_crma_block out,
+                               fm_crma_block in, fm_crma_block own_from, fm_crma_block own_to,
+                               void **x);
+void fm_coll_sel_ialltoall_alt_end(struct fm_coll_call *cc, void *x, int first_alt);
 
 /* 1 when MPI_Allreduce of `bytes` of dt on comm runs the flat one-round
  * algorithm (select.c), the same on every member. */

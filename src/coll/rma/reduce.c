@@ -12,9 +12,9 @@
  * without an extra hop.  fm_op_apply computes inout = in op inout, so the
  * right operand is always the one overwritten.
  *
- * Also the two-member calls that cross once each way through the same
- * slots: the pair (allreduce, reduce_scatter: each writes, both fold) and
- * the exchange (alltoall: each writes, both copy out). */
+ * Also the pair: two members (allreduce, reduce_scatter) cross once each
+ * way through the same slots, each writes, both fold (exchange.c does the
+ * same for alltoall). */
 #include "coll/rma/cache.h"
 
 #include <stdlib.h>
@@ -62,22 +62,13 @@ static void inorder_tree(int size, int rank, int root, tree *t)
     t->child[1] = rank + 1 < hi ? rank + 1 + (hi - rank - 1) / 2 : -1;
 }
 
-/* Byte offset of child slot j: inline in its flag line, or half j of the
- * call's region (cache-line aligned). */
-static size_t slot_off(const fm_crma_region *r, int j)
-{
-    if (r->inl)
-        return FM_CRMA_OFF_SLOT(r->lane, j) + FM_CRMA_INLINE_OFF;
-    return r->off + (size_t)j * (r->len / 2 / 64 * 64);
-}
-
 /* Slot j's contents as a writable (count, dt) buffer: the slot itself when
  * dt is contiguous (packed bytes are the typed layout), else unpacked into
  * a scratch buffer (*raw to free). */
 static void *slot_view(fm_crma *c, const fm_crma_region *r, int j, MPI_Count count,
                        MPI_Datatype dt, size_t bytes, void **raw)
 {
-    unsigned char *s = c->self + slot_off(r, j);
+    unsigned char *s = c->self + fm_crma_slot_off(r, j);
     if (fm_dt_is_contig(dt))
         return s - dt->true_lb;
     void *v = fm_coll_tmp_alloc(count, dt, raw);
@@ -162,7 +153,7 @@ int fm_crma_reduce(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count, MP
          * or dt is not contiguous): the child's next write into it is then
          * cheaper with the slot's lines written here (cache.h). */
         if (!r.inl && v != curw)
-            fm_crma_claim(c, slot_off(&r, j), bytes);
+            fm_crma_claim(c, fm_crma_slot_off(&r, j), bytes);
     }
 
     if (t.parent < 0) {
@@ -171,7 +162,7 @@ int fm_crma_reduce(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count, MP
     } else {
         fm_crma_wait_peer(c, t.parent, r.after);
         if (rc == FM_OK)
-            rc = fm_crma_write(c, t.parent, slot_off(&r, t.slot), cur, count, dt);
+            rc = fm_crma_write(c, t.parent, fm_crma_slot_off(&r, t.slot), cur, count, dt);
         int src = fm_crma_signal_stamped(c, t.parent, FM_CRMA_OFF_SLOT(r.lane, t.slot), seq,
                                          rc == FM_OK ? stamp : FM_CRMA_STAMP_ERR);
         if (rc == FM_OK)
@@ -203,7 +194,7 @@ PAIR_STEP int pair_publish(fm_crma *c, fm_crma_pair_call *p)
     if (!fm_crma_peer_done(c, peer, p->r.after))
         return 0; /* its slot still holds a call it has not finished */
     const size_t out_bytes = (size_t)p->out_count * (size_t)p->dt->size;
-    int rc = fm_crma_write(c, peer, slot_off(&p->r, c->rank), p->out, p->out_count, p->dt);
+    int rc = fm_crma_write(c, peer, fm_crma_slot_off(&p->r, c->rank), p->out, p->out_count, p->dt);
     int src = fm_crma_signal_stamped(c, peer, FM_CRMA_OFF_SLOT(p->r.lane, c->rank), p->seq,
                                      rc == FM_OK ? fm_crma_call_stamp(out_bytes, &p->r)
                                                  : FM_CRMA_STAMP_ERR);
@@ -237,7 +228,7 @@ PAIR_STEP int pair_end(fm_crma *c, fm_crma_pair_call *p)
         if (rc == FM_OK)
             rc = fm_op_apply(p->op, theirs, p->rbuf, count, dt);
         if (!p->r.inl)
-            fm_crma_claim(c, slot_off(&p->r, peer), bytes);
+            fm_crma_claim(c, fm_crma_slot_off(&p->r, peer), bytes);
     }
     fm_crma_finish(c, p->seq);
     fm_coll_tmp_free(raw);
@@ -253,72 +244,6 @@ int fm_crma_pair(fm_crma *c, const void *out, MPI_Count out_count, const void *m
     fm_wait_until(pair_publish(c, &p));
     fm_crma_wait(c, fm_crma_pair_flag(c, &p), p.seq);
     return pair_end(c, &p);
-}
-
-/* Bytes [at, at + n) of block b's packed form into peer's segment at off:
- * the whole block through the backend, a piece by packing straight into
- * the mapped segment (select.c cuts blocks into pieces only where every
- * member's segment is mapped). */
-static int write_piece(fm_crma *c, int peer, size_t off, fm_crma_block b, size_t at, size_t n,
-                       size_t total)
-{
-    if (at == 0 && n == total)
-        return fm_crma_write(c, peer, off, b.buf, b.count, b.dt);
-    unsigned char *to = fm_crma_mapped(c, peer, off);
-    if (!to)
-        return FM_ERR_INTERN;
-    fm_dt_pack(b.buf, b.count, b.dt, at, to, n);
-    return FM_OK;
-}
-
-int fm_crma_exchange(fm_crma *c, fm_crma_block out, fm_crma_block in, fm_crma_block own_from,
-                     fm_crma_block own_to, size_t piece)
-{
-    const int peer = 1 - c->rank;
-    const size_t out_bytes = (size_t)out.count * (size_t)out.dt->size;
-    const size_t in_bytes = (size_t)in.count * (size_t)in.dt->size;
-    const size_t most = out_bytes > in_bytes ? out_bytes : in_bytes;
-    if (piece == 0 || piece > most)
-        piece = most;
-    int rc = FM_OK, in_rc = FM_OK, own = own_from.buf == NULL;
-    /* Piece by piece (the same number on both members: `most` is), each a
-     * call of its own; after an error the pieces still go, stamped as one,
-     * so the other member is not left waiting. */
-    for (size_t at = 0; at == 0 || at < most; at += piece) {
-        const size_t span = most - at < piece ? most - at : piece;
-        const size_t on = out_bytes > at ? (out_bytes - at < span ? out_bytes - at : span) : 0;
-        const size_t inn = in_bytes > at ? (in_bytes - at < span ? in_bytes - at : span) : 0;
-        const uint64_t seq = ++c->seq;
-        /* Both members take slots of the larger piece, as the pair does. */
-        const fm_crma_region r = fm_crma_take(c, seq, 2 * ((span + 63) / 64 * 64), span <= FM_CRMA_INLINE);
-        fm_crma_wait_peer(c, peer, r.after);
-        if (rc == FM_OK && on)
-            rc = write_piece(c, peer, slot_off(&r, c->rank), out, at, on, out_bytes);
-        int src = fm_crma_signal_stamped(c, peer, FM_CRMA_OFF_SLOT(r.lane, c->rank), seq,
-                                         rc == FM_OK ? fm_crma_call_stamp(on, &r) : FM_CRMA_STAMP_ERR);
-        if (rc == FM_OK)
-            rc = src;
-        /* Our own block while the other writes its first piece. */
-        if (!own) {
-            own = 1;
-            if (rc == FM_OK)
-                rc = fm_dt_copy(own_from.buf, own_from.count, own_from.dt,
-                                (void *)(uintptr_t)own_to.buf, own_to.count, own_to.dt);
-        }
-        const size_t flag = FM_CRMA_OFF_SLOT(r.lane, peer);
-        fm_crma_wait(c, flag, seq);
-        int got = fm_crma_check_stamp(c, flag, fm_crma_call_stamp(inn, &r));
-        if (got == FM_OK && inn) {
-            fm_dt_unpack((void *)(uintptr_t)in.buf, in.count, in.dt, at,
-                         c->self + slot_off(&r, peer), inn);
-            if (!r.inl) /* the other's next write into the slot: cache.h, fm_crma_claim */
-                fm_crma_claim(c, slot_off(&r, peer), inn);
-        }
-        if (in_rc == FM_OK)
-            in_rc = got;
-        fm_crma_finish(c, seq);
-    }
-    return rc != FM_OK ? rc : in_rc;
 }
 
 void fm_crma_pair_begin(fm_crma *c, fm_crma_pair_call *p) { pair_begin(c, p); }

@@ -437,25 +437,39 @@ int fm_coll_sel_allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
     return fm_coll_allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
 }
 
+/* The pieces an exchange of `bytes` goes in (0: whole), and its key for
+ * choose(): within a node blocks up to twice a slot go in two pieces.
+ * osu_alltoall at 1 MiB (slots of 512 KiB), 2 ranks bound, 8 pairs of
+ * runs against the two-sided exchange: 121-129 us against 168-244 in the
+ * fast machine state, 215-245 against 171-196 in the slow one (pieces of a
+ * quarter of the area, two in flight, did the same); at 2 MiB no gain (10
+ * pairs, median ratio 1.03), so larger blocks stay two-sided. */
+static size_t exchange_piece(MPI_Comm comm, size_t bytes, size_t *key)
+{
+    const size_t slot = fm_crma_area_max(comm) / 2 / 64 * 64;
+    const size_t piece = bytes > slot && bytes <= 2 * slot && fm_crma_all_shm(comm) ? slot : 0;
+    *key = piece ? slot : bytes;
+    return piece;
+}
+
+/* The larger block, what each slot must hold; the other member's out is
+ * our in, so both compute the same. */
+static size_t exchange_bytes(fm_crma_block out, fm_crma_block in)
+{
+    const size_t ob = (size_t)out.count * (size_t)out.dt->size;
+    const size_t ib = (size_t)in.count * (size_t)in.dt->size;
+    return ob > ib ? ob : ib;
+}
+
 int fm_coll_sel_alltoall_pair(MPI_Comm comm, int form, fm_crma_block out, fm_crma_block in,
                               fm_crma_block own_from, fm_crma_block own_to, int *rc)
 {
     const enum kind k = (enum kind)(K_ALLTOALL + form);
     const char *why = "";
-    /* bytes: the larger block, what each slot must hold; the other member's
-     * out is our in, so both compute the same */
-    const size_t ob = (size_t)out.count * (size_t)out.dt->size;
-    const size_t ib = (size_t)in.count * (size_t)in.dt->size;
-    const size_t bytes = ob > ib ? ob : ib;
-    /* Within a node blocks up to twice a slot go in two pieces: osu_alltoall
-     * at 1 MiB (slots of 512 KiB), 2 ranks bound, 8 pairs of runs against
-     * the two-sided exchange: 121-129 us against 168-244 in the fast
-     * machine state, 215-245 against 171-196 in the slow one (pieces of a
-     * quarter of the area, two in flight, did the same); at 2 MiB no gain
-     * (10 pairs, median ratio 1.03), so larger blocks stay two-sided. */
-    const size_t slot = fm_crma_area_max(comm) / 2 / 64 * 64;
-    const size_t piece = bytes > slot && bytes <= 2 * slot && fm_crma_all_shm(comm) ? slot : 0;
-    fm_crma *c = choose(comm, k, piece ? slot : bytes, 0, &why);
+    const size_t bytes = exchange_bytes(out, in);
+    size_t key;
+    const size_t piece = exchange_piece(comm, bytes, &key);
+    fm_crma *c = choose(comm, k, key, 0, &why);
     report(comm, k, bytes, -1, c,
            c ? piece ? "pair, in pieces (each writes its block into the other's cache)"
                      : "pair (each writes its block into the other's cache)"
@@ -466,6 +480,40 @@ int fm_coll_sel_alltoall_pair(MPI_Comm comm, int form, fm_crma_block out, fm_crm
     FM_PV_INC(coll_alltoall_pair);
     *rc = fm_crma_exchange(c, out, in, own_from, own_to, piece);
     return 1;
+}
+
+int fm_coll_sel_ialltoall_pair(struct fm_coll_call *cc, int form, fm_crma_block out,
+                               fm_crma_block in, fm_crma_block own_from, fm_crma_block own_to,
+                               void **x)
+{
+    MPI_Comm comm = cc->comm;
+    const enum kind k = (enum kind)(K_ALLTOALL + form);
+    const size_t bytes = exchange_bytes(out, in);
+    size_t key;
+    const size_t piece = exchange_piece(comm, bytes, &key);
+    const char *why = two_sided_why(comm, k, key, 0);
+    fm_crma *c = NULL;
+    if (!why && comm->coll_rma && !(c = fm_crma_get(comm)))
+        why = "cache setup failed (FABMPI_VERBOSE=1 says why)";
+    if (fm_param.COLL_VERBOSE && comm->rank == 0)
+        fm_log_print("coll", "%s, nonblocking or persistent, comm=%s ctx=%u size=%d bytes=%zu: %s%s",
+                     call_name[k], comm->name[0] ? comm->name : "<unnamed>", comm->ctx, comm->size,
+                     bytes,
+                     why ? "two-sided — " : piece ? "rma pair, in pieces" : "rma pair",
+                     why ? why
+                     : c ? ""
+                         : " once a blocking collective has set up the one-sided cache, two-sided "
+                           "until then");
+    *x = NULL;
+    if (why)
+        return 0;
+    *x = fm_crma_record_exchange(cc, c, out, in, own_from, own_to, piece);
+    return c != NULL;
+}
+
+void fm_coll_sel_ialltoall_alt_end(struct fm_coll_call *cc, void *x, int first_alt)
+{
+    fm_crma_record_exchange_alt_end(cc, x, first_alt);
 }
 
 /* The nonblocking and persistent forms take the flat algorithm where the
