@@ -160,7 +160,6 @@ static int fm_a2a_pair_record(fm_coll_call *cc, const struct fm_a2a_side *snd,
                                       pair);
 }
 
-
 /* scounts absent: alltoall (scount, rcount); sdts NULL: alltoallv. */
 void fm_cc_alltoallw(fm_coll_call *cc, const void *sbuf, fm_iarr scounts, fm_iarr sdispls,
                      MPI_Count scount, MPI_Datatype sdt, const MPI_Datatype sdts[], void *rbuf,
