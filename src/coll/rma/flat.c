@@ -170,8 +170,9 @@ static inline __attribute__((always_inline)) int flat_publish(flat_call *f)
     fm_crma_lane_flag *w = fm_crma_mapped(c, to, f->flag);
     if (f->bytes) {
         const void *mine = f->sbuf == MPI_IN_PLACE ? f->rbuf : f->sbuf;
-        /* A contiguous dt's bytes start true_lb into the buffer; only an
-         * allgather's may be another layout of the same signature. */
+        /* A contiguous dt's bytes start true_lb into the buffer, copied
+         * inline (fm_dt_pack's own fast path is a call away); only an
+         * allgather's dt may be another layout of the same signature. */
         if (fm_dt_is_contig(f->dt))
             fm_copy(lane_data(w, f->bytes), (const char *)mine + f->dt->true_lb, f->bytes);
         else
@@ -257,12 +258,9 @@ static int gather_all(flat_call *f)
         if ((p == c->rank && g->in_place) || bytes == 0)
             continue;
         const MPI_Aint at = fm_iarr_null(g->displs) ? (MPI_Aint)p * g->rcount : fm_iarr_at(g->displs, p);
-        void *to = fm_coll_at(g->rbuf, at, rdt);
-        const void *from = lane_data((fm_crma_lane_flag *)w, bytes);
-        if (fm_dt_is_contig(rdt))
-            fm_copy((char *)to + rdt->true_lb, from, bytes);
-        else
-            fm_dt_unpack(to, n, rdt, 0, from, bytes);
+        /* (a contiguous rdt is one fm_copy inside fm_dt_unpack) */
+        fm_dt_unpack(fm_coll_at(g->rbuf, at, rdt), n, rdt, 0,
+                     lane_data((fm_crma_lane_flag *)(uintptr_t)w, bytes), bytes);
     }
     return rc;
 }
