@@ -1,5 +1,7 @@
 /* allgather.c — allgather and allgatherv: recursive doubling on a power of
- * two members, else a ring.
+ * two members, else a ring.  On two members the blocking calls may run as
+ * an exchange through the collective cache (select.c); the nonblocking and
+ * persistent ones record it here (fm_ag_pair_sched).
  *
  * Both work directly in the receive buffer: a run of k consecutive blocks
  * of (rcount, rdt) is itself (addr, k * rcount, rdt), since element i of a
@@ -7,6 +9,8 @@
 #include "coll/coll.h"
 #include "coll/coll_call.h"
 #include "coll/coll_util.h"
+#include "coll/rma/coll_rma.h"
+#include "coll/sched.h"
 #include "core/comm.h"
 #include "pt2pt/pt2pt.h"
 #include "util/status.h"
@@ -33,6 +37,26 @@ static void fm_ag_first(fm_coll_call *cc, const void *sbuf, MPI_Count scount, MP
     fm_cc_waitall(cc, &b);
 }
 
+/* Two members, a schedule: the exchange select.c takes, tried first at
+ * each start, and else (or until the communicator's cache is there) the
+ * two-sided exchange of fm_ag_first. */
+static void fm_ag_pair_sched(fm_coll_call *cc, const void *sbuf, MPI_Count scount,
+                             MPI_Datatype sdt, void *rbuf, fm_iarr rcounts, fm_iarr displs,
+                             MPI_Count rcount, MPI_Datatype rdt)
+{
+    const fm_pair_blocks b = fm_coll_allgather_pair_blocks(cc->comm->rank, sbuf, scount, sdt, rbuf,
+                                                           rcounts, displs, rcount, rdt);
+    const enum fm_pair_call call = fm_iarr_null(rcounts) ? FM_PAIR_ALLGATHER : FM_PAIR_ALLGATHERV;
+    void *pair = NULL;
+    if (fm_coll_sel_iexchange_pair(cc, call, b, &pair))
+        return;
+    const int first = fm_sched_steps(cc), peer = 1 - cc->comm->rank;
+    fm_ag_first(cc, sbuf, scount, sdt, (void *)(uintptr_t)b.own_to.buf, b.own_to.count, rdt, peer,
+                peer, (void *)(uintptr_t)b.in.buf, b.in.count);
+    if (pair)
+        fm_coll_sel_iexchange_alt_end(cc, pair, first);
+}
+
 void fm_cc_allgather(fm_coll_call *cc, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
                      void *rbuf, MPI_Count rcount, MPI_Datatype rdt)
 {
@@ -46,6 +70,10 @@ void fm_cc_allgather(fm_coll_call *cc, const void *sbuf, MPI_Count scount, MPI_D
     if (size == 1 || rcount * rdt->size == 0) {
         if (sbuf != MPI_IN_PLACE)
             fm_cc_copy(cc, sbuf, scount, sdt, own, rcount, rdt);
+        return;
+    }
+    if (cc->sched && size == 2) {
+        fm_ag_pair_sched(cc, sbuf, scount, sdt, rbuf, FM_IARR_NONE, FM_IARR_NONE, rcount, rdt);
         return;
     }
     const int pof2 = (size & (size - 1)) == 0;
@@ -144,6 +172,10 @@ void fm_cc_allgatherv(fm_coll_call *cc, const void *sbuf, MPI_Count scount, MPI_
     if (size == 1) {
         if (sbuf != MPI_IN_PLACE)
             fm_cc_copy(cc, sbuf, scount, sdt, own, fm_iarr_at(rcounts, rank), rdt);
+        return;
+    }
+    if (cc->sched && size == 2) {
+        fm_ag_pair_sched(cc, sbuf, scount, sdt, rbuf, rcounts, displs, 0, rdt);
         return;
     }
     const int doubling = fm_agv_doubling_fits(size, rcounts, rdt);

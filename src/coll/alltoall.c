@@ -113,26 +113,20 @@ static fm_crma_block fm_side_block(const struct fm_a2a_side *s, int i)
 /* The blocks of a two-member exchange: the other member's leaves from
  * sbuf (MPI_IN_PLACE: from rbuf, before the other's block lands there),
  * ours is copied locally (nothing in place). */
-struct fm_a2a_pair_blocks {
-    fm_crma_block out, in, own_from, own_to;
-};
-
-static struct fm_a2a_pair_blocks fm_a2a_pair_blocks(MPI_Comm comm, const struct fm_a2a_side *snd,
-                                                    const struct fm_a2a_side *rcv)
+static fm_pair_blocks fm_a2a_pair_blocks(MPI_Comm comm, const struct fm_a2a_side *snd,
+                                         const struct fm_a2a_side *rcv)
 {
     const int me = comm->rank, peer = 1 - me;
     const int in_place = snd->buf == MPI_IN_PLACE;
     const fm_crma_block none = {NULL, 0, MPI_BYTE};
-    return (struct fm_a2a_pair_blocks){fm_side_block(in_place ? rcv : snd, peer),
-                                       fm_side_block(rcv, peer),
-                                       in_place ? none : fm_side_block(snd, me),
-                                       fm_side_block(rcv, me)};
+    return (fm_pair_blocks){fm_side_block(in_place ? rcv : snd, peer), fm_side_block(rcv, peer),
+                            in_place ? none : fm_side_block(snd, me), fm_side_block(rcv, me)};
 }
 
-/* 0 alltoall, 1 alltoallv, 2 alltoallw (select.c's kinds). */
-static int fm_a2a_form(const struct fm_a2a_side *rcv)
+static enum fm_pair_call fm_a2a_form(const struct fm_a2a_side *rcv)
 {
-    return rcv->dts ? 2 : !fm_iarr_null(rcv->counts) ? 1 : 0;
+    return rcv->dts ? FM_PAIR_ALLTOALLW : !fm_iarr_null(rcv->counts) ? FM_PAIR_ALLTOALLV
+                                                                       : FM_PAIR_ALLTOALL;
 }
 
 /* Two members, blocking calls: the one-sided exchange through the
@@ -142,8 +136,7 @@ static int fm_a2a_pair(MPI_Comm comm, const struct fm_a2a_side *snd,
 {
     if (comm->size != 2 || fm_comm_is_inter(comm))
         return 0;
-    const struct fm_a2a_pair_blocks b = fm_a2a_pair_blocks(comm, snd, rcv);
-    return fm_coll_sel_alltoall_pair(comm, fm_a2a_form(rcv), b.out, b.in, b.own_from, b.own_to,
+    return fm_coll_sel_exchange_pair(comm, fm_a2a_form(rcv), fm_a2a_pair_blocks(comm, snd, rcv),
                                      rc);
 }
 
@@ -155,8 +148,7 @@ static int fm_a2a_pair_record(fm_coll_call *cc, const struct fm_a2a_side *snd,
 {
     if (cc->comm->size != 2 || fm_comm_is_inter(cc->comm))
         return 0;
-    const struct fm_a2a_pair_blocks b = fm_a2a_pair_blocks(cc->comm, snd, rcv);
-    return fm_coll_sel_ialltoall_pair(cc, fm_a2a_form(rcv), b.out, b.in, b.own_from, b.own_to,
+    return fm_coll_sel_iexchange_pair(cc, fm_a2a_form(rcv), fm_a2a_pair_blocks(cc->comm, snd, rcv),
                                       pair);
 }
 
@@ -184,7 +176,7 @@ void fm_cc_alltoallw(fm_coll_call *cc, const void *sbuf, fm_iarr scounts, fm_iar
     else
         fm_a2a_windows(cc, &snd, &rcv);
     if (pair)
-        fm_coll_sel_ialltoall_alt_end(cc, pair, first);
+        fm_coll_sel_iexchange_alt_end(cc, pair, first);
 }
 
 int fm_coll_alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,

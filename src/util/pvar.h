@@ -57,6 +57,7 @@
     X(coll_allreduce_rma, COUNTER, coll, "Blocking MPI_Allreduce calls run by the one-sided reduce and fan-out bcast") \
     X(coll_allreduce_flat, COUNTER, coll, "MPI_Allreduce calls (blocking, or nonblocking schedules) run flat: every member reduces all") \
     X(coll_allgather_flat, COUNTER, coll, "Blocking MPI_Allgather and MPI_Allgatherv calls run flat: every member copies every block out of its owner's segment") \
+    X(coll_allgather_pair, COUNTER, coll, "MPI_Allgather and MPI_Allgatherv calls on 2 members (blocking, or each start of a nonblocking or persistent one) run one-sided: each writes its block into the other's cache") \
     X(coll_alltoall_pair, COUNTER, coll, "MPI_Alltoall, MPI_Alltoallv and MPI_Alltoallw calls on 2 members (blocking, or each start of a nonblocking or persistent one) run one-sided: each writes its block into the other's cache") \
     X(coll_allreduce_doubling, COUNTER, coll, "Two-sided allreduces (blocking, nonblocking or persistent, counted when recorded) by recursive doubling") \
     X(coll_allreduce_halving, COUNTER, coll, "Two-sided allreduces by recursive halving and doubling (Rabenseifner)") \

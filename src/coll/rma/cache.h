@@ -422,7 +422,8 @@ int fm_crma_reduce(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count, MP
  * (in place) only when it is also out. */
 int fm_crma_pair(fm_crma *c, const void *out, MPI_Count out_count, const void *mine,
                  MPI_Count count, void *rbuf, MPI_Datatype dt, MPI_Op op);
-/* exchange.c — two members, alltoall(v,w): each writes `out` (its block
+/* exchange.c — two members, alltoall(v,w) and allgather(v): each writes
+ * `out` (its block
  * for the other) into the other's slot, copies own_from into own_to (none
  * when own_from's buf is NULL: in place) while the other writes, then
  * unpacks the other's block from its own slot into `in`.  In place, out
@@ -431,15 +432,16 @@ int fm_crma_pair(fm_crma *c, const void *out, MPI_Count out_count, const void *m
  * call number each; only where the members map each other's segments. */
 int fm_crma_exchange(fm_crma *c, fm_crma_block out, fm_crma_block in, fm_crma_block own_from,
                      fm_crma_block own_to, size_t piece);
-/* The same as a step of a nonblocking or persistent alltoall's schedule;
- * c NULL: the cache is not there yet, so each start chooses, the exchange
- * if it is there by then, else the two-sided steps recorded next (their
- * end told with fm_crma_record_exchange_alt_end).  Returns its state
- * (NULL: no memory, cc failed). */
+/* The same as a step of a nonblocking or persistent call's schedule
+ * (gather: an allgather(v), for MPI_T's counters); c NULL: the cache is
+ * not there yet, so each start chooses, the exchange if it is there by
+ * then, else the two-sided steps recorded next (their end told with
+ * fm_crma_record_exchange_alt_end).  Returns its state (NULL: no memory,
+ * cc failed). */
 struct fm_coll_call;
 void *fm_crma_record_exchange(struct fm_coll_call *cc, fm_crma *c, fm_crma_block out,
                               fm_crma_block in, fm_crma_block own_from, fm_crma_block own_to,
-                              size_t piece);
+                              size_t piece, int gather);
 void fm_crma_record_exchange_alt_end(struct fm_coll_call *cc, void *x, int first_alt);
 /* The same in steps, for a schedule to poll (flat.c) and for fm_crma_pair:
  * begin takes the call's number and region (at the call, in call order);

@@ -37,22 +37,37 @@ typedef struct fm_crma_block {
     MPI_Datatype dt;
 } fm_crma_block;
 
-/* Alltoall (form 0), alltoallv (1) or alltoallw (2) on 2 members, its
- * blocks given (cache.h, fm_crma_exchange): 1 and *rc when the one-sided
+/* The calls that run as an exchange on 2 members (cache.h,
+ * fm_crma_exchange): each member's block for the other, the other's block
+ * for it, and its own block copied locally. */
+enum fm_pair_call { FM_PAIR_ALLTOALL, FM_PAIR_ALLTOALLV, FM_PAIR_ALLTOALLW, FM_PAIR_ALLGATHER,
+                    FM_PAIR_ALLGATHERV };
+
+/* Their blocks: the one for the other member, the other's for us, and
+ * ours copied locally (own_from's buf NULL: in place, nothing to copy). */
+typedef struct fm_pair_blocks {
+    fm_crma_block out, in, own_from, own_to;
+} fm_pair_blocks;
+/* An allgather's (rcounts absent: blocks of rcount) or allgatherv's, for
+ * member `me` of 2: ours leaves from sbuf (in place: from its place in
+ * rbuf) and is copied into rbuf, the other's lands at its place there. */
+fm_pair_blocks fm_coll_allgather_pair_blocks(int me, const void *sbuf, MPI_Count scount,
+                                             MPI_Datatype sdt, void *rbuf, fm_iarr rcounts,
+                                             fm_iarr displs, MPI_Count rcount, MPI_Datatype rdt);
+
+/* One of them on 2 members, its blocks given: 1 and *rc when the one-sided
  * exchange ran (select.c chooses, the same on both members), 0 when the
  * caller runs its own. */
-int fm_coll_sel_alltoall_pair(MPI_Comm comm, int form, fm_crma_block out, fm_crma_block in,
-                              fm_crma_block own_from, fm_crma_block own_to, int *rc);
-/* The same recorded into cc's schedule (MPI_Ialltoall and the persistent
+int fm_coll_sel_exchange_pair(MPI_Comm comm, enum fm_pair_call call, fm_pair_blocks b, int *rc);
+/* The same recorded into cc's schedule (the nonblocking and persistent
  * forms): 1 when the exchange is the whole schedule; 0 when the caller
  * records its own steps after it, then tells their end with
- * fm_coll_sel_ialltoall_alt_end(cc, *x, first), *x then being the
+ * fm_coll_sel_iexchange_alt_end(cc, *x, first), *x then being the
  * exchange each start tries first (NULL: none). */
 struct fm_coll_call;
-int fm_coll_sel_ialltoall_pair(struct fm_coll_call *cc, int form, fm_crma_block out,
-                               fm_crma_block in, fm_crma_block own_from, fm_crma_block own_to,
+int fm_coll_sel_iexchange_pair(struct fm_coll_call *cc, enum fm_pair_call call, fm_pair_blocks b,
                                void **x);
-void fm_coll_sel_ialltoall_alt_end(struct fm_coll_call *cc, void *x, int first_alt);
+void fm_coll_sel_iexchange_alt_end(struct fm_coll_call *cc, void *x, int first_alt);
 
 /* 1 when MPI_Allreduce of `bytes` of dt on comm runs the flat one-round
  * algorithm (select.c), the same on every member. */

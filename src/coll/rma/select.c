@@ -85,7 +85,12 @@ static const char *const call_name[NKIND] = {
  * medians, against the two-sided exchange, us: 1 B 0.23 against 0.32, 4
  * KiB 0.72 against 0.93, 64 KiB 7.5 against 14.0, 512 KiB 56 against 90
  * (Open MPI 0.38, 4.03, 13.7, 90.3); osu_alltoallv 64-512 KiB 0.56-0.75
- * of two-sided (6 runs): every size that fits.
+ * of two-sided (6 runs): every size that fits.  Allgather(v) at 2 members
+ * too (the same data movement): osu_allgather, 2 ranks bound, 4
+ * alternated rounds, medians, against two-sided, us: 8 B 0.42 against
+ * 0.45, 4 KiB 0.92 against 1.24, 64 KiB 6.3 against 10.0, 512 KiB 48
+ * against 58, 1 MiB 107 against 128 (Open MPI 0.65, 6.56, 11.5, 63.7,
+ * 130); osu_allgatherv alike: every size that fits.
  * With 3 or more members the tree algorithms won only in some runs: bcast
  * at 8-32 KiB on/off 0.87, 1.06, 1.27 in one run of bench/run-bench and
  * 1.56, 1.09, 1.44 in the next, allreduce at 8-64 KiB 1.40-1.51 in the
@@ -98,8 +103,8 @@ static const fm_size_range wins[NKIND][2] = {
     [K_REDUCE] = {{1, SIZE_MAX}, {1, 16384}},
     [K_ALLREDUCE] = {{1, SIZE_MAX}, {1, 0}},
     [K_REDUCE_SCATTER] = {{1, SIZE_MAX}, {1, 0}}, /* asked for 2 members only */
-    [K_ALLGATHER] = {{1, 0}, {1, 0}},  /* flat only (crowded nodes) */
-    [K_ALLGATHERV] = {{1, 0}, {1, 0}},
+    [K_ALLGATHER] = {{1, SIZE_MAX}, {1, 0}}, /* 2 members: the exchange; else flat only */
+    [K_ALLGATHERV] = {{1, SIZE_MAX}, {1, 0}},
     [K_ALLTOALL] = {{1, SIZE_MAX}, {1, 0}}, /* asked for 2 members only */
     [K_ALLTOALLV] = {{1, SIZE_MAX}, {1, 0}},
     [K_ALLTOALLW] = {{1, SIZE_MAX}, {1, 0}},
@@ -363,8 +368,22 @@ int fm_coll_sel_reduce_scatter_pair(const void *sbuf, void *rbuf, MPI_Count n0, 
  * 4.2-5.5 (Open MPI 6.6-41.6).  A lane holds 4 KiB. */
 #define FM_FLAT_GATHER_MAX ((size_t)FM_CRMA_LANE_MAX)
 
+fm_pair_blocks fm_coll_allgather_pair_blocks(int me, const void *sbuf, MPI_Count scount,
+                                             MPI_Datatype sdt, void *rbuf, fm_iarr rcounts,
+                                             fm_iarr displs, MPI_Count rcount, MPI_Datatype rdt)
+{
+    const int peer = 1 - me, v = !fm_iarr_null(rcounts);
+    const fm_crma_block own = {fm_coll_at(rbuf, v ? fm_iarr_at(displs, me) : me * rcount, rdt),
+                               v ? fm_iarr_at(rcounts, me) : rcount, rdt};
+    const fm_crma_block in = {fm_coll_at(rbuf, v ? fm_iarr_at(displs, peer) : peer * rcount, rdt),
+                              v ? fm_iarr_at(rcounts, peer) : rcount, rdt};
+    const fm_crma_block mine = {sbuf, scount, sdt}, none = {NULL, 0, MPI_BYTE};
+    const int in_place = sbuf == MPI_IN_PLACE;
+    return (fm_pair_blocks){in_place ? own : mine, in, in_place ? none : mine, own};
+}
+
 /* The allgather that runs (rcounts none: every block is rcount elements),
- * once the node is crowded or the choice is to be reported. */
+ * on 2 members, once the node is crowded or the choice is to be reported. */
 static inline int sel_allgather(enum kind k, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
                                 void *rbuf, fm_iarr rcounts, fm_iarr displs, MPI_Count rcount,
                                 MPI_Datatype rdt, MPI_Comm comm)
@@ -387,10 +406,20 @@ static inline int sel_allgather(enum kind k, const void *sbuf, MPI_Count scount,
         if (largest <= FM_FLAT_GATHER_MAX)
             c = choose(comm, k, largest, 1, &why);
     }
-    report(comm, k, largest, -1, c,
-           c ? "flat (one round of flags, every member copies all)"
-             : "recursive doubling (power of two members) or ring",
-           why);
+    if (!c && comm->size == 2 && !fm_comm_is_inter(comm)) {
+        /* 2 members, where flat does not run: the exchange */
+        int rc;
+        const fm_pair_blocks b = fm_coll_allgather_pair_blocks(
+            comm->rank, sbuf, scount, sdt, rbuf, rcounts, displs, rcount, rdt);
+        const enum fm_pair_call call = k == K_ALLGATHER ? FM_PAIR_ALLGATHER : FM_PAIR_ALLGATHERV;
+        if (fm_coll_sel_exchange_pair(comm, call, b, &rc))
+            return rc;
+    } else {
+        report(comm, k, largest, -1, c,
+               c ? "flat (one round of flags, every member copies all)"
+                 : "recursive doubling (power of two members) or ring",
+               why);
+    }
     if (!c)
         return k == K_ALLGATHER ? fm_coll_allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm)
                                 : fm_coll_allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt,
@@ -399,10 +428,11 @@ static inline int sel_allgather(enum kind k, const void *sbuf, MPI_Count scount,
     return fm_crma_allgather_flat(c, sbuf, scount, sdt, rbuf, rcounts, displs, rcount, rdt);
 }
 
-/* Elsewhere an allgather pays two loads for the choice: the entry points
- * below jump to the two-sided algorithm or to these, whose arguments are
- * theirs, so neither needs a frame: 8 instructions a call at 2 ranks
- * (callgrind), where sel_allgather inlined into them cost 52 and a call to
+/* Elsewhere (3 or more members, node not crowded) an allgather pays three
+ * loads for the choice: the entry points below jump to the two-sided
+ * algorithm or to these, whose arguments are theirs, so neither needs a
+ * frame: 8 instructions a call (callgrind, at 2 ranks when they still ran
+ * two-sided), where sel_allgather inlined into them cost 52 and a call to
  * it with its own arguments 17. */
 static __attribute__((noinline)) int allgather_chosen(const void *sbuf, MPI_Count scount,
                                                       MPI_Datatype sdt, void *rbuf,
@@ -424,7 +454,7 @@ static __attribute__((noinline)) int allgatherv_chosen(const void *sbuf, MPI_Cou
 int fm_coll_sel_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                           MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm)
 {
-    if (fm_oversubscribed || fm_param.COLL_VERBOSE)
+    if (fm_oversubscribed || comm->size == 2 || fm_param.COLL_VERBOSE)
         return allgather_chosen(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
     return fm_coll_allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
 }
@@ -432,7 +462,7 @@ int fm_coll_sel_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, 
 int fm_coll_sel_allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                            fm_iarr rcounts, fm_iarr displs, MPI_Datatype rdt, MPI_Comm comm)
 {
-    if (fm_oversubscribed || fm_param.COLL_VERBOSE)
+    if (fm_oversubscribed || comm->size == 2 || fm_param.COLL_VERBOSE)
         return allgatherv_chosen(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
     return fm_coll_allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
 }
@@ -461,12 +491,16 @@ static size_t exchange_bytes(fm_crma_block out, fm_crma_block in)
     return ob > ib ? ob : ib;
 }
 
-int fm_coll_sel_alltoall_pair(MPI_Comm comm, int form, fm_crma_block out, fm_crma_block in,
-                              fm_crma_block own_from, fm_crma_block own_to, int *rc)
+static const enum kind pair_kind[] = {
+    [FM_PAIR_ALLTOALL] = K_ALLTOALL,   [FM_PAIR_ALLTOALLV] = K_ALLTOALLV,
+    [FM_PAIR_ALLTOALLW] = K_ALLTOALLW, [FM_PAIR_ALLGATHER] = K_ALLGATHER,
+    [FM_PAIR_ALLGATHERV] = K_ALLGATHERV};
+
+int fm_coll_sel_exchange_pair(MPI_Comm comm, enum fm_pair_call call, fm_pair_blocks b, int *rc)
 {
-    const enum kind k = (enum kind)(K_ALLTOALL + form);
+    const enum kind k = pair_kind[call];
     const char *why = "";
-    const size_t bytes = exchange_bytes(out, in);
+    const size_t bytes = exchange_bytes(b.out, b.in);
     size_t key;
     const size_t piece = exchange_piece(comm, bytes, &key);
     fm_crma *c = choose(comm, k, key, 0, &why);
@@ -477,18 +511,20 @@ int fm_coll_sel_alltoall_pair(MPI_Comm comm, int form, fm_crma_block out, fm_crm
            why);
     if (!c)
         return 0;
-    FM_PV_INC(coll_alltoall_pair);
-    *rc = fm_crma_exchange(c, out, in, own_from, own_to, piece);
+    if (k == K_ALLGATHER || k == K_ALLGATHERV)
+        FM_PV_INC(coll_allgather_pair);
+    else
+        FM_PV_INC(coll_alltoall_pair);
+    *rc = fm_crma_exchange(c, b.out, b.in, b.own_from, b.own_to, piece);
     return 1;
 }
 
-int fm_coll_sel_ialltoall_pair(struct fm_coll_call *cc, int form, fm_crma_block out,
-                               fm_crma_block in, fm_crma_block own_from, fm_crma_block own_to,
+int fm_coll_sel_iexchange_pair(struct fm_coll_call *cc, enum fm_pair_call call, fm_pair_blocks b,
                                void **x)
 {
     MPI_Comm comm = cc->comm;
-    const enum kind k = (enum kind)(K_ALLTOALL + form);
-    const size_t bytes = exchange_bytes(out, in);
+    const enum kind k = pair_kind[call];
+    const size_t bytes = exchange_bytes(b.out, b.in);
     size_t key;
     const size_t piece = exchange_piece(comm, bytes, &key);
     const char *why = two_sided_why(comm, k, key, 0);
@@ -507,11 +543,12 @@ int fm_coll_sel_ialltoall_pair(struct fm_coll_call *cc, int form, fm_crma_block 
     *x = NULL;
     if (why)
         return 0;
-    *x = fm_crma_record_exchange(cc, c, out, in, own_from, own_to, piece);
+    *x = fm_crma_record_exchange(cc, c, b.out, b.in, b.own_from, b.own_to, piece,
+                                 k == K_ALLGATHER || k == K_ALLGATHERV);
     return c != NULL;
 }
 
-void fm_coll_sel_ialltoall_alt_end(struct fm_coll_call *cc, void *x, int first_alt)
+void fm_coll_sel_iexchange_alt_end(struct fm_coll_call *cc, void *x, int first_alt)
 {
     fm_crma_record_exchange_alt_end(cc, x, first_alt);
 }
