@@ -58,6 +58,7 @@
     X(coll_allreduce_flat, COUNTER, coll, "MPI_Allreduce calls (blocking, or nonblocking schedules) run flat: every member reduces all") \
     X(coll_allgather_flat, COUNTER, coll, "Blocking MPI_Allgather and MPI_Allgatherv calls run flat: every member copies every block out of its owner's segment") \
     X(coll_allgather_pair, COUNTER, coll, "MPI_Allgather and MPI_Allgatherv calls on 2 members (blocking, or each start of a nonblocking or persistent one) run one-sided: each writes its block into the other's cache") \
+    X(coll_gather_scatter_pair, COUNTER, coll, "MPI_Gather(v) and MPI_Scatter(v) calls on 2 members with blocks past the eager size (blocking, or each start of a nonblocking or persistent one) run one-sided: the block crosses through the receiver's cache") \
     X(coll_alltoall_pair, COUNTER, coll, "MPI_Alltoall, MPI_Alltoallv and MPI_Alltoallw calls on 2 members (blocking, or each start of a nonblocking or persistent one) run one-sided: each writes its block into the other's cache") \
     X(coll_allreduce_doubling, COUNTER, coll, "Two-sided allreduces (blocking, nonblocking or persistent, counted when recorded) by recursive doubling") \
     X(coll_allreduce_halving, COUNTER, coll, "Two-sided allreduces by recursive halving and doubling (Rabenseifner)") \

@@ -59,9 +59,6 @@
 #define FM_CRMA_FLAGSETS 32 /* calls that may be in flight on one member */
 #define FM_CRMA_HIST 64     /* ring regions remembered for reuse checks */
 
-/* Indices into the accepted values of FABMPI_COLL_RMA (src/util/param.h). */
-enum { FM_COLL_RMA_OFF, FM_COLL_RMA_ON, FM_COLL_RMA_AUTO };
-
 /* One flag word per cache line: words with different writers or readers
  * never share a line.  Messages up to FM_CRMA_INLINE bytes travel in the
  * rest of the flag's line, so the reader fetches one line, not two. */
@@ -199,7 +196,7 @@ extern const fm_crma_backend fm_crma_net;
  * again cost 110-170 instructions of a 2-member 8 B call (callgrind); the
  * choice depends on nothing else that can change once the cache is set
  * up but the knobs, which MPI_T may write (fm_param_writes). */
-#define FM_CRMA_CHOICES 10
+#define FM_CRMA_CHOICES 14
 typedef struct fm_crma_choice {
     size_t bytes;
     unsigned long param_writes; /* fm_param_writes when made */
@@ -433,7 +430,7 @@ int fm_crma_pair(fm_crma *c, const void *out, MPI_Count out_count, const void *m
 int fm_crma_exchange(fm_crma *c, fm_crma_block out, fm_crma_block in, fm_crma_block own_from,
                      fm_crma_block own_to, size_t piece);
 /* The same as a step of a nonblocking or persistent call's schedule
- * (gather: an allgather(v), for MPI_T's counters); c NULL: the cache is
+ * (count: MPI_T's counter of its kind, bumped at each start); c NULL: the cache is
  * not there yet, so each start chooses, the exchange if it is there by
  * then, else the two-sided steps recorded next (their end told with
  * fm_crma_record_exchange_alt_end).  Returns its state (NULL: no memory,
@@ -441,7 +438,7 @@ int fm_crma_exchange(fm_crma *c, fm_crma_block out, fm_crma_block in, fm_crma_bl
 struct fm_coll_call;
 void *fm_crma_record_exchange(struct fm_coll_call *cc, fm_crma *c, fm_crma_block out,
                               fm_crma_block in, fm_crma_block own_from, fm_crma_block own_to,
-                              size_t piece, int gather);
+                              size_t piece, unsigned long long *count);
 void fm_crma_record_exchange_alt_end(struct fm_coll_call *cc, void *x, int first_alt);
 /* The same in steps, for a schedule to poll (flat.c) and for fm_crma_pair:
  * begin takes the call's number and region (at the call, in call order);

@@ -2,9 +2,10 @@
  * component), and the choice between them and the two-sided algorithms.
  *
  * The MPI entry points of Barrier, Bcast, Reduce, Allreduce and
- * Allgather(v) call the fm_coll_sel_* functions, which pick an algorithm (FABMPI_COLL_RMA, see
- * select.c for the rule), report it when FABMPI_COLL_VERBOSE is set, and
- * run it.  Arguments are checked already; each returns FM_OK or FM_ERR_*.
+ * Allgather(v) call the fm_coll_sel_* functions, and the two-member
+ * paths of the others fm_coll_sel_*_pair, which pick an algorithm
+ * (FABMPI_COLL_RMA, see select.c for the rule), report it when
+ * FABMPI_COLL_VERBOSE is set, and run it.  Arguments are checked already; each returns FM_OK or FM_ERR_*.
  * Every member of a communicator reaches the same choice from the same
  * facts (knobs, sizes, communicator), which the one-sided algorithms rely
  * on: their sequence numbers count only the calls that used them. */
@@ -12,8 +13,13 @@
 #define FM_COLL_RMA_COLL_RMA_H
 
 #include <mpi.h>
+#include <stddef.h>
 
 #include "util/int_array.h"
+#include "util/param.h"
+
+/* Indices into the accepted values of FABMPI_COLL_RMA (src/util/param.h). */
+enum { FM_COLL_RMA_OFF, FM_COLL_RMA_ON, FM_COLL_RMA_AUTO };
 
 int fm_coll_sel_barrier(MPI_Comm comm);
 int fm_coll_sel_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm);
@@ -41,7 +47,8 @@ typedef struct fm_crma_block {
  * fm_crma_exchange): each member's block for the other, the other's block
  * for it, and its own block copied locally. */
 enum fm_pair_call { FM_PAIR_ALLTOALL, FM_PAIR_ALLTOALLV, FM_PAIR_ALLTOALLW, FM_PAIR_ALLGATHER,
-                    FM_PAIR_ALLGATHERV };
+                    FM_PAIR_ALLGATHERV, FM_PAIR_GATHER, FM_PAIR_GATHERV, FM_PAIR_SCATTER,
+                    FM_PAIR_SCATTERV };
 
 /* Their blocks: the one for the other member, the other's for us, and
  * ours copied locally (own_from's buf NULL: in place, nothing to copy). */
@@ -54,6 +61,18 @@ typedef struct fm_pair_blocks {
 fm_pair_blocks fm_coll_allgather_pair_blocks(int me, const void *sbuf, MPI_Count scount,
                                              MPI_Datatype sdt, void *rbuf, fm_iarr rcounts,
                                              fm_iarr displs, MPI_Count rcount, MPI_Datatype rdt);
+
+/* Gather(v) and scatter(v) on 2 members cross as an exchange only past
+ * the eager size in auto mode (select.c: the non-root member leaves an
+ * eager send at once, where the exchange would wait for the root), so a
+ * smaller block need not be offered: the choice would cost it 350
+ * instructions a call (callgrind, 8 B) while the cache is not set up.
+ * bytes: the block that crosses. */
+#define FM_COLL_ROOTED_PAIR_MIN ((size_t)32768)
+static inline int fm_coll_rooted_pair_may(size_t bytes)
+{
+    return bytes > FM_COLL_ROOTED_PAIR_MIN || fm_param.COLL_RMA == FM_COLL_RMA_ON;
+}
 
 /* One of them on 2 members, its blocks given: 1 and *rc when the one-sided
  * exchange ran (select.c chooses, the same on both members), 0 when the

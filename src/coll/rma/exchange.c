@@ -1,8 +1,9 @@
-/* exchange.c — alltoall, alltoallv, alltoallw, allgather and allgatherv
- * on two members through the collective cache: each member writes its
- * block for the other into the other's slot of the call's region and
- * raises its flag there, copies its own block while the other writes, then
- * unpacks the other's block out of its own slot.  One crossing each way,
+/* exchange.c — alltoall(v,w), allgather(v), and gather(v) and scatter(v)
+ * past the eager size, on two members through the collective cache: each
+ * member writes its block for the other (if any) into the other's slot of
+ * the call's region and raises its flag there, copies its own block while
+ * the other writes, then unpacks the other's block (if any) out of its own
+ * slot.  One crossing each way,
  * by stores into memory the other maps, where the two-sided exchange is a
  * rendezvous whose copy crosses by CMA (bench/RESULTS.md, "Alltoall at 2
  * members", "Allgather at 2 members").
@@ -37,7 +38,7 @@ typedef struct xchg {
     int own;         /* our own block is copied (or in place) */
     int begun;       /* scheduled: this start has taken its numbers */
     int choose;      /* recorded before the cache was there: each start chooses */
-    int gather;      /* an allgather(v) (MPI_T counts it apart) */
+    unsigned long long *count; /* MPI_T's counter of the call's kind */
     int nalt;        /* steps of the two-sided alternative after this one */
     uint64_t seq0;   /* piece k's call number is seq0 + k */
     fm_crma_region r[XCHG_PIECES];
@@ -172,10 +173,7 @@ static int step_xchg(fm_coll_call *cc, void *arg)
         }
         xchg_begin(x);
         x->begun = 1;
-        if (x->gather)
-            FM_PV_INC(coll_allgather_pair);
-        else
-            FM_PV_INC(coll_alltoall_pair);
+        ++*x->count;
     }
     if (!xchg_poll(x))
         return 0;
@@ -186,7 +184,7 @@ static int step_xchg(fm_coll_call *cc, void *arg)
 
 void *fm_crma_record_exchange(fm_coll_call *cc, fm_crma *c, fm_crma_block out, fm_crma_block in,
                               fm_crma_block own_from, fm_crma_block own_to, size_t piece,
-                              int gather)
+                              unsigned long long *count)
 {
     xchg *x = fm_sched_alloc(cc, sizeof *x);
     if (!x) {
@@ -196,7 +194,7 @@ void *fm_crma_record_exchange(fm_coll_call *cc, fm_crma *c, fm_crma_block out, f
     xchg_init(x, c, out, in, own_from, own_to, piece);
     x->comm = cc->comm;
     x->choose = !c;
-    x->gather = gather;
+    x->count = count;
     /* the program may free its datatypes while the schedule lives */
     fm_sched_hold_dts(cc, in.dt, own_from.buf ? own_from.dt : NULL);
     fm_sched_hold_dts(cc, own_to.dt, NULL);

@@ -1,5 +1,6 @@
 /* select.c — which algorithm runs a Barrier, Bcast, Reduce, Allreduce,
- * Allgather(v), or a 2-member Reduce_scatter or Alltoall(v,w).
+ * Allgather(v), or a 2-member Reduce_scatter, Alltoall(v,w), Gather(v) or
+ * Scatter(v).
  *
  * FABMPI_COLL_RMA:
  *   off   always the two-sided algorithms (src/coll);
@@ -53,10 +54,12 @@
 #define FM_COLL_TWO_SIDED_PRIORITY 10
 
 enum kind { K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, K_REDUCE_SCATTER, K_ALLGATHER,
-            K_ALLGATHERV, K_ALLTOALL, K_ALLTOALLV, K_ALLTOALLW, NKIND };
+            K_ALLGATHERV, K_ALLTOALL, K_ALLTOALLV, K_ALLTOALLW, K_GATHER, K_GATHERV, K_SCATTER,
+            K_SCATTERV, NKIND };
 static const char *const call_name[NKIND] = {
     "MPI_Barrier",   "MPI_Bcast",      "MPI_Reduce",   "MPI_Allreduce", "MPI_Reduce_scatter",
-    "MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall", "MPI_Alltoallv", "MPI_Alltoallw"};
+    "MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall", "MPI_Alltoallv", "MPI_Alltoallw",
+    "MPI_Gather",    "MPI_Gatherv",    "MPI_Scatter",  "MPI_Scatterv"};
 
 /* Auto mode: the packed sizes (bytes, lo..hi inclusive) at which the
  * one-sided algorithm beat the two-sided one in bench/coll_rma.c on shared
@@ -90,7 +93,18 @@ static const char *const call_name[NKIND] = {
  * alternated rounds, medians, against two-sided, us: 8 B 0.42 against
  * 0.45, 4 KiB 0.92 against 1.24, 64 KiB 6.3 against 10.0, 512 KiB 48
  * against 58, 1 MiB 107 against 128 (Open MPI 0.65, 6.56, 11.5, 63.7,
- * 130); osu_allgatherv alike: every size that fits.
+ * 130); osu_allgatherv alike: every size that fits.  Gather(v) and
+ * scatter(v) at 2 members the same way, one block one way (the sender
+ * writes it into the receiver's slot, the root copies its own meanwhile):
+ * osu_gather / osu_scatter, 2 ranks bound, 5 alternated rounds (8 at 128
+ * KiB and up), medians, against two-sided, us: 64 KiB 4.2 against 6.8 and
+ * 4.4 against 6.2 (Open MPI 6.4, 6.8), 128 KiB 6.8 against 8.7 and 7.6
+ * against 8.0, 512 KiB gather 25.5 against 29.3; but up to 32 KiB the
+ * other member's eager send leaves at once where the exchange waits for
+ * the root (gather 8 B 0.39 against 0.31), and above 128 KiB the
+ * two-sided scatter's single copy, pulled while the root copies its own
+ * block, won (512 KiB scatterv 31.9 against 25.8): so past 32 KiB, and a
+ * scatter up to 128 KiB.
  * With 3 or more members the tree algorithms won only in some runs: bcast
  * at 8-32 KiB on/off 0.87, 1.06, 1.27 in one run of bench/run-bench and
  * 1.56, 1.09, 1.44 in the next, allreduce at 8-64 KiB 1.40-1.51 in the
@@ -108,6 +122,10 @@ static const fm_size_range wins[NKIND][2] = {
     [K_ALLTOALL] = {{1, SIZE_MAX}, {1, 0}}, /* asked for 2 members only */
     [K_ALLTOALLV] = {{1, SIZE_MAX}, {1, 0}},
     [K_ALLTOALLW] = {{1, SIZE_MAX}, {1, 0}},
+    [K_GATHER] = {{FM_COLL_ROOTED_PAIR_MIN + 1, SIZE_MAX}, {1, 0}}, /* 2 members */
+    [K_GATHERV] = {{FM_COLL_ROOTED_PAIR_MIN + 1, SIZE_MAX}, {1, 0}},
+    [K_SCATTER] = {{FM_COLL_ROOTED_PAIR_MIN + 1, 131072}, {1, 0}},
+    [K_SCATTERV] = {{FM_COLL_ROOTED_PAIR_MIN + 1, 131072}, {1, 0}},
 };
 
 /* The flat algorithms (flat.c): when the node has more ranks than CPUs
@@ -473,11 +491,16 @@ int fm_coll_sel_allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
  * runs against the two-sided exchange: 121-129 us against 168-244 in the
  * fast machine state, 215-245 against 171-196 in the slow one (pieces of a
  * quarter of the area, two in flight, did the same); at 2 MiB no gain (10
- * pairs, median ratio 1.03), so larger blocks stay two-sided. */
-static size_t exchange_piece(MPI_Comm comm, size_t bytes, size_t *key)
+ * pairs, median ratio 1.03), so larger blocks stay two-sided.  A gather or
+ * scatter (one block, one way) never goes in pieces: at 1 MiB, 8
+ * alternated rounds of osu_gather / osu_scatterv, 68.0 / 68.3 us in pieces
+ * against 65.3 / 60.9 two-sided (a single CMA copy), so it stays there. */
+static size_t exchange_piece(MPI_Comm comm, enum kind k, size_t bytes, size_t *key)
 {
     const size_t slot = fm_crma_area_max(comm) / 2 / 64 * 64;
-    const size_t piece = bytes > slot && bytes <= 2 * slot && fm_crma_all_shm(comm) ? slot : 0;
+    const size_t piece = k < K_GATHER && bytes > slot && bytes <= 2 * slot && fm_crma_all_shm(comm)
+                             ? slot
+                             : 0;
     *key = piece ? slot : bytes;
     return piece;
 }
@@ -494,7 +517,17 @@ static size_t exchange_bytes(fm_crma_block out, fm_crma_block in)
 static const enum kind pair_kind[] = {
     [FM_PAIR_ALLTOALL] = K_ALLTOALL,   [FM_PAIR_ALLTOALLV] = K_ALLTOALLV,
     [FM_PAIR_ALLTOALLW] = K_ALLTOALLW, [FM_PAIR_ALLGATHER] = K_ALLGATHER,
-    [FM_PAIR_ALLGATHERV] = K_ALLGATHERV};
+    [FM_PAIR_ALLGATHERV] = K_ALLGATHERV, [FM_PAIR_GATHER] = K_GATHER,
+    [FM_PAIR_GATHERV] = K_GATHERV,     [FM_PAIR_SCATTER] = K_SCATTER,
+    [FM_PAIR_SCATTERV] = K_SCATTERV};
+
+/* MPI_T's counter of the exchanges of kind k. */
+static unsigned long long *pair_count(enum kind k)
+{
+    return k == K_ALLGATHER || k == K_ALLGATHERV                         ? &fm_pv.coll_allgather_pair
+           : k == K_ALLTOALL || k == K_ALLTOALLV || k == K_ALLTOALLW ? &fm_pv.coll_alltoall_pair
+                                                                       : &fm_pv.coll_gather_scatter_pair;
+}
 
 int fm_coll_sel_exchange_pair(MPI_Comm comm, enum fm_pair_call call, fm_pair_blocks b, int *rc)
 {
@@ -502,19 +535,19 @@ int fm_coll_sel_exchange_pair(MPI_Comm comm, enum fm_pair_call call, fm_pair_blo
     const char *why = "";
     const size_t bytes = exchange_bytes(b.out, b.in);
     size_t key;
-    const size_t piece = exchange_piece(comm, bytes, &key);
+    const size_t piece = exchange_piece(comm, k, bytes, &key);
     fm_crma *c = choose(comm, k, key, 0, &why);
+    const int rooted = k >= K_GATHER; /* one block crosses, to or from the root */
     report(comm, k, bytes, -1, c,
-           c ? piece ? "pair, in pieces (each writes its block into the other's cache)"
-                     : "pair (each writes its block into the other's cache)"
-             : "exchange of one message each way",
+           !c       ? rooted ? "linear" : "exchange of one message each way"
+           : rooted ? piece ? "pair, in pieces (the block crosses through the receiver's cache)"
+                            : "pair (the block crosses through the receiver's cache)"
+           : piece  ? "pair, in pieces (each writes its block into the other's cache)"
+                    : "pair (each writes its block into the other's cache)",
            why);
     if (!c)
         return 0;
-    if (k == K_ALLGATHER || k == K_ALLGATHERV)
-        FM_PV_INC(coll_allgather_pair);
-    else
-        FM_PV_INC(coll_alltoall_pair);
+    ++*pair_count(k);
     *rc = fm_crma_exchange(c, b.out, b.in, b.own_from, b.own_to, piece);
     return 1;
 }
@@ -526,7 +559,7 @@ int fm_coll_sel_iexchange_pair(struct fm_coll_call *cc, enum fm_pair_call call, 
     const enum kind k = pair_kind[call];
     const size_t bytes = exchange_bytes(b.out, b.in);
     size_t key;
-    const size_t piece = exchange_piece(comm, bytes, &key);
+    const size_t piece = exchange_piece(comm, k, bytes, &key);
     const char *why = two_sided_why(comm, k, key, 0);
     fm_crma *c = NULL;
     if (!why && comm->coll_rma && !(c = fm_crma_get(comm)))
@@ -543,8 +576,7 @@ int fm_coll_sel_iexchange_pair(struct fm_coll_call *cc, enum fm_pair_call call, 
     *x = NULL;
     if (why)
         return 0;
-    *x = fm_crma_record_exchange(cc, c, b.out, b.in, b.own_from, b.own_to, piece,
-                                 k == K_ALLGATHER || k == K_ALLGATHERV);
+    *x = fm_crma_record_exchange(cc, c, b.out, b.in, b.own_from, b.own_to, piece, pair_count(k));
     return c != NULL;
 }
 
