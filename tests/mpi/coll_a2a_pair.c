@@ -25,20 +25,12 @@
  *     over OFI only when on, blocks up to 64 KiB), and MPI_T's
  *     coll_alltoall_pair counts the 100 calls.
  * Under another MPI only the values are checked. */
-#include <string.h>
-
-#include "verbose_log.h"
+#include "pair_test.h"
 
 enum { GUARD = 16, A2A = 0, A2AV = 1, A2AW = 2 };
 static const int SENTINEL = 0x5a5a5a5a;
 static const char *const call_name[] = {"MPI_Alltoall", "MPI_Alltoallv", "MPI_Alltoallw"};
 
-static int checked;        /* world rank 0 checks the verbose lines */
-static long pair_max = -1; /* the largest block the exchange takes whole; -1: never */
-static int pieces;          /* up to twice that go in two pieces (within a node) */
-static int counted;        /* MPI_T's coll_alltoall_pair is there */
-static tu_counters ctr;
-static MPI_Datatype spaced; /* MPI_INT with an extent of 8 bytes */
 
 static int val(int from, int to, long i, unsigned salt)
 {
@@ -289,64 +281,18 @@ static void stream(MPI_Comm comm, unsigned *salt)
     }
 }
 
-static long env_long(const char *name, long def)
+static void body(MPI_Comm pair, unsigned *salt)
 {
-    const char *v = getenv(name);
-    return v ? atol(v) : def;
+    sizes(pair, salt);
+    stream(pair, salt);
+    forms(pair, salt);
+    outstanding(pair, salt);
+    late_cache(pair, salt);
 }
 
 int main(int argc, char **argv)
 {
-    int rank, size;
-    CHECK_MPI(MPI_Init(&argc, &argv));
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    const char *v = getenv("FABMPI_COLL_VERBOSE"), *mode = getenv("FABMPI_COLL_RMA");
-    const char *net = getenv("FABMPI_NET");
-    const int ofi = net && strcmp(net, "ofi") == 0;
-    const int off = mode && strcmp(mode, "off") == 0, on = mode && strcmp(mode, "on") == 0;
-    /* A slot is half the larger of the cache's areas, in whole lines; the
-     * large one only within a node (the defaults: 32 and 256 pages). */
-    const long small = env_long("FABMPI_COLL_CACHE_PAGES", 32) * 4096;
-    const long large = ofi ? 0 : env_long("FABMPI_COLL_CACHE_LARGE_PAGES", 256) * 4096;
-    if (!off && (on || !ofi))
-        pair_max = (small > large ? small : large) / 2 / 64 * 64;
-    pieces = pair_max >= 0 && !ofi;
-    checked = rank == 0 && v && strcmp(v, "1") == 0;
-    vl_start(checked);
-    CHECK_MPI(MPI_Type_create_resized(MPI_INT, 0, 8, &spaced));
-    CHECK_MPI(MPI_Type_commit(&spaced));
-    int provided, idx;
-    CHECK_MPI(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
-    counted = MPI_T_pvar_get_index("coll_alltoall_pair", MPI_T_PVAR_CLASS_COUNTER, &idx) ==
-              MPI_SUCCESS;
     const char *names[1] = {"coll_alltoall_pair"};
-    if (counted)
-        tu_counters_start(&ctr, 1, names);
-
-    unsigned salt = 0;
-    MPI_Comm pair = MPI_COMM_WORLD;
-    if (size > 2) /* world rank 0 is rank 0 of the first half */
-        CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, rank / 2, rank, &pair));
-    int n;
-    MPI_Comm_size(pair, &n);
-    if (n == 2) {
-        sizes(pair, &salt);
-        stream(pair, &salt);
-        forms(pair, &salt);
-        outstanding(pair, &salt);
-        late_cache(pair, &salt);
-    }
-    if (pair != MPI_COMM_WORLD)
-        CHECK_MPI(MPI_Comm_free(&pair));
-
-    if (counted)
-        tu_counters_stop(&ctr);
-    CHECK_MPI(MPI_T_finalize());
-    MPI_Type_free(&spaced);
-    vl_stop();
-    CHECK_MPI(MPI_Finalize());
-    if (rank == 0)
-        printf("coll_a2a_pair: ok (%d ranks)\n", size);
-    return 0;
+    pair_test_init(&argc, &argv, 1, names);
+    return pair_test_run("coll_a2a_pair", body);
 }

@@ -23,21 +23,13 @@
  *     start) that cross one-sided; with FABMPI_COLL_VERBOSE=1 world rank 0
  *     checks the line of each blocking call that offers it.
  * Under another MPI only the values are checked. */
-#include <string.h>
-
-#include "verbose_log.h"
+#include "pair_test.h"
 
 enum { GUARD = 16, GATHER = 0, SCATTER = 1, OWN = 3 };
 static const int SENTINEL = 0x5a5a5a5a;
 static const char *const call_name[2][2] = {{"MPI_Gather", "MPI_Gatherv"},
                                             {"MPI_Scatter", "MPI_Scatterv"}};
 
-static int checked;        /* world rank 0 checks the verbose lines */
-static long pair_max = -1; /* the largest block the exchange takes whole; -1: never */
-static int all_sizes;      /* FABMPI_COLL_RMA=on: small blocks cross one-sided too */
-static int counted;        /* MPI_T's coll_gather_scatter_pair is there */
-static tu_counters ctr;
-static MPI_Datatype spaced; /* MPI_INT with an extent of 8 bytes */
 
 static int val(int member, long i, unsigned salt)
 {
@@ -49,8 +41,8 @@ static int val(int member, long i, unsigned salt)
  * scatter's up to 128 KiB unless on. */
 static int one_sided(int kind, long bytes)
 {
-    return pair_max >= 0 && bytes > 0 && (bytes > 32768 || all_sizes) && bytes <= pair_max &&
-           (kind == GATHER || all_sizes || bytes <= 131072);
+    return pair_max >= 0 && bytes > 0 && (bytes > 32768 || rma_on) && bytes <= pair_max &&
+           (kind == GATHER || rma_on || bytes <= 131072);
 }
 
 static void check_count(long long want, const char *what)
@@ -152,7 +144,7 @@ static void one(MPI_Comm comm, int kind, int v, int root, int mode, int in_place
     }
     const long bytes = e * (long)sizeof(int);
     check_count(one_sided(kind, bytes) ? (mode == 2 ? 2 : 1) : 0, what);
-    if (checked && me == 0 && size == 2 && mode == 0 && (bytes > 32768 || all_sizes)) {
+    if (checked && me == 0 && size == 2 && mode == 0 && (bytes > 32768 || rma_on)) {
         char key[48];
         snprintf(key, sizeof key, "%s comm", call);
         vl_check(key, "pair", !one_sided(kind, bytes), what);
@@ -269,63 +261,17 @@ static void late_cache(MPI_Comm pair, unsigned *salt)
     free(mine);
 }
 
-static long env_long(const char *name, long def)
+static void body(MPI_Comm pair, unsigned *salt)
 {
-    const char *v = getenv(name);
-    return v ? atol(v) : def;
+    late_cache(pair, salt); /* first: before anything sets the cache up */
+    sizes(pair, salt);
+    forms(pair, salt);
+    outstanding(pair, salt);
 }
 
 int main(int argc, char **argv)
 {
-    int rank, size;
-    CHECK_MPI(MPI_Init(&argc, &argv));
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    const char *v = getenv("FABMPI_COLL_VERBOSE"), *mode = getenv("FABMPI_COLL_RMA");
-    const char *net = getenv("FABMPI_NET");
-    const int ofi = net && strcmp(net, "ofi") == 0;
-    const int off = mode && strcmp(mode, "off") == 0, on = mode && strcmp(mode, "on") == 0;
-    /* A slot is half the larger of the cache's areas, in whole lines; the
-     * large one only within a node (the defaults: 32 and 256 pages). */
-    const long small = env_long("FABMPI_COLL_CACHE_PAGES", 32) * 4096;
-    const long large = ofi ? 0 : env_long("FABMPI_COLL_CACHE_LARGE_PAGES", 256) * 4096;
-    if (!off && (on || !ofi))
-        pair_max = (small > large ? small : large) / 2 / 64 * 64;
-    all_sizes = on;
-    checked = rank == 0 && v && strcmp(v, "1") == 0;
-    vl_start(checked);
-    CHECK_MPI(MPI_Type_create_resized(MPI_INT, 0, 8, &spaced));
-    CHECK_MPI(MPI_Type_commit(&spaced));
-    int provided, idx;
-    CHECK_MPI(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
-    counted = MPI_T_pvar_get_index("coll_gather_scatter_pair", MPI_T_PVAR_CLASS_COUNTER, &idx) ==
-              MPI_SUCCESS;
     const char *names[1] = {"coll_gather_scatter_pair"};
-    if (counted)
-        tu_counters_start(&ctr, 1, names);
-
-    unsigned salt = 0;
-    MPI_Comm pair = MPI_COMM_WORLD;
-    if (size > 2) /* world rank 0 is rank 0 of the first half */
-        CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, rank / 2, rank, &pair));
-    int n;
-    MPI_Comm_size(pair, &n);
-    if (n == 2) {
-        late_cache(pair, &salt);
-        sizes(pair, &salt);
-        forms(pair, &salt);
-        outstanding(pair, &salt);
-    }
-    if (pair != MPI_COMM_WORLD)
-        CHECK_MPI(MPI_Comm_free(&pair));
-
-    if (counted)
-        tu_counters_stop(&ctr);
-    CHECK_MPI(MPI_T_finalize());
-    MPI_Type_free(&spaced);
-    vl_stop();
-    CHECK_MPI(MPI_Finalize());
-    if (rank == 0)
-        printf("coll_gs_pair: ok (%d ranks)\n", size);
-    return 0;
+    pair_test_init(&argc, &argv, 1, names);
+    return pair_test_run("coll_gs_pair", body);
 }
