@@ -37,6 +37,20 @@ static void fm_ag_first(fm_coll_call *cc, const void *sbuf, MPI_Count scount, MP
     fm_cc_waitall(cc, &b);
 }
 
+fm_pair_blocks fm_coll_allgather_pair_blocks(int me, const void *sbuf, MPI_Count scount,
+                                             MPI_Datatype sdt, void *rbuf, fm_iarr rcounts,
+                                             fm_iarr displs, MPI_Count rcount, MPI_Datatype rdt)
+{
+    const int peer = 1 - me, v = !fm_iarr_null(rcounts);
+    const fm_crma_block own = {fm_coll_at(rbuf, v ? fm_iarr_at(displs, me) : me * rcount, rdt),
+                               v ? fm_iarr_at(rcounts, me) : rcount, rdt};
+    const fm_crma_block in = {fm_coll_at(rbuf, v ? fm_iarr_at(displs, peer) : peer * rcount, rdt),
+                              v ? fm_iarr_at(rcounts, peer) : rcount, rdt};
+    const fm_crma_block mine = {sbuf, scount, sdt}, none = {NULL, 0, MPI_BYTE};
+    const int in_place = sbuf == MPI_IN_PLACE;
+    return (fm_pair_blocks){in_place ? own : mine, in, in_place ? none : mine, own};
+}
+
 /* Two members, a schedule: the exchange select.c takes, tried first at
  * each start, and else (or until the communicator's cache is there) the
  * two-sided exchange of fm_ag_first. */

@@ -207,7 +207,8 @@ void fm_cc_gatherv(fm_coll_call *cc, const void *sbuf, MPI_Count scount, MPI_Dat
 int fm_coll_gather(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                    MPI_Count rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
-    const size_t bytes = comm->rank == root ? (size_t)rcount * rdt->size : (size_t)scount * sdt->size;
+    const size_t bytes =
+        comm->rank == root ? (size_t)rcount * rdt->size : (size_t)scount * sdt->size;
     int rc;
     if (fm_gs_pair_may(comm, bytes) && fm_gs_pair(comm, 1, root, rbuf, FM_IARR_NONE, FM_IARR_NONE,
                                                   rcount, rdt, sbuf, scount, sdt, &rc))
@@ -251,7 +252,8 @@ void fm_cc_scatterv(fm_coll_call *cc, const void *sbuf, fm_iarr scounts, fm_iarr
 int fm_coll_scatter(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                     MPI_Count rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
-    const size_t bytes = comm->rank == root ? (size_t)scount * sdt->size : (size_t)rcount * rdt->size;
+    const size_t bytes =
+        comm->rank == root ? (size_t)scount * sdt->size : (size_t)rcount * rdt->size;
     int rc;
     if (fm_gs_pair_may(comm, bytes) &&
         fm_gs_pair(comm, 0, root, (void *)(uintptr_t)sbuf, FM_IARR_NONE, FM_IARR_NONE, scount, sdt,

@@ -5,7 +5,8 @@
  * Allgather(v) call the fm_coll_sel_* functions, and the two-member
  * paths of the others fm_coll_sel_*_pair, which pick an algorithm
  * (FABMPI_COLL_RMA, see select.c for the rule), report it when
- * FABMPI_COLL_VERBOSE is set, and run it.  Arguments are checked already; each returns FM_OK or FM_ERR_*.
+ * FABMPI_COLL_VERBOSE is set, and run it.  Arguments are checked already;
+ * each returns FM_OK or FM_ERR_*.
  * Every member of a communicator reaches the same choice from the same
  * facts (knobs, sizes, communicator), which the one-sided algorithms rely
  * on: their sequence numbers count only the calls that used them. */
@@ -57,7 +58,9 @@ typedef struct fm_pair_blocks {
 } fm_pair_blocks;
 /* An allgather's (rcounts absent: blocks of rcount) or allgatherv's, for
  * member `me` of 2: ours leaves from sbuf (in place: from its place in
- * rbuf) and is copied into rbuf, the other's lands at its place there. */
+ * rbuf) and is copied into rbuf, the other's lands at its place there
+ * (coll/allgather.c, which knows the layout; select.c runs the blocking
+ * exchange with them). */
 fm_pair_blocks fm_coll_allgather_pair_blocks(int me, const void *sbuf, MPI_Count scount,
                                              MPI_Datatype sdt, void *rbuf, fm_iarr rcounts,
                                              fm_iarr displs, MPI_Count rcount, MPI_Datatype rdt);

@@ -386,20 +386,6 @@ int fm_coll_sel_reduce_scatter_pair(const void *sbuf, void *rbuf, MPI_Count n0, 
  * 4.2-5.5 (Open MPI 6.6-41.6).  A lane holds 4 KiB. */
 #define FM_FLAT_GATHER_MAX ((size_t)FM_CRMA_LANE_MAX)
 
-fm_pair_blocks fm_coll_allgather_pair_blocks(int me, const void *sbuf, MPI_Count scount,
-                                             MPI_Datatype sdt, void *rbuf, fm_iarr rcounts,
-                                             fm_iarr displs, MPI_Count rcount, MPI_Datatype rdt)
-{
-    const int peer = 1 - me, v = !fm_iarr_null(rcounts);
-    const fm_crma_block own = {fm_coll_at(rbuf, v ? fm_iarr_at(displs, me) : me * rcount, rdt),
-                               v ? fm_iarr_at(rcounts, me) : rcount, rdt};
-    const fm_crma_block in = {fm_coll_at(rbuf, v ? fm_iarr_at(displs, peer) : peer * rcount, rdt),
-                              v ? fm_iarr_at(rcounts, peer) : rcount, rdt};
-    const fm_crma_block mine = {sbuf, scount, sdt}, none = {NULL, 0, MPI_BYTE};
-    const int in_place = sbuf == MPI_IN_PLACE;
-    return (fm_pair_blocks){in_place ? own : mine, in, in_place ? none : mine, own};
-}
-
 /* The allgather that runs (rcounts none: every block is rcount elements),
  * on 2 members, once the node is crowded or the choice is to be reported. */
 static inline int sel_allgather(enum kind k, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
@@ -524,9 +510,11 @@ static const enum kind pair_kind[] = {
 /* MPI_T's counter of the exchanges of kind k. */
 static unsigned long long *pair_count(enum kind k)
 {
-    return k == K_ALLGATHER || k == K_ALLGATHERV                         ? &fm_pv.coll_allgather_pair
-           : k == K_ALLTOALL || k == K_ALLTOALLV || k == K_ALLTOALLW ? &fm_pv.coll_alltoall_pair
-                                                                       : &fm_pv.coll_gather_scatter_pair;
+    if (k == K_ALLGATHER || k == K_ALLGATHERV)
+        return &fm_pv.coll_allgather_pair;
+    if (k == K_ALLTOALL || k == K_ALLTOALLV || k == K_ALLTOALLW)
+        return &fm_pv.coll_alltoall_pair;
+    return &fm_pv.coll_gather_scatter_pair;
 }
 
 int fm_coll_sel_exchange_pair(MPI_Comm comm, enum fm_pair_call call, fm_pair_blocks b, int *rc)
