@@ -2,6 +2,8 @@
 #include "coll/coll.h"
 #include "coll/coll_call.h"
 #include "coll/coll_util.h"
+#include "coll/rma/coll_rma.h"
+#include "coll/sched.h"
 #include "core/comm.h"
 #include "pt2pt/pt2pt.h"
 #include "util/status.h"
@@ -61,6 +63,29 @@ void fm_cc_bcast(fm_coll_call *cc, void *buf, MPI_Count count, MPI_Datatype dt, 
         if (vr + mask < size)
             fm_cc_isend(cc, &b, buf, count, dt, (rank + mask) % size);
     fm_cc_waitall(cc, &b);
+}
+
+/* Out of line: the calls that do not offer the exchange build nothing for it. */
+static __attribute__((noinline)) void bcast_pair_sched(fm_coll_call *cc, void *buf,
+                                                       MPI_Count count, MPI_Datatype dt, int root)
+{
+    void *pair = NULL;
+    const fm_pair_blocks p = fm_coll_bcast_pair_blocks(cc->comm->rank, root, buf, count, dt);
+    if (fm_coll_sel_iexchange_pair(cc, FM_PAIR_BCAST, p, &pair))
+        return;
+    const int first = fm_sched_steps(cc);
+    fm_cc_bcast(cc, buf, count, dt, root);
+    if (pair)
+        fm_coll_sel_iexchange_alt_end(cc, pair, first);
+}
+
+void fm_cc_ibcast(fm_coll_call *cc, void *buf, MPI_Count count, MPI_Datatype dt, int root)
+{
+    if (fm_coll_bcast_pair_may(cc->comm->size, (size_t)count * (size_t)dt->size) &&
+        !fm_comm_is_inter(cc->comm))
+        bcast_pair_sched(cc, buf, count, dt, root);
+    else
+        fm_cc_bcast(cc, buf, count, dt, root);
 }
 
 int fm_coll_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm)

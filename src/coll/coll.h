@@ -61,6 +61,10 @@ int fm_coll_alltoallw(const void *sbuf, fm_iarr scounts, fm_iarr sdispls,
  * arrays (FM_IARR_NONE) select the fixed-count form. */
 void fm_cc_barrier(fm_coll_call *cc);
 void fm_cc_bcast(fm_coll_call *cc, void *buf, MPI_Count count, MPI_Datatype dt, int root);
+/* MPI_Ibcast's and MPI_Bcast_init's schedule: on 2 members past the eager
+ * size the exchange through the cache (rma/coll_rma.h) where chosen, tried
+ * first at each start; else, and until the cache is there, fm_cc_bcast. */
+void fm_cc_ibcast(fm_coll_call *cc, void *buf, MPI_Count count, MPI_Datatype dt, int root);
 void fm_cc_allreduce(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_Count count,
                      MPI_Datatype dt, MPI_Op op);
 void fm_cc_gatherv(fm_coll_call *cc, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,

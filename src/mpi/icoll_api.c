@@ -82,7 +82,7 @@ int fm_icoll_bcast(const char *call, int persistent, void *buf, MPI_Count count,
             fm_check_bcast(call, buf, count, dt, root, comm),
             ((fm_sched_key){.kind = FM_SK_BCAST, .rbuf = buf, .count = count, .dt = dt,
                             .root = root}),
-            fm_cc_bcast(&cc_, buf, count, dt, root));
+            fm_cc_ibcast(&cc_, buf, count, dt, root));
 }
 
 int fm_icoll_reduce(const char *call, int persistent, const void *sbuf, void *rbuf, MPI_Count count,

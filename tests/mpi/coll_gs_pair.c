@@ -1,5 +1,5 @@
-/* coll_gs_pair: MPI_Gather, MPI_Gatherv, MPI_Scatter and MPI_Scatterv on
- * two members, where a block past the eager size crosses through the
+/* coll_gs_pair: MPI_Gather, MPI_Gatherv, MPI_Scatter, MPI_Scatterv and
+ * MPI_Bcast on two members, where a block past the eager size crosses through the
  * receiver's collective cache (src/coll/rma/exchange.c: the sender writes
  * it into the receiver's slot, the root copies its own block meanwhile,
  * the receiver copies it out):
@@ -19,9 +19,13 @@
  *   - on MPI_COMM_WORLD at 2 ranks, and on the halves of MPI_Comm_split at
  *     3 and 4 (at 3 the last rank, alone in its half, takes no part);
  *   - every int of every block checked, gaps and tails untouched;
- *   - MPI_T's coll_gather_scatter_pair counts exactly the calls (each
- *     start) that cross one-sided; with FABMPI_COLL_VERBOSE=1 world rank 0
- *     checks the line of each blocking call that offers it.
+ *   - MPI_Bcast's blocking, nonblocking and persistent forms at the same
+ *     sizes from both roots (one-sided from 8193 to 32768 ints, to a whole
+ *     slot with FABMPI_COLL_RMA=on; the fan-out tree or two-sided else);
+ *   - MPI_T's coll_gather_scatter_pair and coll_bcast_pair count exactly
+ *     the calls (each start) that cross one-sided; with
+ *     FABMPI_COLL_VERBOSE=1 world rank 0 checks the line of each blocking
+ *     call that offers it.
  * Under another MPI only the values are checked. */
 #include "pair_test.h"
 
@@ -45,15 +49,21 @@ static int one_sided(int kind, long bytes)
            (kind == GATHER || rma_on || bytes <= 131072);
 }
 
-static void check_count(long long want, const char *what)
+/* MPI_T's counts since the last check: gather and scatter crossings, and
+ * bcast ones. */
+static void check_counts(long long want, long long want_bcast, const char *what)
 {
     if (!counted)
         return;
-    long long d[1];
+    long long d[2];
     tu_counters_deltas(&ctr, d);
     CHECKF(d[0] == want, "%s: MPI_T counted %lld one-sided crossings, expected %lld", what, d[0],
            want);
+    CHECKF(d[1] == want_bcast, "%s: MPI_T counted %lld one-sided bcasts, expected %lld", what,
+           d[1], want_bcast);
 }
+
+static void check_count(long long want, const char *what) { check_counts(want, 0, what); }
 
 /* One call on a 2-member comm: the other member's block is e ints (the
  * root's own: e, or OWN in the v forms); mode 0 blocking, 1 nonblocking +
@@ -261,17 +271,72 @@ static void late_cache(MPI_Comm pair, unsigned *salt)
     free(mine);
 }
 
+/* Whether a bcast of `bytes` crosses one-sided: past the eager size in
+ * every mode (up to it the fan-out tree runs), within a slot, and up to
+ * 128 KiB unless on. */
+static int bcast_one_sided(long bytes)
+{
+    return pair_max >= 0 && bytes > 32768 && bytes <= pair_max && (rma_on || bytes <= 131072);
+}
+
+/* MPI_Bcast (mode 0), MPI_Ibcast (1) or MPI_Bcast_init started twice (2)
+ * of e ints from root; member 1's ints spaced 8 bytes apart. */
+static void bcast_one(MPI_Comm comm, int root, int mode, long e, unsigned salt)
+{
+    int me, size;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &size);
+    const int stride = me ? 2 : 1;
+    MPI_Datatype dt = me ? spaced : MPI_INT;
+    const size_t ints = (size_t)e * (size_t)stride + GUARD;
+    int *buf = tu_malloc(ints * sizeof(int));
+    for (size_t i = 0; i < ints; i++)
+        buf[i] = SENTINEL;
+    if (me == root)
+        for (long i = 0; i < e; i++)
+            buf[i * stride] = val(root, i, salt);
+    const int n = (int)e;
+    RUN_FORMS(mode, MPI_Bcast(buf, n, dt, root, comm),
+              MPI_Ibcast(buf, n, dt, root, comm, &rq_),
+              MPI_Bcast_init(buf, n, dt, root, comm, MPI_INFO_NULL, &rq_));
+    char what[96];
+    snprintf(what, sizeof what, "MPI_Bcast mode %d root %d, %ld ints (salt %u)", mode, root, e,
+             salt);
+    for (long i = 0; i < e; i++) {
+        CHECKF(buf[i * stride] == val(root, i, salt), "%s: int %ld is %d, expected %d", what, i,
+               buf[i * stride], val(root, i, salt));
+        buf[i * stride] = SENTINEL;
+    }
+    for (size_t i = 0; i < ints; i++)
+        CHECKF(buf[i] == SENTINEL, "%s: int %zu of the buffer was written", what, i);
+    const long bytes = e * (long)sizeof(int);
+    check_counts(0, bcast_one_sided(bytes) ? (mode == 2 ? 2 : 1) : 0, what);
+    if (checked && me == 0 && size == 2 && mode == 0 && bytes > 32768)
+        vl_check("MPI_Bcast comm", "pair", !bcast_one_sided(bytes), what);
+    free(buf);
+}
+
+static void bcasts(MPI_Comm comm, unsigned *salt)
+{
+    static const long each[] = {13, 8192, 8193, 32768, 32769, 131072, 131088};
+    for (int mode = 0; mode <= 2; mode++)
+        for (unsigned k = 0; k < sizeof each / sizeof each[0]; k++)
+            for (int root = 0; root < 2; root++)
+                bcast_one(comm, root, mode, each[k], (*salt)++);
+}
+
 static void body(MPI_Comm pair, unsigned *salt)
 {
     late_cache(pair, salt); /* first: before anything sets the cache up */
     sizes(pair, salt);
     forms(pair, salt);
     outstanding(pair, salt);
+    bcasts(pair, salt);
 }
 
 int main(int argc, char **argv)
 {
-    const char *names[1] = {"coll_gather_scatter_pair"};
-    pair_test_init(&argc, &argv, 1, names);
+    const char *names[2] = {"coll_gather_scatter_pair", "coll_bcast_pair"};
+    pair_test_init(&argc, &argv, 2, names);
     return pair_test_run("coll_gs_pair", body);
 }

@@ -7,7 +7,9 @@
  *
  * COLL_MISMATCH_INTS (environment): the full count, 8 by default (inline
  * in the one-sided flags); 200 moves 800 and 400 bytes, through the data
- * areas, still inside one algorithm's size class on every member. */
+ * areas, still inside one algorithm's size class on every member; 32768
+ * (128 and 64 KiB) at 2 members, where a bcast crosses through the
+ * receiver's cache (src/coll/rma/exchange.c). */
 #include "testutil.h"
 
 static int rank, size;

@@ -196,7 +196,7 @@ extern const fm_crma_backend fm_crma_net;
  * again cost 110-170 instructions of a 2-member 8 B call (callgrind); the
  * choice depends on nothing else that can change once the cache is set
  * up but the knobs, which MPI_T may write (fm_param_writes). */
-#define FM_CRMA_CHOICES 14
+#define FM_CRMA_CHOICES 15
 typedef struct fm_crma_choice {
     size_t bytes;
     unsigned long param_writes; /* fm_param_writes when made */

@@ -49,7 +49,7 @@ typedef struct fm_crma_block {
  * for it, and its own block copied locally. */
 enum fm_pair_call { FM_PAIR_ALLTOALL, FM_PAIR_ALLTOALLV, FM_PAIR_ALLTOALLW, FM_PAIR_ALLGATHER,
                     FM_PAIR_ALLGATHERV, FM_PAIR_GATHER, FM_PAIR_GATHERV, FM_PAIR_SCATTER,
-                    FM_PAIR_SCATTERV };
+                    FM_PAIR_SCATTERV, FM_PAIR_BCAST };
 
 /* Their blocks: the one for the other member, the other's for us, and
  * ours copied locally (own_from's buf NULL: in place, nothing to copy). */
@@ -75,6 +75,21 @@ fm_pair_blocks fm_coll_allgather_pair_blocks(int me, const void *sbuf, MPI_Count
 static inline int fm_coll_rooted_pair_may(size_t bytes)
 {
     return bytes > FM_COLL_ROOTED_PAIR_MIN || fm_param.COLL_RMA == FM_COLL_RMA_ON;
+}
+
+/* A Bcast offers it on 2 members past the eager size only, in every mode:
+ * up to there the one-sided fan-out tree wins (select.c).  Its blocks: the
+ * root's buffer goes out, the other member's comes in. */
+static inline int fm_coll_bcast_pair_may(int members, size_t bytes)
+{
+    return members == 2 && bytes > FM_COLL_ROOTED_PAIR_MIN;
+}
+static inline fm_pair_blocks fm_coll_bcast_pair_blocks(int me, int root, void *buf,
+                                                       MPI_Count count, MPI_Datatype dt)
+{
+    const fm_crma_block none = {NULL, 0, MPI_BYTE}, all = {buf, count, dt};
+    return me == root ? (fm_pair_blocks){all, none, none, none}
+                      : (fm_pair_blocks){none, all, none, none};
 }
 
 /* One of them on 2 members, its blocks given: 1 and *rc when the one-sided

@@ -1,5 +1,5 @@
-/* exchange.c — alltoall(v,w), allgather(v), and gather(v) and scatter(v)
- * past the eager size, on two members through the collective cache: each
+/* exchange.c — alltoall(v,w), allgather(v), and gather(v), scatter(v) and
+ * bcast past the eager size, on two members through the collective cache: each
  * member writes its block for the other (if any) into the other's slot of
  * the call's region and raises its flag there, copies its own block while
  * the other writes, then unpacks the other's block (if any) out of its own

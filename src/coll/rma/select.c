@@ -55,11 +55,11 @@
 
 enum kind { K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, K_REDUCE_SCATTER, K_ALLGATHER,
             K_ALLGATHERV, K_ALLTOALL, K_ALLTOALLV, K_ALLTOALLW, K_GATHER, K_GATHERV, K_SCATTER,
-            K_SCATTERV, NKIND };
+            K_SCATTERV, K_BCAST_PAIR, NKIND };
 static const char *const call_name[NKIND] = {
     "MPI_Barrier",   "MPI_Bcast",      "MPI_Reduce",   "MPI_Allreduce", "MPI_Reduce_scatter",
     "MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall", "MPI_Alltoallv", "MPI_Alltoallw",
-    "MPI_Gather",    "MPI_Gatherv",    "MPI_Scatter",  "MPI_Scatterv"};
+    "MPI_Gather",    "MPI_Gatherv",    "MPI_Scatter",  "MPI_Scatterv",  "MPI_Bcast"};
 
 /* Auto mode: the packed sizes (bytes, lo..hi inclusive) at which the
  * one-sided algorithm beat the two-sided one in bench/coll_rma.c on shared
@@ -104,7 +104,14 @@ static const char *const call_name[NKIND] = {
  * the root (gather 8 B 0.39 against 0.31), and above 128 KiB the
  * two-sided scatter's single copy, pulled while the root copies its own
  * block, won (512 KiB scatterv 31.9 against 25.8): so past 32 KiB, and a
- * scatter up to 128 KiB.
+ * scatter up to 128 KiB.  Bcast at 2 members past 32 KiB alike (the root's
+ * block into the other's slot; K_BCAST_PAIR): osu_bcast, 2 ranks bound, 8
+ * alternated rounds, medians, against two-sided, us: 64 KiB 3.66 against
+ * 5.73, 128 KiB 6.56 against 6.95 (Open MPI 6.16, 8.73); above that the
+ * two-sided single CMA copy won (the pair forced with FABMPI_COLL_RMA=on, 6
+ * rounds: 256 KiB 13.7 against 11.7, 512 KiB 27.5 against 17.1), and up to
+ * 32 KiB the fan-out tree did (4 KiB 0.56 against 0.67, 16 KiB 1.09 against
+ * 1.25): so past 32 KiB up to 128 KiB.
  * With 3 or more members the tree algorithms won only in some runs: bcast
  * at 8-32 KiB on/off 0.87, 1.06, 1.27 in one run of bench/run-bench and
  * 1.56, 1.09, 1.44 in the next, allreduce at 8-64 KiB 1.40-1.51 in the
@@ -126,6 +133,7 @@ static const fm_size_range wins[NKIND][2] = {
     [K_GATHERV] = {{FM_COLL_ROOTED_PAIR_MIN + 1, SIZE_MAX}, {1, 0}},
     [K_SCATTER] = {{FM_COLL_ROOTED_PAIR_MIN + 1, 131072}, {1, 0}},
     [K_SCATTERV] = {{FM_COLL_ROOTED_PAIR_MIN + 1, 131072}, {1, 0}},
+    [K_BCAST_PAIR] = {{FM_COLL_ROOTED_PAIR_MIN + 1, 131072}, {1, 0}}, /* asked for 2 members */
 };
 
 /* The flat algorithms (flat.c): when the node has more ranks than CPUs
@@ -274,10 +282,26 @@ int fm_coll_sel_barrier(MPI_Comm comm)
     return fm_crma_barrier(c);
 }
 
+/* A Bcast of 2 members past the eager size, where chosen (wins above): the
+ * exchange with nothing going back, as a scatter's: the root writes the
+ * block into the other member's cache, which copies it out.  1 with *rc
+ * when it ran; 0 when the choice is another (made and reported by the
+ * caller, so that a call says one algorithm). */
+static __attribute__((noinline)) int bcast_pair(void *buf, MPI_Count count, MPI_Datatype dt,
+                                                int root, MPI_Comm comm, int *rc)
+{
+    return fm_coll_sel_exchange_pair(
+        comm, FM_PAIR_BCAST, fm_coll_bcast_pair_blocks(comm->rank, root, buf, count, dt), rc);
+}
+
 int fm_coll_sel_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
     const char *why = "";
     size_t bytes = (size_t)count * (size_t)dt->size;
+    int rc;
+    if (fm_coll_bcast_pair_may(comm->size, bytes) && !fm_comm_is_inter(comm) &&
+        bcast_pair(buf, count, dt, root, comm, &rc))
+        return rc;
     fm_crma *c = choose(comm, K_BCAST, bytes, 0, &why);
     if (fm_param.COLL_VERBOSE && comm->rank == 0) {
         char algo[48];
@@ -505,7 +529,7 @@ static const enum kind pair_kind[] = {
     [FM_PAIR_ALLTOALLW] = K_ALLTOALLW, [FM_PAIR_ALLGATHER] = K_ALLGATHER,
     [FM_PAIR_ALLGATHERV] = K_ALLGATHERV, [FM_PAIR_GATHER] = K_GATHER,
     [FM_PAIR_GATHERV] = K_GATHERV,     [FM_PAIR_SCATTER] = K_SCATTER,
-    [FM_PAIR_SCATTERV] = K_SCATTERV};
+    [FM_PAIR_SCATTERV] = K_SCATTERV,   [FM_PAIR_BCAST] = K_BCAST_PAIR};
 
 /* MPI_T's counter of the exchanges of kind k. */
 static unsigned long long *pair_count(enum kind k)
@@ -514,6 +538,8 @@ static unsigned long long *pair_count(enum kind k)
         return &fm_pv.coll_allgather_pair;
     if (k == K_ALLTOALL || k == K_ALLTOALLV || k == K_ALLTOALLW)
         return &fm_pv.coll_alltoall_pair;
+    if (k == K_BCAST_PAIR)
+        return &fm_pv.coll_bcast_pair;
     return &fm_pv.coll_gather_scatter_pair;
 }
 
@@ -525,6 +551,8 @@ int fm_coll_sel_exchange_pair(MPI_Comm comm, enum fm_pair_call call, fm_pair_blo
     size_t key;
     const size_t piece = exchange_piece(comm, k, bytes, &key);
     fm_crma *c = choose(comm, k, key, 0, &why);
+    if (!c && k == K_BCAST_PAIR)
+        return 0; /* fm_coll_sel_bcast chooses again, and reports that */
     const int rooted = k >= K_GATHER; /* one block crosses, to or from the root */
     report(comm, k, bytes, -1, c,
            !c       ? rooted ? "linear" : "exchange of one message each way"
