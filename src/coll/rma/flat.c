@@ -336,6 +336,14 @@ int fm_crma_barrier_flat(fm_crma *c)
     if (c->rank != 0) {
         const size_t read = f.flag + offsetof(fm_crma_flat, read);
         fm_wait_until(fm_crma_peek(c, 0, read) >= f.seq);
+        /* Member 0 left first, and on a crowded node what it sent since
+         * (a rooted call's message, usually) is there by the time this
+         * member runs again: take it in now, so that the call it belongs
+         * to finds it matched.  osu_scatterv at 4 ranks, 1-256 B, 5
+         * alternated rounds, medians: 0.29-0.37 -> 0.17-0.23 us (Open MPI
+         * 0.14-0.17, whose non-roots take it in while they wait in the
+         * barrier); osu_scatter 0.28-0.40 -> 0.16-0.21. */
+        fm_progress();
     }
     fm_crma_finish(c, f.seq);
     return rc;
