@@ -154,6 +154,13 @@ static void computing(MPI_Win win, struct mem *m)
     MPI_Barrier(MPI_COMM_WORLD);
     long long d[3];
     deltas(d);
+    /* Rank 0 starts once rank 1 is past its last MPI call before computing
+     * (a member leaving the barrier still polls, and might take the first
+     * update in). */
+    if (rank == 1)
+        CHECK_MPI(MPI_Send(NULL, 0, MPI_INT, 0, 7, MPI_COMM_WORLD));
+    else if (rank == 0)
+        CHECK_MPI(MPI_Recv(NULL, 0, MPI_INT, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     /* Rank 0 makes n updates, then goes on (while rank 1 still computes)
      * until one handoff was taken back: a withdrawal late in part 1 may
      * keep the target quiet (no handoffs) for up to 0.1 s, which n updates
