@@ -44,14 +44,19 @@ void fm_cc_irecv(fm_coll_call *cc, fm_cc_batch *b, void *buf, MPI_Count count, M
         fm_sched_add_recv(cc, buf, count, dt, src);
         return;
     }
-    long long want = (long long)count * (long long)dt->size;
+    long long want = (long long)count * (long long)dt->size, got;
     if (!buf) { /* no memory for it: consume the message into nothing */
         buf = &marker;
         count = 0;
         dt = MPI_BYTE;
     }
+    int rc = fm_coll_recv_now(buf, count, dt, src, cc->tag, cc->comm, &got);
+    if (rc != FM_ERR_AGAIN) { /* it was here: checked as fm_cc_waitall checks */
+        fm_cc_fail(cc, rc == FM_OK && got < want ? FM_ERR_COLL_PEER : rc);
+        return;
+    }
     struct fm_request *r;
-    int rc = fm_irecv(buf, count, dt, src, cc->tag, cc->comm, 1, &r);
+    rc = fm_irecv(buf, count, dt, src, cc->tag, cc->comm, 1, &r);
     if (rc != FM_OK) {
         fm_cc_fail(cc, rc);
         return;

@@ -38,16 +38,19 @@ struct fm_match_bin {
 };
 
 struct fm_match_queue {
+    fm_match_entry *ahead, *atail;   /* unexpected messages, arrival order (first:
+                                        fm_match_any_unexpected reads it inline) */
     struct fm_match_bin *bins;
     size_t nbins;
     struct fm_match_list wild;       /* ANY_SOURCE receives (+ overflowed specific ones) */
-    fm_match_entry *ahead, *atail;   /* unexpected messages, arrival order */
     uint64_t next_seq;
     size_t nposted, nunexp;
     size_t posted_hwm, unexp_hwm;    /* the most each has held (MPI_T) */
     size_t unbinned;                 /* unexpected messages only in the arrival list */
     int32_t unbinned_min_src;        /* lowest source among them (INT32_MAX if none) */
 };
+
+_Static_assert(offsetof(struct fm_match_queue, ahead) == 0, "match.h: fm_match_any_unexpected");
 
 /* ---- list primitives (bins and wildcard list use next/prev) ---- */
 

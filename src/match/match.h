@@ -50,6 +50,13 @@ fm_match_entry *fm_match_take_posted(fm_match_queue *q, int32_t src, int32_t tag
 /* ... and then queue the message as unexpected. */
 void fm_match_add_unexpected(fm_match_queue *q, fm_match_entry *msg);
 
+/* Whether any message waits unexpected: one load (the queue begins with
+ * its arrival-ordered list of them). */
+static inline int fm_match_any_unexpected(const fm_match_queue *q)
+{
+    return *(fm_match_entry *const *)(const void *)q != NULL;
+}
+
 /* The earliest unexpected message matching (src, tag) (wildcards allowed),
  * left in the queue; NULL if none.  For Probe/Iprobe. */
 fm_match_entry *fm_match_peek(fm_match_queue *q, int src, int tag);

@@ -26,6 +26,7 @@ const fm_pt2pt_engine fm_pt2pt_sw = {
     .send_now = fm_sw_send_now,
     .isend_now = fm_sw_send_now,
     .coll_send_now = fm_sw_coll_send_now,
+    .coll_recv_now = fm_sw_coll_recv_now,
     .iprobe = fm_sw_iprobe,
     .imrecv = fm_sw_imrecv,
     .cancel = fm_sw_cancel,

@@ -98,6 +98,8 @@ int fm_sw_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
                 MPI_Comm comm, int coll, int mode, struct fm_request **req);
 int fm_sw_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                 int coll, struct fm_request **req);
+int fm_sw_coll_recv_now(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag,
+                        MPI_Comm comm, long long *got);
 int fm_sw_coll_send_now(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                         MPI_Comm comm);
 int fm_sw_send_now(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,

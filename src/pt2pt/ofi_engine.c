@@ -45,6 +45,7 @@ static const fm_pt2pt_engine fm_pt2pt_ofi = {
     .send_now = fm_ofi_send_now,
     .isend_now = no_isend_now,
     .coll_send_now = fm_ofi_coll_send_now,
+    .coll_recv_now = fm_ofi_coll_recv_now,
     .iprobe = fm_ofi_iprobe,
     .imrecv = fm_ofi_imrecv,
     .cancel = fm_ofi_cancel,

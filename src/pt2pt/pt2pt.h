@@ -8,9 +8,11 @@
 
 #include <mpi.h>
 
+#include "core/comm.h"
 #include "core/progress.h"
 #include "core/request.h"
 #include "core/vci.h"
+#include "match/match.h"
 #include "net/net.h"
 
 enum { FM_SEND_STD = 0, FM_SEND_SYNC = 1, FM_SEND_READY = 2 };
@@ -38,6 +40,11 @@ typedef struct fm_pt2pt_engine {
      * completes, so a send the transport has taken needs no request). */
     int (*coll_send_now)(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                          MPI_Comm comm);
+    /* And the receives of blocking collectives: FM_OK or FM_ERR_TRUNCATE
+     * (*got: the bytes that landed) when the message was already here and
+     * is now in buf; FM_ERR_AGAIN when the caller must post a request. */
+    int (*coll_recv_now)(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag,
+                         MPI_Comm comm, long long *got);
     int (*iprobe)(int src, int tag, MPI_Comm comm, int *found, MPI_Status *status,
                   struct fm_message **msg);
     int (*imrecv)(void *buf, MPI_Count count, MPI_Datatype dt, struct fm_message *msg,
@@ -85,6 +92,17 @@ static inline int fm_coll_send_now(const void *buf, MPI_Count count, MPI_Datatyp
                                    int tag, MPI_Comm comm)
 {
     return fm_pt2pt->coll_send_now(buf, count, dt, dest, tag, comm);
+}
+
+/* The same for a blocking collective's receive (coll_recv_now above); a
+ * load when nothing waits unexpected on the collective context (always,
+ * under the provider's matching). */
+static inline int fm_coll_recv_now(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag,
+                                   MPI_Comm comm, long long *got)
+{
+    if (!fm_match_any_unexpected(comm->mq_coll))
+        return FM_ERR_AGAIN;
+    return fm_pt2pt->coll_recv_now(buf, count, dt, src, tag, comm, got);
 }
 
 /* Block until r completes (progressing, then yielding), copy its status,

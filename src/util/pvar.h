@@ -31,6 +31,7 @@
     X(pt2pt_stream_chunks, COUNTER, pt2pt, "Rendezvous DATA chunks streamed by the sender (pipelined copy: non-contiguous data, no CMA, or OFI stream mode)") \
     X(pt2pt_stream_bytes, COUNTER, pt2pt, "Bytes of those streamed chunks")                     \
     X(pt2pt_unexpected, COUNTER, pt2pt, "Messages that arrived before a matching receive was posted (software matching)") \
+    X(pt2pt_coll_recv_arrived, COUNTER, pt2pt, "Receives of blocking collectives whose eager message had already arrived unexpected: copied out with no request") \
     X(pt2pt_ofi_engine_sent, COUNTER, pt2pt, "Messages the provider-matching engine (FABMPI_PT2PT=ofi) handed to fi_tsend/fi_tinject") \
     X(pt2pt_ofi_engine_sent_bytes, COUNTER, pt2pt, "Payload bytes of those messages")           \
     X(shm_cma_copies, COUNTER, shm, "Rendezvous single copies by CMA (process_vm_readv pulls and process_vm_writev pushes of split copies)") \

@@ -216,10 +216,13 @@ static void test_counts(void **state)
 
     assert_int_equal(fm_match_posted_count(q), 0);
     assert_int_equal(fm_match_unexpected_count(q), 0);
+    assert_false(fm_match_any_unexpected(q));
     assert_null(fm_match_post(q, ent(&r[0], 0, 1)));
     assert_null(fm_match_post(q, ent(&r[1], ANY_SRC, 2)));
     assert_null(fm_match_post(q, ent(&r[2], 7, ANY_TAG)));
+    assert_false(fm_match_any_unexpected(q)); /* posted ones are not */
     assert_null(fm_match_arrive(q, ent(&m[0], 5, 5)));
+    assert_true(fm_match_any_unexpected(q));
     assert_null(fm_match_arrive(q, ent(&m[1], 6, 6)));
     assert_int_equal(fm_match_posted_count(q), 3);
     assert_int_equal(fm_match_unexpected_count(q), 2);
@@ -229,7 +232,9 @@ static void test_counts(void **state)
     assert_int_equal(fm_match_cancel(q, &r[0]), 1);
     assert_int_equal(fm_match_cancel(q, &r[2]), 1);
     fm_match_remove_unexpected(q, &m[0]);
+    assert_true(fm_match_any_unexpected(q));
     fm_match_remove_unexpected(q, &m[1]);
+    assert_false(fm_match_any_unexpected(q));
     assert_int_equal(fm_match_posted_count(q), 0);
     assert_int_equal(fm_match_unexpected_count(q), 0);
 }
