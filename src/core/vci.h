@@ -59,6 +59,9 @@ struct fm_lane_lock {
     unsigned streak;
 };
 
+/* pt2pt/recv.c's size classes of unexpected payloads: 256 B to 1 MiB. */
+#define FM_UNEXP_CLASSES 13
+
 struct fm_vci {
     int index;          /* in fm_vcis[] (0: fm_vci0) */
     /* The transport reaching each world rank from this VCI (fm_vci0's is
@@ -89,8 +92,12 @@ struct fm_vci {
     int nhooks;
     int ndeferred;
     fm_deferred *dhead, **dtail;
-    /* pt2pt/recv.c: unexpected-message records ready for reuse. */
+    /* pt2pt/recv.c: unexpected-message records ready for reuse, and
+     * payload buffers by size class (FM_UNEXP_CLASSES), unexp_cached
+     * bytes of them. */
     struct fm_message *msg_free;
+    void *unexp_buf[FM_UNEXP_CLASSES];
+    size_t unexp_cached;
     /* pt2pt/pending.c: sends parked per world rank (FIFO), the peers that
      * have any, and entries ready for reuse. */
     struct fm_pending **pend_head, **pend_tail, *pend_free;

@@ -26,6 +26,7 @@ struct fm_message {
     int peer;           /* world rank of the sender */
     fm_hdr_rndv h;      /* EAGER: only h.h valid (+ sreq for EAGER_SYNC) */
     void *data;         /* eager payload (inline_data or malloc'd), or NULL */
+    int data_class;     /* data's size class (recv.c), -1: its own malloc */
     struct fm_message *next_free;
     struct fm_vci *vci; /* whose records it came from (core/vci.h) */
     MPI_Comm comm;      /* Mprobe: communicator it was probed on */
