@@ -14,34 +14,19 @@
 
 static int rank, size;
 
-static int class_of(int rc)
-{
-    int cls;
-    MPI_Error_class(rc, &cls);
-    return cls;
-}
-
-static MPI_Comm fresh(void)
-{
-    MPI_Comm c;
-    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &c));
-    CHECK_MPI(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
-    return c;
-}
-
 /* Bcast from root 0 where the members in `short_mask` pass half the
  * root's count.  Those get MPI_ERR_TRUNCATE or, when a member above them
  * in the tree failed first, MPI_ERR_OTHER; the root succeeds; a member with
  * the full count either gets the exact data or an error. */
 static void bcast_case(int n, unsigned short_mask)
 {
-    MPI_Comm c = fresh();
+    MPI_Comm c = tu_fresh_comm();
     int *buf = malloc(sizeof(int) * (size_t)n);
     for (int i = 0; i < n; i++)
         buf[i] = rank == 0 ? 1000 + i : -1;
     const int mine = (short_mask >> rank) & 1 ? n / 2 : n;
     int rc = MPI_Bcast(buf, mine, MPI_INT, 0, c);
-    int cls = class_of(rc);
+    int cls = tu_class_of(rc);
     if (rank == 0) {
         CHECKF(rc == MPI_SUCCESS, "bcast n=%d mask=%#x: root got class %d", n, short_mask, cls);
     } else if (mine < n) {
@@ -68,14 +53,14 @@ static void bcast_case(int n, unsigned short_mask)
  * the odd member's is MPI_ERR_TRUNCATE or MPI_ERR_OTHER. */
 static void allreduce_case(int n, int odd, int reduce)
 {
-    MPI_Comm c = fresh();
+    MPI_Comm c = tu_fresh_comm();
     int *in = malloc(sizeof(int) * (size_t)n), *out = malloc(sizeof(int) * (size_t)n);
     for (int i = 0; i < n; i++)
         in[i] = i;
     const int mine = rank == odd ? n / 2 : n;
     int rc = reduce ? MPI_Reduce(in, out, mine, MPI_INT, MPI_SUM, 0, c)
                     : MPI_Allreduce(in, out, mine, MPI_INT, MPI_SUM, c);
-    int cls = class_of(rc);
+    int cls = tu_class_of(rc);
     if (!reduce || rank == 0)
         CHECKF(cls == MPI_ERR_TRUNCATE || cls == MPI_ERR_OTHER,
                "%s n=%d odd=%d: class %d (%s)", reduce ? "reduce" : "allreduce", n, odd, cls,
@@ -89,14 +74,14 @@ static void allreduce_case(int n, int odd, int reduce)
  * (an error where a member's data depends on the odd one). */
 static void others_case(int n, int odd)
 {
-    MPI_Comm c = fresh();
+    MPI_Comm c = tu_fresh_comm();
     const int mine = rank == odd ? n / 2 : n;
     int *in = calloc((size_t)n, sizeof(int)), *out = calloc((size_t)n * (size_t)size, sizeof(int));
     int rc = MPI_Allgather(in, mine, MPI_INT, out, mine, MPI_INT, c);
     CHECKF(size == 1 || rc != MPI_SUCCESS || rank != odd,
            "allgather: the odd member (count %d of %d) succeeded", mine, n);
     MPI_Comm_free(&c);
-    c = fresh();
+    c = tu_fresh_comm();
     rc = MPI_Scan(in, out, mine, MPI_INT, MPI_SUM, c);
     CHECKF(rank == 0 || rc != MPI_SUCCESS || rank < odd,
            "scan: rank %d depends on the odd member %d and succeeded", rank, odd);
@@ -123,7 +108,7 @@ int main(int argc, char **argv)
         others_case(n, size - 1);
     }
     /* The library still works on a fresh communicator after all that. */
-    MPI_Comm c = fresh();
+    MPI_Comm c = tu_fresh_comm();
     int v = rank, sum = -1;
     CHECK_MPI(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, c));
     CHECK_EQ(sum, size * (size - 1) / 2);

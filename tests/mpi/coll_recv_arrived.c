@@ -28,21 +28,6 @@ static tu_counters ctr; /* [0] pt2pt_unexpected, [1] pt2pt_coll_recv_arrived */
 
 static int val(int member, int i, int salt) { return member * 100003 + i * 7 + salt * 65537; }
 
-static int class_of(int rc)
-{
-    int cls;
-    MPI_Error_class(rc, &cls);
-    return cls;
-}
-
-static MPI_Comm fresh(void)
-{
-    MPI_Comm c;
-    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &c));
-    CHECK_MPI(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
-    return c;
-}
-
 /* Start counting afresh. */
 static void count_from_here(void)
 {
@@ -76,7 +61,7 @@ static void scatter_case(int sends, int recvs, int spaced, int want_class, int s
     char what[96];
     snprintf(what, sizeof what, "scatter %d ints into %d%s", sends, recvs,
              spaced ? " spaced" : "");
-    MPI_Comm c = fresh();
+    MPI_Comm c = tu_fresh_comm();
     CHECK_MPI(MPI_Barrier(c));
     int *all = NULL;
     if (rank == 0) {
@@ -101,7 +86,7 @@ static void scatter_case(int sends, int recvs, int spaced, int want_class, int s
     if (rank == 0) {
         count_from_here();
         rc = MPI_Scatter(all, sends, MPI_INT, MPI_IN_PLACE, 0, MPI_INT, 0, c);
-        CHECKF(rc == MPI_SUCCESS, "%s: the root got class %d", what, class_of(rc));
+        CHECKF(rc == MPI_SUCCESS, "%s: the root got class %d", what, tu_class_of(rc));
         check_taken(0, what);
         for (int m = 1; m < size; m++)
             say_sent(m);
@@ -109,12 +94,12 @@ static void scatter_case(int sends, int recvs, int spaced, int want_class, int s
         hear_sent(0);
         count_from_here();
         rc = MPI_Scatter(NULL, 0, MPI_INT, mine, rcount, rt, 0, c);
-        CHECKF(class_of(rc) == want_class, "%s: class %d, expected %d", what, class_of(rc),
+        CHECKF(tu_class_of(rc) == want_class, "%s: class %d, expected %d", what, tu_class_of(rc),
                want_class);
         check_taken(1, what);
     }
     /* at the others, what landed: the ints that fit, at their places */
-    const int check = rank != 0 && (rc == MPI_SUCCESS || class_of(rc) == MPI_ERR_TRUNCATE);
+    const int check = rank != 0 && (rc == MPI_SUCCESS || tu_class_of(rc) == MPI_ERR_TRUNCATE);
     const int landed = check ? (sends < recvs ? sends : recvs) : 0;
     for (int i = 0; i < landed; i++) {
         CHECKF(mine[i * stride] == val(rank, i, salt), "%s: int %d is %d, expected %d", what, i,
@@ -135,7 +120,7 @@ static void scatter_case(int sends, int recvs, int spaced, int want_class, int s
 static void gather_case(int n, int salt)
 {
     const char *what = "gather, every block there first";
-    MPI_Comm c = fresh();
+    MPI_Comm c = tu_fresh_comm();
     CHECK_MPI(MPI_Barrier(c));
     int *mine = tu_malloc(sizeof(int) * (size_t)n), *all = NULL;
     for (int i = 0; i < n; i++)

@@ -153,6 +153,26 @@ static inline void *tu_malloc(size_t n)
     return p;
 }
 
+/* The error class of a return code. */
+static inline int tu_class_of(int rc)
+{
+    int cls;
+    MPI_Error_class(rc, &cls);
+    return cls;
+}
+
+/* A duplicate of MPI_COMM_WORLD whose errors return: a case that expects
+ * an error runs on its own, since after one a communicator's state is
+ * undefined. */
+static inline MPI_Comm tu_fresh_comm(void)
+{
+    MPI_Comm c;
+    if (MPI_Comm_dup(MPI_COMM_WORLD, &c) != MPI_SUCCESS ||
+        MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN) != MPI_SUCCESS)
+        tu_fail(__FILE__, __LINE__, "MPI_Comm_dup / MPI_Comm_set_errhandler failed");
+    return c;
+}
+
 /* A control variable's value by name: fabmpi's SIZE knobs are
  * MPI_UNSIGNED_LONG, the others MPI_INT (read at its own width). */
 static inline unsigned long tu_cvar(const char *name)
