@@ -40,6 +40,8 @@ static void layout(fm_crma *c, int size, int all_shm)
     c->ring[1].len = large_len(all_shm);
     c->taken_len = c->ring[1].off;
     c->seg_len = c->ring[1].off + c->ring[1].len;
+    c->reduce_piece =
+        fm_crma_reduce_piece(c->ring[0].len > c->ring[1].len ? c->ring[0].len : c->ring[1].len);
 }
 
 size_t fm_crma_area_max(MPI_Comm comm)

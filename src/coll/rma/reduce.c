@@ -12,6 +12,12 @@
  * without an extra hop.  fm_op_apply computes inout = in op inout, so the
  * right operand is always the one overwritten.
  *
+ * A vector larger than FM_CRMA_REDUCE_PIECE runs as consecutive reduces of
+ * pieces of it, a call number and region each (reduce_pieces): a child
+ * writes the next piece while its parent folds the last, where one whole
+ * vector made the parent wait for all of it before folding, and the cache
+ * needs room for a few pieces, not for the vector.
+ *
  * Also the pair: two members (allreduce, reduce_scatter) cross once each
  * way through the same slots, each writes, both fold (exchange.c does the
  * same for alltoall). */
@@ -23,6 +29,7 @@
 #include "coll/op.h"
 #include "dtype/dtype.h"
 #include "pt2pt/pt2pt.h"
+#include "util/pvar.h"
 #include "util/status.h"
 
 typedef struct tree {
@@ -91,12 +98,18 @@ static int next_child(const fm_crma *c, int lane, int pending, int commute, uint
     return -1;
 }
 
-int fm_crma_reduce(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
-                   MPI_Op op, int root)
+/* One reduce of (count, dt), a whole vector or one piece of one: its
+ * flags are stamped with the whole call's `total` bytes, so members that
+ * passed different counts see it at the first piece, whatever its size.
+ * err: an earlier piece failed; then this one waits for no child (one with
+ * a different count may never send it) and passes the error up. */
+static inline __attribute__((always_inline)) int
+reduce_one(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
+           MPI_Op op, int root, size_t total, int err)
 {
+    const size_t bytes = (size_t)count * (size_t)dt->size;
     const uint64_t seq = ++c->seq;
     const int rank = c->rank;
-    const size_t bytes = (size_t)count * (size_t)dt->size;
     const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     tree t;
     if (op->commute)
@@ -107,12 +120,12 @@ int fm_crma_reduce(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count, MP
     /* Two slots of `bytes` each: a region of twice that, rounded per slot. */
     const fm_crma_region r =
         fm_crma_take(c, seq, 2 * ((bytes + 63) / 64 * 64), bytes <= FM_CRMA_INLINE);
-    int rc = FM_OK, pending = 0;
+    int rc = err, pending = 0;
     for (int j = 0; j < 2; j++)
-        if (t.child[j] >= 0)
+        if (t.child[j] >= 0 && err == FM_OK)
             pending |= 1 << j;
 
-    const uint64_t stamp = fm_crma_call_stamp(bytes, &r);
+    const uint64_t stamp = fm_crma_call_stamp(total, &r);
     const void *cur = mine; /* partial result so far */
     void *curw = NULL;      /* the same, once it lives in writable memory */
     void *raw[3] = {NULL, NULL, NULL};
@@ -172,6 +185,40 @@ int fm_crma_reduce(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count, MP
     for (int i = 0; i < 3; i++)
         fm_coll_tmp_free(raw[i]);
     return rc;
+}
+
+static __attribute__((noinline)) int reduce_pieces(fm_crma *c, const void *sbuf, void *rbuf,
+                                                   MPI_Count count, MPI_Datatype dt, MPI_Op op,
+                                                   int root, MPI_Count per)
+{
+    /* rbuf is significant at the root, and at every member under
+     * MPI_IN_PLACE (allreduce's reduce step); elsewhere it may be NULL. */
+    const int own_rbuf = c->rank == root || sbuf == MPI_IN_PLACE;
+    const size_t total = (size_t)count * (size_t)dt->size;
+    int rc = FM_OK;
+    FM_PV_INC(coll_reduce_pieces);
+    /* Every piece runs, after an error too (without waiting for children
+     * then): a member's later pieces free the regions its children write
+     * theirs into. */
+    for (MPI_Count i = 0; i < count; i += per) {
+        const MPI_Count n = count - i < per ? count - i : per;
+        const void *s = sbuf == MPI_IN_PLACE ? sbuf : fm_coll_at(sbuf, (MPI_Aint)i, dt);
+        void *r = own_rbuf ? fm_coll_at(rbuf, (MPI_Aint)i, dt) : rbuf;
+        int prc = reduce_one(c, s, r, n, dt, op, root, total, rc);
+        if (rc == FM_OK)
+            rc = prc;
+    }
+    return rc;
+}
+
+int fm_crma_reduce(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
+                   MPI_Op op, int root)
+{
+    const size_t bytes = (size_t)count * (size_t)dt->size;
+    if (__builtin_expect(bytes > c->reduce_piece, 0) && (size_t)dt->size <= c->reduce_piece)
+        return reduce_pieces(c, sbuf, rbuf, count, dt, op, root,
+                             (MPI_Count)(c->reduce_piece / (size_t)dt->size));
+    return reduce_one(c, sbuf, rbuf, count, dt, op, root, bytes, FM_OK);
 }
 
 /* The steps inlined into the blocking pair (one function, as fast as it

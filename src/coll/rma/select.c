@@ -6,17 +6,19 @@
  *   off   always the two-sided algorithms (src/coll);
  *   on    the one-sided ones whenever they can run: more than one member,
  *         something to move, the packed message fits the cache's larger
- *         area (cache.h; bcast: the whole area; reduce, allreduce and
- *         reduce_scatter: half of it, one slot per writer), and the cache
- *         could be set up: over shared memory when every member is reached
+ *         area (cache.h; bcast: the whole area; allreduce and
+ *         reduce_scatter: half of it, one slot per writer; reduce: half of
+ *         it, or one piece of a larger vector, fm_crma_reduce_piece), and
+ *         the cache could be set up: over shared memory when every member is reached
  *         through it (each maps every other's segment), else over OFI
  *         (fi_write into segments registered with the RMA endpoint;
  *         FABMPI_NET=ofi takes this path on one node too);
  *   auto  as `on`, and also every member reached through shared memory,
  *         and the one-sided algorithm is a candidate only at the sizes where
  *         our measurements show it winning (tables below), where the
- *         flat barrier / allreduce fits (flat_fits), or for a Bcast too
- *         large to go eagerly on a crowded node (crowded_bcast_wins).
+ *         flat barrier / allreduce fits (flat_fits), for a Bcast too
+ *         large to go eagerly on a crowded node (crowded_bcast_wins), or
+ *         a Reduce of 3 or more members there (crowded_reduce_wins).
  *         Over OFI auto stays two-sided: each flag there waits for a
  *         completion round trip of the data before it (backend_net.c),
  *         and no measurement has shown the one-sided path winning on the
@@ -171,6 +173,20 @@ static int crowded_bcast_wins(MPI_Comm comm, enum kind k, size_t bytes)
            fm_coll_crowded(comm);
 }
 
+/* A Reduce of 3 or more members on a crowded node, at any size (its pieces,
+ * cache.h): two-sided, every hop past the eager size is a rendezvous.
+ * osu_reduce on 2 cores, one-sided in 64 KiB pieces against two-sided, us,
+ * medians of alternated rounds (2026-12-07): 4 ranks (3 rounds) 32 KiB
+ * 8.1 / 9.7, 256 KiB 23.4 / 68.1, 1 MiB 116 / 273; 3 ranks (2 rounds)
+ * 64 KiB 6.2 / 7.3, 1 MiB 92 / 184; 8 ranks (2 rounds) 64 KiB 20.7 /
+ * 32.3, 1 MiB 229 / 554.  Open MPI in the same runs: 1 MiB 262 (4 ranks),
+ * 3281 (3), 9534 (8).  Where each rank has a core it stays two-sided past
+ * 16 KiB (wins): not measured on a node with more than 2 cores. */
+static int crowded_reduce_wins(MPI_Comm comm, enum kind k)
+{
+    return k == K_REDUCE && comm->size > 2 && fm_coll_crowded(comm);
+}
+
 static int flat_fits(MPI_Comm comm, size_t bytes, MPI_Datatype dt)
 {
     return comm->size <= FM_FLAT_RANKS && bytes <= FM_CRMA_FLAT_MAX && (!dt || fm_dt_is_contig(dt)) &&
@@ -214,7 +230,8 @@ static const char *two_sided_why(MPI_Comm comm, enum kind k, size_t bytes, int f
         if (!fm_crma_all_shm(comm))
             return "members beyond shared memory (auto never picks one-sided over OFI)";
         const fm_size_range *w = &wins[k][comm->size == 2 ? 0 : 1];
-        if (!flat && (bytes < w->lo || bytes > w->hi) && !crowded_bcast_wins(comm, k, bytes))
+        if (!flat && (bytes < w->lo || bytes > w->hi) && !crowded_bcast_wins(comm, k, bytes) &&
+            !crowded_reduce_wins(comm, k))
             return "two-sided measured faster at this size";
     }
     return NULL;
@@ -329,8 +346,18 @@ int fm_coll_sel_reduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Dataty
 {
     const char *why = "";
     size_t bytes = (size_t)count * (size_t)dt->size;
-    fm_crma *c = choose(comm, K_REDUCE, bytes, 0, &why);
-    report(comm, K_REDUCE, bytes, root, c, reduce_algo(c != NULL, op), why);
+    /* What must fit the cache: one piece, when the vector goes in pieces
+     * (cache.h, fm_crma_reduce_piece). */
+    const size_t piece = bytes > FM_CRMA_REDUCE_PIECE_MIN
+                             ? fm_crma_reduce_split(fm_crma_area_max(comm), bytes, (size_t)dt->size)
+                             : 0;
+    fm_crma *c = choose(comm, K_REDUCE, piece ? piece : bytes, 0, &why);
+    if (fm_param.COLL_VERBOSE && comm->rank == 0) {
+        char algo[80];
+        snprintf(algo, sizeof algo, "%s%s", reduce_algo(c != NULL, op),
+                 c && piece ? ", in pieces" : "");
+        report(comm, K_REDUCE, bytes, root, c, algo, why);
+    }
     if (c)
         FM_PV_INC(coll_reduce_rma);
     else
