@@ -241,7 +241,9 @@ int main(int argc, char **argv)
         const long per = (long)(piece / sizeof(int));
         for (int odd = 0; odd < size && odd < 3; odd++) {
             mismatch(odd, 4 * per); /* 4 pieces against 2 */
-            mismatch(odd, 2 * per); /* 2 pieces against 1 */
+            if (piece > 1024) /* else the half is small enough to run flat on a crowded
+                                 node: another algorithm, which this does not test */
+                mismatch(odd, 2 * per); /* 2 pieces against 1 */
         }
     }
 #ifdef FABMPI

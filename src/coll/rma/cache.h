@@ -491,6 +491,10 @@ int fm_crma_pair_end(fm_crma *c, fm_crma_pair_call *p);
 /* flat.c, shm backend only: one round of flags, every member reads all.
  * Allreduce needs a contiguous dt of at most FM_CRMA_FLAT_MAX bytes. */
 int fm_crma_barrier_flat(fm_crma *c);
+/* Reduce: the root waits and folds, the others publish and leave; the
+ * same limits as allreduce. */
+int fm_crma_reduce_flat(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count,
+                        MPI_Datatype dt, MPI_Op op, int root);
 int fm_crma_allreduce_flat(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count,
                            MPI_Datatype dt, MPI_Op op);
 /* Allgather (rcounts and displs none) and allgatherv, pulled only, blocks

@@ -16,7 +16,7 @@
  *   auto  as `on`, and also every member reached through shared memory,
  *         and the one-sided algorithm is a candidate only at the sizes where
  *         our measurements show it winning (tables below), where the
- *         flat barrier / allreduce fits (flat_fits), for a Bcast too
+ *         flat barrier / allreduce / reduce fits (flat_fits), for a Bcast too
  *         large to go eagerly on a crowded node (crowded_bcast_wins), or
  *         a Reduce of 3 or more members there (crowded_reduce_wins).
  *         Over OFI auto stays two-sided: each flag there waits for a
@@ -189,8 +189,10 @@ static int crowded_reduce_wins(MPI_Comm comm, enum kind k)
 
 static int flat_fits(MPI_Comm comm, size_t bytes, MPI_Datatype dt)
 {
-    return comm->size <= FM_FLAT_RANKS && bytes <= FM_CRMA_FLAT_MAX && (!dt || fm_dt_is_contig(dt)) &&
-           fm_coll_crowded(comm);
+    /* fm_oversubscribed first: where it is 0 (a core per rank) that is
+     * the whole cost of asking. */
+    return fm_oversubscribed && comm->size <= FM_FLAT_RANKS && bytes <= FM_CRMA_FLAT_MAX &&
+           (!dt || fm_dt_is_contig(dt)) && fm_coll_crowded(comm);
 }
 
 /* The flat algorithm's pushed form (flat.c), for nonblocking and persistent
@@ -341,23 +343,55 @@ static const char *reduce_algo(int rma, MPI_Op op)
     return op->commute ? "binomial tree" : "rank-ordered binomial tree";
 }
 
+/* Out of the call's way: its buffer would cost every call a stack guard. */
+static __attribute__((noinline, cold)) void report_reduce(MPI_Comm comm, size_t bytes, int root,
+                                                          const fm_crma *c, MPI_Op op, int flat,
+                                                          size_t piece, const char *why)
+{
+    char algo[80];
+    snprintf(algo, sizeof algo, "%s%s",
+             c && flat ? "flat (one round of flags, the root reduces all)"
+                       : reduce_algo(c != NULL, op),
+             c && piece ? ", in pieces" : "");
+    report(comm, K_REDUCE, bytes, root, c, algo, why);
+}
+
+/* A Reduce run flat (crowded nodes only; flat_fits): 1 with *rc when it
+ * ran, 0 when the choice is another (then made as for any reduce).  Apart,
+ * so that a node with a core per rank pays one test for it. */
+static __attribute__((noinline)) int reduce_flat(const void *sbuf, void *rbuf, MPI_Count count,
+                                                 MPI_Datatype dt, MPI_Op op, int root,
+                                                 MPI_Comm comm, int *rc)
+{
+    const char *why = "";
+    const size_t bytes = (size_t)count * (size_t)dt->size;
+    fm_crma *c = choose(comm, K_REDUCE, bytes, 1, &why);
+    if (!c)
+        return 0;
+    if (fm_param.COLL_VERBOSE)
+        report_reduce(comm, bytes, root, c, op, 1, 0, why);
+    FM_PV_INC(coll_reduce_flat);
+    *rc = fm_crma_reduce_flat(c, sbuf, rbuf, count, dt, op, root);
+    return 1;
+}
+
 int fm_coll_sel_reduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
                        int root, MPI_Comm comm)
 {
     const char *why = "";
     size_t bytes = (size_t)count * (size_t)dt->size;
+    int rc;
+    if (__builtin_expect(fm_oversubscribed, 0) && flat_fits(comm, bytes, dt) &&
+        reduce_flat(sbuf, rbuf, count, dt, op, root, comm, &rc))
+        return rc;
     /* What must fit the cache: one piece, when the vector goes in pieces
      * (cache.h, fm_crma_reduce_piece). */
     const size_t piece = bytes > FM_CRMA_REDUCE_PIECE_MIN
                              ? fm_crma_reduce_split(fm_crma_area_max(comm), bytes, (size_t)dt->size)
                              : 0;
     fm_crma *c = choose(comm, K_REDUCE, piece ? piece : bytes, 0, &why);
-    if (fm_param.COLL_VERBOSE && comm->rank == 0) {
-        char algo[80];
-        snprintf(algo, sizeof algo, "%s%s", reduce_algo(c != NULL, op),
-                 c && piece ? ", in pieces" : "");
-        report(comm, K_REDUCE, bytes, root, c, algo, why);
-    }
+    if (fm_param.COLL_VERBOSE)
+        report_reduce(comm, bytes, root, c, op, 0, piece, why);
     if (c)
         FM_PV_INC(coll_reduce_rma);
     else
