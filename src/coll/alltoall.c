@@ -15,6 +15,7 @@
 #include "coll/coll.h"
 #include "coll/coll_call.h"
 #include "coll/coll_util.h"
+#include "boot/world.h"
 #include "coll/rma/coll_rma.h"
 #include "coll/sched.h"
 #include "core/comm.h"
@@ -185,6 +186,9 @@ int fm_coll_alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void 
     const struct fm_a2a_side snd = {.buf = sbuf, .count = scount, .dt = sdt};
     const struct fm_a2a_side rcv = {.buf = rbuf, .count = rcount, .dt = rdt};
     int rc;
+    if (__builtin_expect(fm_oversubscribed, 0) &&
+        fm_coll_sel_alltoall_flat(sbuf, scount, sdt, rbuf, rcount, rdt, comm, &rc))
+        return rc;
     if (fm_a2a_pair(comm, &snd, &rcv, &rc))
         return rc;
     fm_coll_call cc = FM_COLL_CALL(comm, FM_TAG_ALLTOALL);

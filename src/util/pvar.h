@@ -55,6 +55,7 @@
     X(coll_bcast_pair, COUNTER, coll, "MPI_Bcast calls on 2 members with a block past the eager size (blocking, or each start of a nonblocking or persistent one) run one-sided: the root writes it into the other member's cache") \
     X(coll_reduce_two_sided, COUNTER, coll, "Blocking MPI_Reduce calls run by the two-sided binomial tree") \
     X(coll_reduce_rma, COUNTER, coll, "Blocking MPI_Reduce calls run by the one-sided binary tree") \
+    X(coll_alltoall_flat, COUNTER, coll, "Blocking MPI_Alltoall calls run flat (crowded nodes): every member publishes its send buffer, each copies its block out of every one") \
     X(coll_reduce_flat, COUNTER, coll, "Blocking MPI_Reduce calls run flat (crowded nodes): every member publishes its vector, the root reduces all") \
     X(coll_reduce_pieces, COUNTER, coll, "One-sided reduces (MPI_Reduce, or the reduce step of a one-sided MPI_Allreduce of 3 or more members) run in pieces of 64 KiB or less, each a call of its own: a child writes the next piece while its parent folds the last") \
     X(coll_allreduce_two_sided, COUNTER, coll, "Blocking MPI_Allreduce calls run two-sided")     \

@@ -497,6 +497,10 @@ int fm_crma_reduce_flat(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count coun
                         MPI_Datatype dt, MPI_Op op, int root);
 int fm_crma_allreduce_flat(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count,
                            MPI_Datatype dt, MPI_Op op);
+/* Alltoall, pulled only: size blocks of the send buffer in each lane, so
+ * at most FM_CRMA_LANE_MAX bytes in all, in any layout. */
+int fm_crma_alltoall_flat(fm_crma *c, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
+                          void *rbuf, MPI_Count rcount, MPI_Datatype rdt);
 /* Allgather (rcounts and displs none) and allgatherv, pulled only, blocks
  * of at most FM_CRMA_LANE_MAX bytes in any layout (packed into the lanes). */
 int fm_crma_allgather_flat(fm_crma *c, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,

@@ -28,6 +28,10 @@ int fm_coll_sel_reduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Dataty
                        int root, MPI_Comm comm);
 int fm_coll_sel_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
                           MPI_Op op, MPI_Comm comm);
+/* MPI_Alltoall run flat on a crowded node (select.c): 1 with *rc when it
+ * ran, 0 when another algorithm is to run. */
+int fm_coll_sel_alltoall_flat(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
+                              MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm, int *rc);
 int fm_coll_sel_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                           MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm);
 int fm_coll_sel_allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,

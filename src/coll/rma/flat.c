@@ -68,6 +68,15 @@ typedef struct flat_gather {
     int in_place;            /* our own block is in rbuf already */
 } flat_gather;
 
+/* An alltoall's receive side: the block for us sits at our rank's place
+ * in every member's lane; member p's lands at p * rcount elements. */
+typedef struct flat_a2a {
+    void *rbuf;
+    MPI_Count rcount;
+    MPI_Datatype rdt;
+    size_t block;            /* bytes of each block */
+} flat_a2a;
+
 /* One flat call in progress: its arguments and where it stands.  A
  * schedule keeps one for its whole life and restarts it at each MPI_Start. */
 typedef struct flat_call {
@@ -78,6 +87,7 @@ typedef struct flat_call {
     MPI_Datatype dt;
     MPI_Op op;       /* MPI_OP_NULL: barrier, or allgather when g is set */
     const flat_gather *g; /* allgather: where the blocks go (sbuf, count, dt: ours) */
+    const flat_a2a *a;    /* alltoall: the same (sbuf, count, dt: our whole send buffer) */
     size_t bytes;
     uint64_t seq;    /* this call's number */
     uint64_t prev;   /* the last call on its lane before it */
@@ -266,6 +276,28 @@ static int gather_all(flat_call *f)
     return rc;
 }
 
+/* Alltoall: our block out of every member's lane (ours included) into
+ * rbuf.  Every lane holds size blocks: its stamp is the same total. */
+static int scatter_all(flat_call *f)
+{
+    fm_crma *c = f->c;
+    const flat_a2a *a = f->a;
+    int rc = FM_OK;
+    for (int p = 0; p < c->size; p++) {
+        fm_crma_lane_flag *w = fm_crma_mapped(c, p, f->flag);
+        const int r = stamp_rc(w, f->bytes);
+        if (r != FM_OK) {
+            if (rc != FM_ERR_TRUNCATE)
+                rc = r;
+            continue;
+        }
+        if (a->block)
+            fm_dt_unpack(fm_coll_at(a->rbuf, (MPI_Aint)p * a->rcount, a->rdt), a->rcount, a->rdt,
+                         0, lane_data(w, f->bytes) + (size_t)c->rank * a->block, a->block);
+    }
+    return rc;
+}
+
 /* Pushed: the other member's vector is in our lane; member 0's operand on
  * the left, so both compute the same bytes (as fm_crma_pair). */
 static inline __attribute__((always_inline)) int fold_pushed(flat_call *f)
@@ -307,7 +339,11 @@ static inline __attribute__((always_inline)) void flat_read(flat_call *f)
  * outcome. */
 static inline __attribute__((always_inline)) int flat_end(flat_call *f)
 {
-    int rc = f->g ? gather_all(f) : f->op == MPI_OP_NULL ? FM_OK : f->push ? fold_pushed(f) : fold_all(f);
+    int rc = f->a   ? scatter_all(f)
+             : f->g ? gather_all(f)
+             : f->op == MPI_OP_NULL ? FM_OK
+             : f->push ? fold_pushed(f)
+                       : fold_all(f);
     flat_read(f);
     return rc;
 }
@@ -407,6 +443,24 @@ int fm_crma_allgather_flat(fm_crma *c, const void *sbuf, MPI_Count scount, MPI_D
     }
     flat_call f = {.c = c, .sbuf = sbuf, .rbuf = rbuf, .count = scount, .dt = sdt,
                    .op = MPI_OP_NULL, .g = &g, .bytes = (size_t)scount * (size_t)sdt->size};
+    return flat_blocking(&f);
+}
+
+/* Pulled only, as allgather: every member publishes its whole send buffer
+ * (size blocks) in its lane, then copies its own block out of each. */
+int fm_crma_alltoall_flat(fm_crma *c, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
+                          void *rbuf, MPI_Count rcount, MPI_Datatype rdt)
+{
+    const flat_a2a a = {.rbuf = rbuf, .rcount = rcount, .rdt = rdt,
+                        .block = (size_t)rcount * (size_t)rdt->size};
+    if (sbuf == MPI_IN_PLACE) { /* published before anything lands in rbuf */
+        sbuf = rbuf;
+        scount = rcount;
+        sdt = rdt;
+    }
+    flat_call f = {.c = c, .sbuf = sbuf, .rbuf = rbuf, .count = scount * c->size, .dt = sdt,
+                   .op = MPI_OP_NULL, .a = &a,
+                   .bytes = (size_t)scount * (size_t)c->size * (size_t)sdt->size};
     return flat_blocking(&f);
 }
 

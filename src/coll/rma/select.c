@@ -517,6 +517,33 @@ static inline int sel_allgather(enum kind k, const void *sbuf, MPI_Count scount,
     return fm_crma_allgather_flat(c, sbuf, scount, sdt, rbuf, rcounts, displs, rcount, rdt);
 }
 
+/* Alltoall of 3 or more members on a crowded node: flat, as allgather,
+ * where the send buffer (size blocks, the same bytes on every member) fits
+ * a lane (2 members cross once through the exchange already).  osu_alltoall
+ * on the 2 cores, alternated rounds, medians, us, pairwise two-sided ->
+ * flat: 3 ranks (4 rounds) 1 B-1 KiB 8.4-9.9 -> 7.1-8.6, 4 ranks (5
+ * rounds) 11.3-13.4 -> 10.8-12.1 (19.1 -> 10.9 at 1 B), 8 ranks (2 rounds)
+ * 43-53 -> 36-46 (Open MPI 55-85).  1 with *rc when it ran; 0 when the
+ * choice is another (made by the caller). */
+int fm_coll_sel_alltoall_flat(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
+                              MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm, int *rc)
+{
+    const size_t block = (size_t)rcount * (size_t)rdt->size;
+    if (comm->size < 3 || comm->size > FM_FLAT_RANKS ||
+        block * (size_t)comm->size > FM_CRMA_LANE_MAX ||
+        !fm_coll_crowded(comm))
+        return 0;
+    const char *why = "";
+    fm_crma *c = choose(comm, K_ALLTOALL, block, 1, &why);
+    if (!c)
+        return 0;
+    report(comm, K_ALLTOALL, block, -1, c, "flat (one round of flags, every member copies its "
+           "block out of each)", why);
+    FM_PV_INC(coll_alltoall_flat);
+    *rc = fm_crma_alltoall_flat(c, sbuf, scount, sdt, rbuf, rcount, rdt);
+    return 1;
+}
+
 /* Elsewhere (3 or more members, node not crowded) an allgather pays three
  * loads for the choice: the entry points below jump to the two-sided
  * algorithm or to these, whose arguments are theirs, so neither needs a
