@@ -325,6 +325,32 @@ static inline void tu_counters_stop(tu_counters *c)
     CHECK_MPI(MPI_T_pvar_session_free(&c->session));
 }
 
+/* Let the counters' changes so far go uncounted (c NULL: none kept). */
+static inline void tu_counters_skip(tu_counters *c)
+{
+    long long d[TU_COUNTERS_MAX];
+    if (c)
+        tu_counters_deltas(c, d);
+}
+
+/* What fabmpi must do with a small collective on a crowded node, from the
+ * environment: 1 run it flat (FABMPI_YIELD=always makes any node count as
+ * crowded), 0 not (FABMPI_YIELD=never, FABMPI_COLL_RMA=off, or
+ * FABMPI_NET=ofi: the lanes need shared memory), -1 not known (unset, or
+ * another MPI). */
+static inline int tu_flat_expected(void)
+{
+#ifdef FABMPI
+    const char *y = getenv("FABMPI_YIELD"), *mode = getenv("FABMPI_COLL_RMA");
+    const char *net = getenv("FABMPI_NET");
+    if ((mode && !strcmp(mode, "off")) || (net && !strcmp(net, "ofi")))
+        return 0;
+    return !y ? -1 : !strcmp(y, "always") ? 1 : !strcmp(y, "never") ? 0 : -1;
+#else
+    return -1;
+#endif
+}
+
 /* One collective in one of three forms: blocking (mode 0), nonblocking
  * then MPI_Wait (1), or persistent, started and waited for twice, then
  * freed (2).  nbcall and pcall name their request rq_. */
