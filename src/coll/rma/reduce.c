@@ -129,9 +129,10 @@ reduce_one(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count, MPI_Dataty
     const void *cur = mine; /* partial result so far */
     void *curw = NULL;      /* the same, once it lives in writable memory */
     void *raw[3] = {NULL, NULL, NULL};
-    /* Every child is waited for even after an error, and the parent always
-     * gets its flag (stamped as an error then: cache.h), so no member is
-     * left waiting. */
+    /* Every child is waited for even after an error in this call (not
+     * after one in an earlier piece: err), and the parent always gets its
+     * flag (stamped as an error then: cache.h), so no member is left
+     * waiting. */
     while (pending) {
         int j;
         fm_wait_until((j = next_child(c, r.lane, pending, op->commute, seq)) >= 0);
