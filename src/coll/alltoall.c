@@ -12,10 +12,10 @@
  * scratch and swapped with one sendrecv. */
 #include <stdlib.h>
 
+#include "boot/world.h"
 #include "coll/coll.h"
 #include "coll/coll_call.h"
 #include "coll/coll_util.h"
-#include "boot/world.h"
 #include "coll/rma/coll_rma.h"
 #include "coll/sched.h"
 #include "core/comm.h"

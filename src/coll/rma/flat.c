@@ -1,9 +1,10 @@
-/* flat.c — small allreduce, reduce, allgather(v) and barrier among members
- * that map each other's segments (the shm backend): every member publishes
- * its contribution in its OWN segment, raises its own flag, then reads
- * every other member's and reduces them all itself, in rank order
- * (allgather: copies each into its place in the receive buffer; reduce:
- * only the root reads, the others leave once published).
+/* flat.c — small allreduce, reduce, allgather(v), alltoall and barrier
+ * among members that map each other's segments (the shm backend): every
+ * member publishes its contribution in its OWN segment, raises its own
+ * flag, then reads every other member's and reduces them all itself, in
+ * rank order (allgather: copies each into its place in the receive buffer;
+ * alltoall: copies its own block out of each; reduce: only the root reads,
+ * the others leave once published).
  *
  * One round of flags instead of log2(p) rounds of sends (recursive
  * doubling, dissemination).  That matters most when ranks outnumber cores:
@@ -415,7 +416,7 @@ int fm_crma_reduce_flat(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count coun
 {
     flat_call f = {.c = c, .sbuf = sbuf, .rbuf = rbuf, .count = count, .dt = dt, .op = op,
                    .bytes = (size_t)count * (size_t)dt->size};
-    flat_begin(&f, 1);
+    flat_begin(&f, 1); /* as a scheduled call: read after it has returned */
     fm_wait_until(flat_publish(&f));
     int rc = FM_OK;
     if (c->rank == root) {
