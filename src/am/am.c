@@ -186,7 +186,7 @@ static int send_long(int peer, struct am_out *o, const char *buf, size_t n, uint
      * IMMEDIATE: a refused request must not have written anything. */
     char *m;
     if (n > A.packed_long && mode != SEND_TRY && (m = fm_am_seg_map(peer))) {
-        memmove(fm_am_seg_at(m, peer, dest), buf, n); /* to ourselves: may overlap */
+        fm_move(fm_am_seg_at(m, peer, dest), buf, n); /* to ourselves: may overlap */
         o->h.len = 0;
         *long_part(o) = (struct am_long){dest, dest, n};
         return send_out(peer, o, NULL, 0, mode);

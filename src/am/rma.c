@@ -437,7 +437,7 @@ static inline void copy(int write, int rank, void *local, uint64_t remote, size_
     FM_PV_INC(am_rma_copy);
     void *there = (void *)(uintptr_t)(remote + (uint64_t)R.copy[rank].delta);
     if (rank == fm_world_rank) /* both ends may be in our segment */
-        memmove(write ? there : local, write ? local : there, n);
+        fm_move(write ? there : local, write ? local : there, n);
     else
         fm_copy(write ? there : local, write ? local : there, n);
 }

@@ -12,6 +12,7 @@
 #include "coll/op.h"
 #include "dtype/dtype.h"
 #include "mpi/win_api.h"
+#include "util/copy.h"
 #include "util/pvar.h"
 
 /* Everything Put/Get/Accumulate check about the origin and target
@@ -129,7 +130,7 @@ static int put(const char *call, const void *obuf, MPI_Count ocount, MPI_Datatyp
     uintptr_t t = fast_target(win, obuf, ocount, odt, trank, tdisp, tcount, tdt, &n);
     if (t) {
         FM_PV_INC(rma_loadstore);
-        memcpy((void *)t, (const char *)obuf + odt->true_lb, n);
+        fm_copy((void *)t, (const char *)obuf + odt->true_lb, n);
         return MPI_SUCCESS;
     }
     FM_CHECK_INIT(call);
@@ -148,7 +149,7 @@ static int get(const char *call, void *obuf, MPI_Count ocount, MPI_Datatype odt,
     uintptr_t t = fast_target(win, obuf, ocount, odt, trank, tdisp, tcount, tdt, &n);
     if (t) {
         FM_PV_INC(rma_loadstore);
-        memcpy((char *)obuf + odt->true_lb, (const void *)t, n);
+        fm_copy((char *)obuf + odt->true_lb, (const void *)t, n);
         return MPI_SUCCESS;
     }
     FM_CHECK_INIT(call);

@@ -1,5 +1,5 @@
 /* copy.c — the backward copy fm_copy takes when the destination sits just
- * past the source modulo 4 KiB (why: copy.h). */
+ * past the source modulo 4 KiB, and its copy in blocks (why: copy.h). */
 #include "util/copy.h"
 
 /* From 1 MiB (the L2 size here) glibc leaves `rep movsb` for loops that do
@@ -22,5 +22,14 @@ void *fm_copy_aliased(void *restrict dst, const void *restrict src, size_t n)
         memcpy(&line, s + at, sizeof line);
         memcpy(d + at, &line, sizeof line);
     }
+    return dst;
+}
+
+void *fm_copy_blocks(void *restrict dst, const void *restrict src, size_t n)
+{
+    unsigned char *d = dst;
+    const unsigned char *s = src;
+    for (size_t at = 0; at < n; at += FM_COPY_BLOCK)
+        memcpy(d + at, s + at, n - at < FM_COPY_BLOCK ? n - at : FM_COPY_BLOCK);
     return dst;
 }

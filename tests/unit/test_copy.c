@@ -2,7 +2,7 @@
  * bytes memcpy and memmove would, on both sides of the aliasing window
  * they route around: every size around the thresholds (the window test's
  * 2048, the backward loop's 64-byte lines, its 1 MiB hand-back to
- * memcpy), every source offset in a line, destinations 0 to 64 bytes past
+ * memcpy, the copy in blocks from 512 KiB to 2 MiB), every source offset in a line, destinations 0 to 64 bytes past
  * the source modulo 4 KiB and a few elsewhere, with guard bytes on both
  * ends of the destination; fm_move also on overlapping buffers. */
 #include <setjmp.h>
@@ -48,14 +48,17 @@ static void check_copy(unsigned char *src_area, unsigned char *dst_area, size_t 
 static void test_copy_window(void **state)
 {
     (void)state;
-    const size_t most = (1u << 20) + 4096;
+    const size_t most = FM_COPY_BLOCKS_UPTO + 4096;
     unsigned char *src_area, *dst_area;
     assert_int_equal(posix_memalign((void **)&src_area, 4096, most + 8192), 0);
     assert_int_equal(posix_memalign((void **)&dst_area, 4096, most + 16384), 0);
     for (size_t i = 0; i < most + 8192; i++)
         src_area[i] = pattern(i);
     const size_t sizes[] = {0, 1, 63, 64, 65, 2047, 2048, 2049, 2111, 2112, 2113, 4095, 4096,
-                            4097, 8191, 65536 + 17, (1u << 20) - 1, 1u << 20, (1u << 20) + 3};
+                            4097, 8191, 65536 + 17, FM_COPY_BLOCKS_ABOVE,
+                            FM_COPY_BLOCKS_ABOVE + 1, 3 * FM_COPY_BLOCK + 5, (1u << 20) - 1,
+                            1u << 20, (1u << 20) + 3, FM_COPY_BLOCKS_UPTO,
+                            FM_COPY_BLOCKS_UPTO + 1};
     const size_t deltas[] = {0, 1, 8, 15, 16, 17, 30, 31, 32, 33, 48, 63, 64, 2048, 4080, 4095};
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
         const int big = sizes[s] > 70000; /* fewer offsets for the slow sizes */
@@ -68,7 +71,8 @@ static void test_copy_window(void **state)
 }
 
 /* fm_move on overlapping buffers, both directions, sizes on both sides of
- * the window test, and on disjoint ones (where it is fm_copy). */
+ * the window test and of the copy in blocks, and on disjoint ones (where
+ * it is fm_copy). */
 static void test_move(void **state)
 {
     (void)state;
@@ -88,6 +92,22 @@ static void test_move(void **state)
             assert_ptr_equal(fm_move(buf + to, buf + from, sizes[s]), buf + to);
             assert_memory_equal(buf, want, AREA);
         }
+    free(buf);
+    free(want);
+    /* past FM_COPY_BLOCKS_ABOVE: overlapping by less than a block, and not */
+    const size_t n = FM_COPY_BLOCKS_ABOVE + FM_COPY_BLOCK / 2 + 3, area = 3 * n;
+    buf = malloc(area);
+    want = malloc(area);
+    assert_non_null(buf);
+    assert_non_null(want);
+    const size_t tos[] = {n - 4096 - 16, n - 1, n + 1, n + FM_COPY_BLOCK / 2, 2 * n, 0};
+    for (size_t k = 0; k < sizeof tos / sizeof *tos; k++) {
+        for (size_t i = 0; i < area; i++)
+            buf[i] = want[i] = pattern(i);
+        memmove(want + tos[k], want + n, n);
+        assert_ptr_equal(fm_move(buf + tos[k], buf + n, n), buf + tos[k]);
+        assert_memory_equal(buf, want, area);
+    }
     free(buf);
     free(want);
 }

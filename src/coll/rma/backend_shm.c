@@ -26,6 +26,7 @@
 #include "am/region.h"
 #include "coll/coll.h"
 #include "core/comm.h"
+#include "util/copy.h"
 #include "util/param.h"
 #include "util/shm_segment.h"
 #include "util/status.h"
@@ -132,7 +133,7 @@ static uint64_t shm_peek(fm_crma *c, int peer, size_t off) { return fm_crma_peek
 
 static int shm_put(fm_crma *c, int peer, size_t off, const void *src, size_t len)
 {
-    memcpy(shm_direct(c, peer, off), src, len);
+    fm_copy(shm_direct(c, peer, off), src, len);
     return FM_OK;
 }
 

@@ -81,7 +81,7 @@ static int self_pull(int peer, void *local, uint64_t remote_addr, size_t len, fm
     if (peer != fm_world_rank)
         return FM_ERR_ARG;
     if (len)
-        memmove(local, (const void *)(uintptr_t)remote_addr, len);
+        fm_move(local, (const void *)(uintptr_t)remote_addr, len);
     return FM_OK;
 }
 
