@@ -52,6 +52,7 @@
     X(coll_barrier_flat, COUNTER, coll, "MPI_Barrier calls (blocking, or nonblocking schedules) run flat: one round of flags") \
     X(coll_bcast_two_sided, COUNTER, coll, "Blocking MPI_Bcast calls run by the two-sided binomial tree") \
     X(coll_bcast_rma, COUNTER, coll, "Blocking MPI_Bcast calls run by the one-sided fan-out tree") \
+    X(coll_bcast_flat, COUNTER, coll, "Blocking MPI_Bcast calls run flat (crowded nodes): the root publishes once, every member copies out of its segment") \
     X(coll_bcast_pair, COUNTER, coll, "MPI_Bcast calls on 2 members with a block past the eager size (blocking, or each start of a nonblocking or persistent one) run one-sided: the root writes it into the other member's cache") \
     X(coll_reduce_two_sided, COUNTER, coll, "Blocking MPI_Reduce calls run by the two-sided binomial tree") \
     X(coll_reduce_rma, COUNTER, coll, "Blocking MPI_Reduce calls run by the one-sided binary tree") \

@@ -76,8 +76,9 @@ typedef struct fm_crma_word {
  * member learns how far the others have read without fetching their
  * `read` lines, flat.c), and up to FM_CRMA_LANE_INLINE bytes of data;
  * larger data (up to FM_CRMA_LANE_MAX) goes in the lane's data area.
- * Pulled flat calls (crowded nodes) take up to FM_CRMA_FLAT_MAX bytes;
- * pushed ones (two members, flat.c) up to the whole lane. */
+ * Pulled flat reductions (crowded nodes) take up to FM_CRMA_FLAT_MAX
+ * bytes; the other flat calls, and pushed ones (two members, flat.c), up
+ * to the whole lane. */
 #define FM_CRMA_FLAT_MAX 1024
 #define FM_CRMA_FLAT_LANES 2
 #define FM_CRMA_LANE_MAX 4096
@@ -497,6 +498,9 @@ int fm_crma_reduce_flat(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count coun
                         MPI_Datatype dt, MPI_Op op, int root);
 int fm_crma_allreduce_flat(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count count,
                            MPI_Datatype dt, MPI_Op op);
+/* Bcast: the root publishes and leaves, the others copy out of its lane;
+ * up to FM_CRMA_LANE_MAX bytes in any layout (packed into the lane). */
+int fm_crma_bcast_flat(fm_crma *c, void *buf, MPI_Count count, MPI_Datatype dt, int root);
 /* Alltoall, pulled only: size blocks of the send buffer in each lane, so
  * at most FM_CRMA_LANE_MAX bytes in all, in any layout. */
 int fm_crma_alltoall_flat(fm_crma *c, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,

@@ -1,10 +1,10 @@
-/* flat.c — small allreduce, reduce, allgather(v), alltoall and barrier
+/* flat.c — small allreduce, reduce, bcast, allgather(v), alltoall and barrier
  * among members that map each other's segments (the shm backend): every
  * member publishes its contribution in its OWN segment, raises its own
  * flag, then reads every other member's and reduces them all itself, in
  * rank order (allgather: copies each into its place in the receive buffer;
  * alltoall: copies its own block out of each; reduce: only the root reads,
- * the others leave once published).
+ * the others leave once published; bcast: only the root publishes).
  *
  * One round of flags instead of log2(p) rounds of sends (recursive
  * doubling, dissemination).  That matters most when ranks outnumber cores:
@@ -425,6 +425,30 @@ int fm_crma_reduce_flat(fm_crma *c, const void *sbuf, void *rbuf, MPI_Count coun
     } else {
         flat_read(&f); /* nothing of the others' to read */
     }
+    fm_crma_finish(c, f.seq);
+    return rc;
+}
+
+/* Bcast, pulled only (crowded nodes, select.c): the root publishes, the
+ * others copy out of its lane; nobody waits for anyone but the root, so,
+ * as after a reduce, the two calls after it check every `read` word. */
+int fm_crma_bcast_flat(fm_crma *c, void *buf, MPI_Count count, MPI_Datatype dt, int root)
+{
+    flat_call f = {.c = c, .sbuf = buf, .count = count, .dt = dt, .op = MPI_OP_NULL,
+                   .bytes = (size_t)count * (size_t)dt->size};
+    flat_begin(&f, 1);
+    int rc = FM_OK;
+    if (c->rank == root) {
+        fm_wait_until(flat_publish(&f));
+    } else {
+        fm_crma_lane_flag *w = fm_crma_mapped(c, root, f.flag);
+        fm_wait_until(atomic_load_explicit(&w->v, memory_order_acquire) >= f.seq);
+        learn(c, root, w);
+        rc = stamp_rc(w, f.bytes);
+        if (rc == FM_OK && f.bytes)
+            fm_dt_unpack(buf, count, dt, 0, lane_data(w, f.bytes), f.bytes);
+    }
+    flat_read(&f);
     fm_crma_finish(c, f.seq);
     return rc;
 }

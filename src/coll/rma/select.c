@@ -1,6 +1,6 @@
 /* select.c — which algorithm runs a Barrier, Bcast, Reduce, Allreduce,
  * Allgather(v), or a 2-member Reduce_scatter, Alltoall(v,w), Gather(v) or
- * Scatter(v).
+ * Scatter(v) (their nonblocking and persistent forms: select_sched.c).
  *
  * FABMPI_COLL_RMA:
  *   off   always the two-sided algorithms (src/coll);
@@ -16,9 +16,10 @@
  *   auto  as `on`, and also every member reached through shared memory,
  *         and the one-sided algorithm is a candidate only at the sizes where
  *         our measurements show it winning (tables below), where the
- *         flat barrier / allreduce / reduce fits (flat_fits), for a Bcast too
- *         large to go eagerly on a crowded node (crowded_bcast_wins), or
- *         a Reduce of 3 or more members there (crowded_reduce_wins).
+ *         flat barrier / allreduce / reduce fits (flat_fits) or the flat
+ *         Bcast (bcast_flat_fits), for a Bcast too large to go eagerly on
+ *         a crowded node (crowded_bcast_wins), or a Reduce of 3 or more
+ *         members there (crowded_reduce_wins).
  *         Over OFI auto stays two-sided: each flag there waits for a
  *         completion round trip of the data before it (backend_net.c),
  *         and no measurement has shown the one-sided path winning on the
@@ -44,6 +45,7 @@
 #include "coll/coll_util.h"
 #include "coll/op.h"
 #include "coll/rma/cache.h"
+#include "coll/rma/select.h"
 #include "coll/sched.h"
 #include "core/world.h"
 #include "dtype/dtype.h"
@@ -55,10 +57,7 @@
 
 #define FM_COLL_TWO_SIDED_PRIORITY 10
 
-enum kind { K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, K_REDUCE_SCATTER, K_ALLGATHER,
-            K_ALLGATHERV, K_ALLTOALL, K_ALLTOALLV, K_ALLTOALLW, K_GATHER, K_GATHERV, K_SCATTER,
-            K_SCATTERV, K_BCAST_PAIR, NKIND };
-static const char *const call_name[NKIND] = {
+const char *const fm_sel_call_name[NKIND] = {
     "MPI_Barrier",   "MPI_Bcast",      "MPI_Reduce",   "MPI_Allreduce", "MPI_Reduce_scatter",
     "MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall", "MPI_Alltoallv", "MPI_Alltoallw",
     "MPI_Gather",    "MPI_Gatherv",    "MPI_Scatter",  "MPI_Scatterv",  "MPI_Bcast"};
@@ -138,18 +137,6 @@ static const fm_size_range wins[NKIND][2] = {
     [K_BCAST_PAIR] = {{FM_COLL_ROOTED_PAIR_MIN + 1, 131072}, {1, 0}}, /* asked for 2 members */
 };
 
-/* The flat algorithms (flat.c): when the node has more ranks than CPUs
- * (fm_oversubscribed, the same on every rank of a node), up to
- * FM_FLAT_RANKS members and FM_CRMA_FLAT_MAX bytes of a contiguous type, all
- * mapping each other's segments.  Measured with bench/allreduce.c and
- * bench/barrier.c on 2 cores (us, flat vs two-sided or dissemination):
- * allreduce 8 B at 4 ranks 2.7 vs 4.0, 8 ranks 6.7 vs 16, 16 ranks 19 vs
- * 52; flat still ahead at 1 KiB (4 ranks 3.3-3.6 vs 4.5) but not at 4 KiB;
- * barrier at 8 ranks 6-8 vs 9-10, 16 ranks 18 vs 31-38.  With a core per
- * rank (2 ranks here) the dissemination barrier's pushed flags beat
- * flat's polled ones (0.07 vs 0.12 us), so flat is kept to oversubscribed
- * nodes; a member's p - 1 reads keep it to small communicators. */
-#define FM_FLAT_RANKS 16
 
 int fm_coll_crowded(MPI_Comm comm)
 {
@@ -187,31 +174,8 @@ static int crowded_reduce_wins(MPI_Comm comm, enum kind k)
     return k == K_REDUCE && comm->size > 2 && fm_coll_crowded(comm);
 }
 
-static int flat_fits(MPI_Comm comm, size_t bytes, MPI_Datatype dt)
-{
-    /* fm_oversubscribed first: where it is 0 (a core per rank) that is
-     * the whole cost of asking. */
-    return fm_oversubscribed && comm->size <= FM_FLAT_RANKS && bytes <= FM_CRMA_FLAT_MAX &&
-           (!dt || fm_dt_is_contig(dt)) && fm_coll_crowded(comm);
-}
-
-/* The flat algorithm's pushed form (flat.c), for nonblocking and persistent
- * calls: two members on a node with a core each, up to a lane's bytes of a
- * contiguous type; above FM_CRMA_PUSH_PAIR_ABOVE as the pair that blocking
- * calls there take (fm_crma_pair, no size limit below the cache's; in a
- * schedule since `done` became a watermark, cache.h).  bench/
- * allreduce_persistent.c, 2 ranks bound, 10 alternated runs, medians,
- * two-sided schedule -> pushed: MPI_Iallreduce + MPI_Wait of 8 B 0.670 ->
- * 0.462 us, MPI_Start + MPI_Wait 0.403 -> 0.297 (the blocking pair 0.33). */
-static int push_fits(MPI_Comm comm, size_t bytes, MPI_Datatype dt)
-{
-    return comm->size == 2 && bytes <= FM_CRMA_LANE_MAX && (!dt || fm_dt_is_contig(dt)) &&
-           !fm_comm_is_inter(comm) && !fm_oversubscribed && fm_crma_all_shm(comm);
-}
-
-/* Why two-sided runs, before looking at the cache (NULL: one-sided may).
- * flat: the flat algorithm fits, which auto mode takes at any size it fits. */
-static const char *two_sided_why(MPI_Comm comm, enum kind k, size_t bytes, int flat)
+/* (select.h) */
+const char *fm_sel_two_sided_why(MPI_Comm comm, enum kind k, size_t bytes, int flat)
 {
     const int mode = fm_param.COLL_RMA;
     if (mode == FM_COLL_RMA_OFF)
@@ -257,7 +221,7 @@ static fm_crma *choose(MPI_Comm comm, enum kind k, size_t bytes, int flat, const
             return m->why ? NULL : c;
         }
     }
-    c = (*why = two_sided_why(comm, k, bytes, flat)) ? NULL : fm_crma_get(comm);
+    c = (*why = fm_sel_two_sided_why(comm, k, bytes, flat)) ? NULL : fm_crma_get(comm);
     if (!*why && !c)
         *why = "cache setup failed (FABMPI_VERBOSE=1 says why)";
     fm_crma *own = comm->coll_rma; /* set up by now, or not at all */
@@ -275,7 +239,7 @@ static void report(MPI_Comm comm, enum kind k, size_t bytes, int root, const fm_
     char where[32] = "";
     if (root >= 0)
         snprintf(where, sizeof where, " root=%d", root);
-    fm_log_print("coll", "%s comm=%s ctx=%u size=%d bytes=%zu%s: %s%s %s%s%s", call_name[k],
+    fm_log_print("coll", "%s comm=%s ctx=%u size=%d bytes=%zu%s: %s%s %s%s%s", fm_sel_call_name[k],
                  comm->name[0] ? comm->name : "<unnamed>", comm->ctx, comm->size, bytes, where,
                  c ? "rma over " : "two-sided", c ? c->be->name : "", algo, c ? "" : " — ",
                  c ? "" : why);
@@ -313,11 +277,46 @@ static __attribute__((noinline)) int bcast_pair(void *buf, MPI_Count count, MPI_
         comm, FM_PAIR_BCAST, fm_coll_bcast_pair_blocks(comm->rank, root, buf, count, dt), rc);
 }
 
+/* A Bcast of 4 or more members on a crowded node, up to a lane's bytes in
+ * any layout: flat, the root publishes once and every member copies out of
+ * its lane (flat.c).  The binomial tree made a member wait for its parent
+ * to get a core before its own turn came.  osu_bcast on the 2 cores,
+ * alternated rounds, medians, us, tree -> flat: 4 ranks (5 rounds) 1 B-4
+ * KiB 1.10-1.85 -> 0.18-0.36 (Open MPI 1.82-17.1), 8 ranks (2 rounds)
+ * 13.6-16.8 -> 0.21-0.54 (Open MPI 27-78).  3 members keep the tree, one
+ * level there (the root sends to both), whose eager message a member has
+ * taken in while leaving the barrier before it: 0.15-0.35 against flat's
+ * 0.20-0.42. */
+static int bcast_flat_fits(MPI_Comm comm, size_t bytes)
+{
+    return comm->size <= FM_FLAT_RANKS && bytes <= FM_CRMA_LANE_MAX && fm_coll_crowded(comm);
+}
+
+/* Run it: 1 with *rc when it ran, 0 when the choice is another (then made
+ * as for any bcast).  Apart, as reduce_flat. */
+static __attribute__((noinline)) int bcast_flat(void *buf, MPI_Count count, MPI_Datatype dt,
+                                                int root, MPI_Comm comm, int *rc)
+{
+    const char *why = "";
+    const size_t bytes = (size_t)count * (size_t)dt->size;
+    fm_crma *c = choose(comm, K_BCAST, bytes, 1, &why);
+    if (!c)
+        return 0;
+    report(comm, K_BCAST, bytes, root, c, "flat (the root publishes, every member copies out)",
+           why);
+    FM_PV_INC(coll_bcast_flat);
+    *rc = fm_crma_bcast_flat(c, buf, count, dt, root);
+    return 1;
+}
+
 int fm_coll_sel_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
     const char *why = "";
     size_t bytes = (size_t)count * (size_t)dt->size;
     int rc;
+    if (comm->size > 3 && __builtin_expect(fm_oversubscribed, 0) && bcast_flat_fits(comm, bytes) &&
+        bcast_flat(buf, count, dt, root, comm, &rc))
+        return rc;
     if (fm_coll_bcast_pair_may(comm->size, bytes) && !fm_comm_is_inter(comm) &&
         bcast_pair(buf, count, dt, root, comm, &rc))
         return rc;
@@ -402,7 +401,7 @@ int fm_coll_sel_reduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Dataty
 
 int fm_coll_allreduce_is_flat(MPI_Comm comm, size_t bytes, MPI_Datatype dt)
 {
-    return flat_fits(comm, bytes, dt) && !two_sided_why(comm, K_ALLREDUCE, bytes, 1);
+    return flat_fits(comm, bytes, dt) && !fm_sel_two_sided_why(comm, K_ALLREDUCE, bytes, 1);
 }
 
 int fm_coll_sel_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
@@ -664,13 +663,13 @@ int fm_coll_sel_iexchange_pair(struct fm_coll_call *cc, enum fm_pair_call call, 
     const size_t bytes = exchange_bytes(b.out, b.in);
     size_t key;
     const size_t piece = exchange_piece(comm, k, bytes, &key);
-    const char *why = two_sided_why(comm, k, key, 0);
+    const char *why = fm_sel_two_sided_why(comm, k, key, 0);
     fm_crma *c = NULL;
     if (!why && comm->coll_rma && !(c = fm_crma_get(comm)))
         why = "cache setup failed (FABMPI_VERBOSE=1 says why)";
     if (fm_param.COLL_VERBOSE && comm->rank == 0)
         fm_log_print("coll", "%s, nonblocking or persistent, comm=%s ctx=%u size=%d bytes=%zu: %s%s",
-                     call_name[k], comm->name[0] ? comm->name : "<unnamed>", comm->ctx, comm->size,
+                     fm_sel_call_name[k], comm->name[0] ? comm->name : "<unnamed>", comm->ctx, comm->size,
                      bytes,
                      why ? "two-sided — " : piece ? "rma pair, in pieces" : "rma pair",
                      why ? why
@@ -687,107 +686,6 @@ int fm_coll_sel_iexchange_pair(struct fm_coll_call *cc, enum fm_pair_call call, 
 void fm_coll_sel_iexchange_alt_end(struct fm_coll_call *cc, void *x, int first_alt)
 {
     fm_crma_record_exchange_alt_end(cc, x, first_alt);
-}
-
-/* The nonblocking and persistent forms take the flat algorithm where the
- * blocking one would, once the communicator's cache is set up.  Setting it
- * up is a blocking collective, which neither MPI_Iallreduce nor
- * MPI_Allreduce_init may make; so where it is not there yet, the schedule
- * holds the two-sided algorithm too and each start chooses (a persistent
- * one started after some blocking collective runs flat from then on).
- * Whether the cache is there is the same on every member at the same
- * collective: blocking ones made it, in the same order everywhere. */
-static int flat_ready(MPI_Comm comm, enum kind k, size_t bytes, MPI_Datatype dt, fm_crma **c)
-{
-    const char *why = "not the one-round case (oversubscribed node, small contiguous data; "
-                      "2 members on one node, up to 4 KiB contiguous); "
-                      "the other one-sided algorithms do not run in schedules";
-    *c = NULL;
-    const int crowded = flat_fits(comm, bytes, dt);
-    int flat = (crowded || push_fits(comm, bytes, dt)) && !(why = two_sided_why(comm, k, bytes, 1));
-    if (flat && comm->coll_rma && !(*c = fm_crma_get(comm))) { /* taken, never set up */
-        why = "cache setup failed (FABMPI_VERBOSE=1 says why)";
-        flat = 0;
-    }
-    if (fm_param.COLL_VERBOSE && comm->rank == 0)
-        fm_log_print("coll",
-                     "%s, nonblocking or persistent, comm=%s ctx=%u size=%d bytes=%zu: %s%s",
-                     call_name[k], comm->name[0] ? comm->name : "<unnamed>", comm->ctx, comm->size,
-                     bytes,
-                     !flat     ? "two-sided — "
-                     : crowded ? "rma over shm flat (one round of flags)"
-                     : bytes > FM_CRMA_PUSH_PAIR_ABOVE
-                         ? "rma over shm pair, pushed (each member writes its vector into the other's cache)"
-                         : "rma over shm flat, pushed (each member writes into the other's lane)",
-                     !flat ? why
-                     : *c  ? ""
-                           : " once a blocking collective has set up the one-sided cache, "
-                             "two-sided until then");
-    return flat;
-}
-
-/* Keys of the replayable flat schedules (coll/sched.h, "Replay"). */
-static const fm_sched_key barrier_key = {.kind = FM_SK_BARRIER};
-
-static fm_sched_key allreduce_key(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
-                                  MPI_Op op)
-{
-    return (fm_sched_key){.kind = FM_SK_ALLREDUCE, .sbuf = sbuf, .rbuf = rbuf, .count = count,
-                          .dt = dt, .op = op};
-}
-
-void fm_coll_sel_ibarrier(fm_coll_call *cc)
-{
-    fm_crma *c;
-    void *f = NULL;
-    if (flat_ready(cc->comm, K_BARRIER, 0, NULL, &c)) {
-        f = fm_crma_record_flat(cc, c, NULL, NULL, 0, MPI_BYTE, MPI_OP_NULL);
-        if (c) {
-            FM_PV_INC(coll_barrier_flat);
-            fm_sched_reusable(cc, &barrier_key);
-            return;
-        }
-    }
-    int first = fm_sched_steps(cc);
-    fm_cc_barrier(cc);
-    fm_crma_record_flat_alt_end(cc, f, first);
-}
-
-int fm_coll_sel_ibarrier_again(MPI_Comm comm, struct fm_request **req)
-{
-    if (!fm_sched_replay(comm, &barrier_key, req))
-        return 0;
-    FM_PV_INC(coll_barrier_flat);
-    return 1;
-}
-
-int fm_coll_sel_iallreduce_again(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
-                                 MPI_Op op, MPI_Comm comm, struct fm_request **req)
-{
-    const fm_sched_key key = allreduce_key(sbuf, rbuf, count, dt, op);
-    if (!fm_sched_replay(comm, &key, req))
-        return 0;
-    FM_PV_INC(coll_allreduce_flat);
-    return 1;
-}
-
-void fm_coll_sel_iallreduce(fm_coll_call *cc, const void *sbuf, void *rbuf, MPI_Count count,
-                            MPI_Datatype dt, MPI_Op op)
-{
-    fm_crma *c;
-    void *f = NULL;
-    if (flat_ready(cc->comm, K_ALLREDUCE, (size_t)count * (size_t)dt->size, dt, &c)) {
-        f = fm_crma_record_flat(cc, c, sbuf, rbuf, count, dt, op);
-        if (c) {
-            FM_PV_INC(coll_allreduce_flat);
-            const fm_sched_key key = allreduce_key(sbuf, rbuf, count, dt, op);
-            fm_sched_reusable(cc, &key);
-            return;
-        }
-    }
-    int first = fm_sched_steps(cc);
-    fm_cc_allreduce(cc, sbuf, rbuf, count, dt, op);
-    fm_crma_record_flat_alt_end(cc, f, first);
 }
 
 void fm_coll_rma_free(MPI_Comm comm)

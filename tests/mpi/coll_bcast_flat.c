@@ -1,0 +1,197 @@
+/* coll_bcast_flat: a small MPI_Bcast of 4 or more members on a crowded
+ * node (FABMPI_YIELD=always counts any node as one), where fabmpi runs it
+ * flat (src/coll/rma/flat.c, fm_crma_bcast_flat): the root publishes the
+ * message in its own lane and leaves, every other member copies it out.
+ * The root may run calls ahead of the others, never two on one lane.
+ *   - from every root: 1 unsigned (inline in the flag line), 8 (the whole
+ *     inline part), 9, 256, 1024 (a lane's 4 KiB) and 1025 (another
+ *     algorithm);
+ *   - layouts that differ between members for one signature: odd ranks
+ *     hold unsigneds spaced 8 bytes apart, even ranks plain MPI_UNSIGNED;
+ *     every value checked, the gaps and the words after the buffer
+ *     untouched;
+ *   - 300 calls in a row, the root moving every 3 and the root or the
+ *     others arriving late every few calls (so the root runs ahead into
+ *     lanes the others still have to read), with MPI_Allreduce,
+ *     MPI_Barrier and an outstanding MPI_Iallreduce among them;
+ *   - one member passing half the root's count, or the root half the
+ *     others' (an erroneous program): the member that sees a count other
+ *     than its own returns MPI_ERR_TRUNCATE (more came than it holds) or
+ *     MPI_ERR_OTHER, and nobody hangs;
+ *   - MPI_T's coll_bcast_flat counts exactly the calls that fit (none
+ *     where flat must not run: FABMPI_YIELD=never, FABMPI_COLL_RMA=off,
+ *     FABMPI_NET=ofi), and with FABMPI_COLL_VERBOSE=1 world rank 0 sees
+ *     "flat" in the line of each of them.
+ * Under another MPI only the values are checked. */
+#include <string.h>
+
+#include "verbose_log.h"
+
+enum { GUARD = 16 };
+static const unsigned SENTINEL = 0x5a5a5a5au;
+
+static int rank, size, want_flat = -1;
+static MPI_Datatype spaced; /* MPI_UNSIGNED with an extent of 8 bytes */
+#ifdef FABMPI
+static tu_counters ctr;
+#endif
+
+static unsigned val(int root, int i, unsigned salt)
+{
+    return (unsigned)root * 1000003u + (unsigned)i * 2654435761u + salt * 7919u;
+}
+
+/* After one call of `bytes`: flat ran exactly where it must. */
+static void expect_flat(size_t bytes, const char *what)
+{
+    if (want_flat < 0)
+        return;
+    const int fits = want_flat && size > 3 && bytes > 0 && bytes <= 4096;
+    vl_check("MPI_Bcast", "flat", !fits, what);
+#ifdef FABMPI
+    long long d;
+    tu_counters_deltas(&ctr, &d);
+    CHECKF(d == fits, "%s: coll_bcast_flat grew by %lld, not %d", what, d, fits);
+#endif
+}
+
+/* One bcast of n unsigneds from root; odd ranks use the spaced layout. */
+static void one(int n, int root, unsigned salt)
+{
+    const int stride = rank % 2 ? 2 : 1;
+    const size_t words = (size_t)n * (size_t)stride + GUARD;
+    unsigned *buf = tu_malloc(words * sizeof *buf);
+    for (size_t w = 0; w < words; w++)
+        buf[w] = SENTINEL;
+    if (rank == root)
+        for (int i = 0; i < n; i++)
+            buf[(size_t)i * (size_t)stride] = val(root, i, salt);
+    CHECK_MPI(MPI_Bcast(buf, n, rank % 2 ? spaced : MPI_UNSIGNED, root, MPI_COMM_WORLD));
+    for (int i = 0; i < n; i++) {
+        const unsigned got = buf[(size_t)i * (size_t)stride];
+        CHECKF(got == val(root, i, salt), "bcast of %d from %d (salt %u): [%d] = %u, want %u", n,
+               root, salt, i, got, val(root, i, salt));
+        if (stride == 2)
+            CHECKF(buf[2 * (size_t)i + 1] == SENTINEL, "bcast of %d from %d: gap after [%d] "
+                   "written", n, root, i);
+    }
+    for (size_t w = (size_t)n * (size_t)stride; w < words; w++)
+        CHECKF(buf[w] == SENTINEL, "bcast of %d from %d: word %zu past the buffer written", n,
+               root, w);
+    free(buf);
+}
+
+static void sizes(void)
+{
+    const int counts[] = {1, 8, 9, 256, 1024, 1025};
+    char what[80];
+    for (int root = 0; root < size; root++)
+        for (int k = 0; k < (int)(sizeof counts / sizeof *counts); k++) {
+            one(counts[k], root, (unsigned)(k * 16 + root));
+            snprintf(what, sizeof what, "bcast of %d unsigned from %d", counts[k], root);
+            expect_flat((size_t)counts[k] * 4, what);
+        }
+}
+
+/* Bcasts in a row, the root or the others late every few calls; other
+ * collectives among them, one nonblocking allreduce left outstanding over
+ * several bcasts. */
+static void run_ahead(void)
+{
+    MPI_Request rq = MPI_REQUEST_NULL;
+    unsigned in = 0, out = 0, want_all = 0;
+    char what[80];
+    for (int it = 0; it < 300; it++) {
+        const int root = (it / 3) % size;
+        if ((rank == root && it % 7 == 0) || (rank != root && it % 5 == 1))
+            tu_spin(20e-6);
+        one(1 + it % 40, root, (unsigned)(1000 + it));
+        snprintf(what, sizeof what, "bcast %d of the run, root %d", it, root);
+        expect_flat(4 * (size_t)(1 + it % 40), what);
+        if (it % 10 == 3) {
+            unsigned a = (unsigned)(rank + it), b = 0, want = 0;
+            CHECK_MPI(MPI_Allreduce(&a, &b, 1, MPI_UNSIGNED, MPI_SUM, MPI_COMM_WORLD));
+            for (int p = 0; p < size; p++)
+                want += (unsigned)(p + it);
+            CHECKF(b == want, "allreduce in the run (%d): %u, want %u", it, b, want);
+        }
+        if (it % 10 == 6)
+            CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        if (it % 25 == 0) {
+            in = (unsigned)(rank * 3 + it);
+            want_all = 0;
+            for (int p = 0; p < size; p++)
+                want_all += (unsigned)(p * 3 + it);
+            CHECK_MPI(MPI_Iallreduce(&in, &out, 1, MPI_UNSIGNED, MPI_SUM, MPI_COMM_WORLD, &rq));
+        }
+        if (it % 25 == 4) {
+            CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+            CHECKF(out == want_all, "iallreduce over bcasts (%d): %u, want %u", it, out,
+                   want_all);
+        }
+    }
+}
+
+/* Member `odd` passes half the count (odd == root: the root does). */
+static void mismatch(int odd, int full)
+{
+    MPI_Comm c = tu_fresh_comm();
+    unsigned buf[64] = {0};
+    const int root = 0, n = rank == odd ? full / 2 : full;
+    const int rc = MPI_Bcast(buf, n, MPI_UNSIGNED, root, c);
+    const int cls = tu_class_of(rc);
+    /* who sees a count other than its own: the odd member, or with the
+     * root odd, everyone else */
+    const int sees = rank != root && (rank == odd || odd == root);
+    if (sees && want_flat > 0 && size > 3)
+        CHECKF(cls == MPI_ERR_TRUNCATE || cls == MPI_ERR_OTHER,
+               "bcast of %d, member %d passing %d: member %d got class %d (%s)", full, odd,
+               full / 2, rank, cls, rc == MPI_SUCCESS ? "the mismatch went unnoticed" : "wrong");
+    if (sees && rank == odd && want_flat > 0 && size > 3) /* less room than came: truncated */
+        CHECKF(cls == MPI_ERR_TRUNCATE, "bcast of %d, member %d passing %d: class %d, want "
+               "MPI_ERR_TRUNCATE", full, odd, full / 2, cls);
+    if (rank == root)
+        CHECKF(rc == MPI_SUCCESS, "bcast of %d, member %d passing %d: root got class %d", full,
+               odd, full / 2, cls);
+    MPI_Comm_free(&c);
+#ifdef FABMPI
+    tu_counters_skip(want_flat >= 0 ? &ctr : NULL); /* not counted here */
+#endif
+}
+
+int main(int argc, char **argv)
+{
+    CHECK_MPI(MPI_Init(&argc, &argv));
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const char *v = getenv("FABMPI_COLL_VERBOSE");
+    want_flat = tu_flat_expected();
+    MPI_Type_create_resized(MPI_UNSIGNED, 0, 8, &spaced);
+    MPI_Type_commit(&spaced);
+#ifdef FABMPI
+    int provided;
+    CHECK_MPI(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    const char *names[1] = {"coll_bcast_flat"};
+    if (want_flat >= 0)
+        tu_counters_start(&ctr, 1, names);
+#endif
+    vl_start(rank == 0 && want_flat >= 0 && v && !strcmp(v, "1"));
+    sizes();
+    run_ahead();
+    for (int odd = 0; size > 1 && odd < size && odd < 3; odd++) {
+        mismatch(odd, 8);
+        mismatch(odd, 64);
+    }
+    vl_stop();
+#ifdef FABMPI
+    if (want_flat >= 0)
+        tu_counters_stop(&ctr);
+    CHECK_MPI(MPI_T_finalize());
+#endif
+    MPI_Type_free(&spaced);
+    CHECK_MPI(MPI_Finalize());
+    if (rank == 0)
+        printf("coll_bcast_flat: ok (%d ranks%s)\n", size,
+               want_flat >= 0 ? ", algorithms checked" : "");
+    return 0;
+}
