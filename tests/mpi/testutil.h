@@ -207,6 +207,44 @@ static inline void tu_spin(double seconds)
         ;
 }
 
+/* Other collectives woven into a run of calls under test (the flat tests),
+ * one step after each call `it`: an MPI_Allreduce checked exactly (it % 10
+ * == 3), an MPI_Barrier (it % 10 == 6), and an MPI_Iallreduce started at
+ * it % 25 == 0, left outstanding over the next calls, and waited for and
+ * checked at it % 25 == 4.  Start from a zeroed tu_mix with rq NULL. */
+typedef struct tu_mix {
+    MPI_Request rq;
+    unsigned in, out, want;
+} tu_mix;
+static inline void tu_mix_step(tu_mix *m, int it)
+{
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (it % 10 == 3) {
+        unsigned a = (unsigned)(rank + it), b = 0, want = 0;
+        CHECK_MPI(MPI_Allreduce(&a, &b, 1, MPI_UNSIGNED, MPI_SUM, MPI_COMM_WORLD));
+        for (int p = 0; p < size; p++)
+            want += (unsigned)(p + it);
+        CHECKF(b == want, "allreduce in the run (%d): %u, want %u", it, b, want);
+    }
+    if (it % 10 == 6)
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    if (it % 25 == 0) {
+        m->in = (unsigned)(rank * 3 + it);
+        m->want = 0;
+        for (int p = 0; p < size; p++)
+            m->want += (unsigned)(p * 3 + it);
+        CHECK_MPI(
+            MPI_Iallreduce(&m->in, &m->out, 1, MPI_UNSIGNED, MPI_SUM, MPI_COMM_WORLD, &m->rq));
+    }
+    if (it % 25 == 4) {
+        CHECK_MPI(MPI_Wait(&m->rq, MPI_STATUS_IGNORE));
+        CHECKF(m->out == m->want, "iallreduce over the run (%d): %u, want %u", it, m->out,
+               m->want);
+    }
+}
+
 /* A non-commutative user op for reductions: the product of 2x2 matrices
  * [a b; c d] stored as 4 unsigned, inout = in x inout element by element. */
 static inline void tu_mat_mul(const unsigned *x, const unsigned *y, unsigned *out)
@@ -282,6 +320,15 @@ static inline int tu_init_multiple(int *argc, char ***argv, int *rank, int *size
     CHECKF(n >= min && n <= max, "FM_TEST_THREADS=%d: from %d to %d", n, min, max);
     return n;
 }
+
+/* Erroneous programs (counts that differ between members) are run under
+ * fabmpi only: MPI leaves their outcome undefined, and Open MPI 4.1 hangs
+ * or aborts in them. */
+#ifdef FABMPI
+#define TU_ERRONEOUS 1
+#else
+#define TU_ERRONEOUS 0
+#endif
 
 /* MPI_T counters (class COUNTER) read as their changes since the last
  * reading: tu_counters_start (after MPI_T_init_thread), then

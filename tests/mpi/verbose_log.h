@@ -112,4 +112,38 @@ static inline void vl_expect(const char *key, const char *want, const char *what
     vl_check(key, want, 0, what);
 }
 
+/* The flat tests' frame (coll_*_flat.c), after MPI_Init: MPI_T's `counter`
+ * read through ctr where want_flat (tu_flat_expected) is known under
+ * fabmpi, and world rank 0's lines checked with FABMPI_COLL_VERBOSE=1;
+ * vl_flat_end undoes both before MPI_Finalize. */
+static inline void vl_flat_begin(tu_counters *ctr, const char *counter, int want_flat)
+{
+#ifdef FABMPI
+    int provided;
+    CHECK_MPI(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    if (want_flat >= 0)
+        tu_counters_start(ctr, 1, &counter);
+#else
+    (void)ctr;
+    (void)counter;
+#endif
+    const char *v = getenv("FABMPI_COLL_VERBOSE");
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    vl_start(rank == 0 && want_flat >= 0 && v && !strcmp(v, "1"));
+}
+
+static inline void vl_flat_end(tu_counters *ctr, int want_flat)
+{
+    vl_stop();
+#ifdef FABMPI
+    if (want_flat >= 0)
+        tu_counters_stop(ctr);
+    CHECK_MPI(MPI_T_finalize());
+#else
+    (void)ctr;
+    (void)want_flat;
+#endif
+}
+
 #endif
