@@ -133,6 +133,20 @@ static inline void vl_flat_begin(tu_counters *ctr, const char *counter, int want
     vl_start(rank == 0 && want_flat >= 0 && v && !strcmp(v, "1"));
 }
 
+/* After one call under test (key: its name), where want_flat is known: flat
+ * ran, by its verbose line and by the counter, exactly when it runs flat. */
+static inline void vl_flat_ran(tu_counters *ctr, const char *key, int flat, const char *what)
+{
+    vl_check(key, "flat", !flat, what);
+#ifdef FABMPI
+    long long d;
+    tu_counters_deltas(ctr, &d);
+    CHECKF(d == flat, "%s: the flat counter grew by %lld, not %d", what, d, flat);
+#else
+    (void)ctr;
+#endif
+}
+
 static inline void vl_flat_end(tu_counters *ctr, int want_flat)
 {
     vl_stop();
