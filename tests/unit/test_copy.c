@@ -1,10 +1,11 @@
 /* test_copy.c — fm_copy and fm_move (src/util/copy.h) move exactly the
  * bytes memcpy and memmove would, on both sides of the aliasing window
  * they route around: every size around the thresholds (the window test's
- * 2048, the backward loop's 64-byte lines, its 1 MiB hand-back to
- * memcpy, the copy in blocks from 512 KiB to 2 MiB), every source offset in a line, destinations 0 to 64 bytes past
- * the source modulo 4 KiB and a few elsewhere, with guard bytes on both
- * ends of the destination; fm_move also on overlapping buffers. */
+ * 2048, the backward loop's 64-byte lines, its 1 MiB hand-back to memcpy,
+ * the copy in blocks from 512 KiB to 2 MiB), every source offset in a
+ * line, destinations 0 to 64 bytes past the source modulo 4 KiB and a few
+ * elsewhere, with guard bytes on both ends of the destination; fm_move also
+ * on overlapping buffers. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

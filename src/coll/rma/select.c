@@ -137,7 +137,6 @@ static const fm_size_range wins[NKIND][2] = {
     [K_BCAST_PAIR] = {{FM_COLL_ROOTED_PAIR_MIN + 1, 131072}, {1, 0}}, /* asked for 2 members */
 };
 
-
 int fm_coll_crowded(MPI_Comm comm)
 {
     return !fm_comm_is_inter(comm) && fm_oversubscribed && fm_crma_all_shm(comm);
@@ -239,8 +238,9 @@ static void report(MPI_Comm comm, enum kind k, size_t bytes, int root, const fm_
     char where[32] = "";
     if (root >= 0)
         snprintf(where, sizeof where, " root=%d", root);
-    fm_log_print("coll", "%s comm=%s ctx=%u size=%d bytes=%zu%s: %s%s %s%s%s", fm_sel_call_name[k],
-                 comm->name[0] ? comm->name : "<unnamed>", comm->ctx, comm->size, bytes, where,
+    fm_log_print("coll", "%s comm=%s ctx=%u size=%d bytes=%zu%s: %s%s %s%s%s",
+                 fm_sel_call_name[k], comm->name[0] ? comm->name : "<unnamed>", comm->ctx,
+                 comm->size, bytes, where,
                  c ? "rma over " : "two-sided", c ? c->be->name : "", algo, c ? "" : " — ",
                  c ? "" : why);
 }
@@ -669,8 +669,8 @@ int fm_coll_sel_iexchange_pair(struct fm_coll_call *cc, enum fm_pair_call call, 
         why = "cache setup failed (FABMPI_VERBOSE=1 says why)";
     if (fm_param.COLL_VERBOSE && comm->rank == 0)
         fm_log_print("coll", "%s, nonblocking or persistent, comm=%s ctx=%u size=%d bytes=%zu: %s%s",
-                     fm_sel_call_name[k], comm->name[0] ? comm->name : "<unnamed>", comm->ctx, comm->size,
-                     bytes,
+                     fm_sel_call_name[k], comm->name[0] ? comm->name : "<unnamed>", comm->ctx,
+                     comm->size, bytes,
                      why ? "two-sided — " : piece ? "rma pair, in pieces" : "rma pair",
                      why ? why
                      : c ? ""

@@ -25,7 +25,8 @@ static int flat_ready(MPI_Comm comm, enum kind k, size_t bytes, MPI_Datatype dt,
                       "the other one-sided algorithms do not run in schedules";
     *c = NULL;
     const int crowded = flat_fits(comm, bytes, dt);
-    int flat = (crowded || push_fits(comm, bytes, dt)) && !(why = fm_sel_two_sided_why(comm, k, bytes, 1));
+    int flat = (crowded || push_fits(comm, bytes, dt)) &&
+               !(why = fm_sel_two_sided_why(comm, k, bytes, 1));
     if (flat && comm->coll_rma && !(*c = fm_crma_get(comm))) { /* taken, never set up */
         why = "cache setup failed (FABMPI_VERBOSE=1 says why)";
         flat = 0;
@@ -33,12 +34,13 @@ static int flat_ready(MPI_Comm comm, enum kind k, size_t bytes, MPI_Datatype dt,
     if (fm_param.COLL_VERBOSE && comm->rank == 0)
         fm_log_print("coll",
                      "%s, nonblocking or persistent, comm=%s ctx=%u size=%d bytes=%zu: %s%s",
-                     fm_sel_call_name[k], comm->name[0] ? comm->name : "<unnamed>", comm->ctx, comm->size,
-                     bytes,
+                     fm_sel_call_name[k], comm->name[0] ? comm->name : "<unnamed>", comm->ctx,
+                     comm->size, bytes,
                      !flat     ? "two-sided — "
                      : crowded ? "rma over shm flat (one round of flags)"
                      : bytes > FM_CRMA_PUSH_PAIR_ABOVE
-                         ? "rma over shm pair, pushed (each member writes its vector into the other's cache)"
+                         ? "rma over shm pair, pushed (each member writes its vector into the "
+                           "other's cache)"
                          : "rma over shm flat, pushed (each member writes into the other's lane)",
                      !flat ? why
                      : *c  ? ""

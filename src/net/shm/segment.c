@@ -5,8 +5,9 @@
  *   2. find the ranks on this host; create our segment sized for them,
  *      format our inbound rings, publish its name;               fence
  *   3. map every local peer's segment;                           fence
- *   4. unlink our name: from here on only mappings keep the memory alive,
- *      so nothing is left in /dev/shm whatever way the job ends.
+ *   4. unlink every local rank's name: from here on only mappings keep the
+ *      memory alive, so nothing is left in /dev/shm whatever way the job
+ *      ends.
  *
  * In steps 2 and 3 each process also writes once to every page of the
  * rings it reads (ours) and writes (one in each peer's segment), unless
@@ -351,10 +352,19 @@ int fm_shm_segments_setup(void)
     if (rc == FM_OK)
         rc = frc;
 
-    /* Step 4. */
+    /* Step 4, for every local rank's name, not only ours: a rank killed
+     * between the fence and its own unlink would leave its name behind
+     * where the launcher sweeps nothing (MPICH's hydra, when another rank
+     * calls MPI_Abort at once: the launch tests found two such names in
+     * /dev/shm).  Any rank getting here removes them all. */
     if (s->own_linked) {
         shm_unlink(s->own_name);
         s->own_linked = 0;
+    }
+    for (int i = 0; rc == FM_OK && i < s->nlocal; i++) {
+        char name[sizeof s->own_name];
+        if (i != s->me && fm_shm_seg_name(name, sizeof name, "", s->local[i].rank))
+            shm_unlink(name); /* ENOENT once its owner got here first */
     }
     return rc;
 }
