@@ -9,8 +9,9 @@
  *      address, pid, ok);
  *   4. map every peer's segment; allreduce(min) of "mapped everything",
  *      which also tells each rank that all peers have mapped its segment;
- *   5. unlink our name: from here only mappings keep the memory, so nothing
- *      is left in /dev/shm however the job ends. */
+ *   5. unlink every mapped name, ours and the peers': from here only
+ *      mappings keep the memory, so nothing is left in /dev/shm however the
+ *      job ends. */
 #include "rma/rma.h"
 
 #include <errno.h>
@@ -396,6 +397,11 @@ int fm_win_setup(int flavor, void *base, MPI_Aint size, int disp_unit,
     rc = fm_coll_allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, dup);
     if (own)
         shm_unlink(me.name);
+    /* Every mapped member's name too (as net/shm/segment.c, step 4): one
+     * killed before its own unlink leaves nothing in /dev/shm. */
+    for (int i = 0; rc == FM_OK && all && i < w->size; i++)
+        if (i != w->rank && w->peer[i].map)
+            shm_unlink(cards[i].name); /* ENOENT once its owner got here first */
     free(cards);
     free(shared_off);
     if (rc != FM_OK || !all) {
