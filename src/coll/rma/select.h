@@ -13,6 +13,8 @@
 #include "core/world.h"
 #include "dtype/dtype.h"
 
+/* The calls chosen for, each with its remembered choice (cache.h,
+ * fm_crma_choice) and its name in the verbose lines. */
 enum kind { K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, K_REDUCE_SCATTER, K_ALLGATHER,
             K_ALLGATHERV, K_ALLTOALL, K_ALLTOALLV, K_ALLTOALLW, K_GATHER, K_GATHERV, K_SCATTER,
             K_SCATTERV, K_BCAST_PAIR, NKIND };
