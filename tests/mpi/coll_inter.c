@@ -183,6 +183,45 @@ static void test_all(int mode)
     free(big), free(out), free(sc), free(sd), free(rc), free(rd);
 }
 
+/* Vectors of 80 KB: past every size at which an intracommunicator's
+ * collectives choose by size (one-sided windows, pieces), which must not
+ * look at an intercommunicator's members as if they were one group (a
+ * Reduce read past the remote group's ranks where the local one is
+ * larger: MPICH's coll/icreduce at 5 ranks). */
+static void test_large(int mode, int rg)
+{
+    enum { N = 20000 };
+    int root = root_arg(rg);
+    int *a = tu_malloc(sizeof(int) * N), *b = tu_malloc(sizeof(int) * N);
+    for (int i = 0; i < N; i++)
+        a[i] = val(wrank, i), b[i] = -1;
+    RUN_FORMS(mode, MPI_Reduce(a, b, N, MPI_INT, MPI_SUM, root, ic),
+        MPI_Ireduce(a, b, N, MPI_INT, MPI_SUM, root, ic, &rq_),
+        MPI_Reduce_init(a, b, N, MPI_INT, MPI_SUM, root, ic, MPI_INFO_NULL, &rq_));
+    for (int i = 0; i < N && root == MPI_ROOT; i++) {
+        int e = 0;
+        for (int j = 0; j < rn; j++)
+            e += val(rworld(j), i);
+        CHECK_EQ(b[i], e);
+    }
+    int *buf = root == MPI_ROOT ? a : b;
+    RUN_FORMS(mode, MPI_Bcast(buf, N, MPI_INT, root, ic),
+        MPI_Ibcast(buf, N, MPI_INT, root, ic, &rq_),
+        MPI_Bcast_init(buf, N, MPI_INT, root, ic, MPI_INFO_NULL, &rq_));
+    for (int i = 0; i < N && root >= 0; i++)
+        CHECK_EQ(b[i], val(rworld(0), i));
+    RUN_FORMS(mode, MPI_Allreduce(a, b, N, MPI_INT, MPI_SUM, ic),
+        MPI_Iallreduce(a, b, N, MPI_INT, MPI_SUM, ic, &rq_),
+        MPI_Allreduce_init(a, b, N, MPI_INT, MPI_SUM, ic, MPI_INFO_NULL, &rq_));
+    for (int i = 0; i < N; i++) {
+        int e = 0;
+        for (int j = 0; j < rn; j++)
+            e += val(rworld(j), i);
+        CHECK_EQ(b[i], e);
+    }
+    free(a), free(b);
+}
+
 static void test_errors(void)
 {
     CHECK_MPI(MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN));
@@ -210,6 +249,8 @@ int main(int argc, char **argv)
             test_rooted(mode, 0);
             test_rooted(mode, 1);
             test_all(mode);
+            test_large(mode, 0);
+            test_large(mode, 1);
         }
         test_errors();
         CHECK_MPI(MPI_Comm_free(&ic));

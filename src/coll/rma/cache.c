@@ -68,6 +68,10 @@ int fm_crma_all_shm(MPI_Comm comm)
     const fm_crma *c = comm->coll_rma;
     if (c && c->be)
         return c->be == &fm_crma_shm;
+    /* No cache runs on an intercommunicator, whose `world` names the
+     * remote group's members, not comm->size of them. */
+    if (fm_comm_is_inter(comm))
+        return 0;
     for (int i = 0; i < comm->size; i++) {
         if (!(fm_peer_net[comm->world[i]]->caps & FM_NET_CAP_MAPPED))
             return 0;
