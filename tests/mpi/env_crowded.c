@@ -1,24 +1,25 @@
-/* env_crowded — on a node with more ranks than usable CPUs, the
- * shared-memory knobs left at their defaults take the crowded values
- * (net/shm/segment.c): larger rings, an eager limit of an eighth of a ring,
- * no split copies; knobs the user set stay as set; with a CPU per rank the
- * defaults stay.
+/* env_crowded — the shared-memory knobs left at their defaults take the
+ * values net/shm/segment.c gives a node: up to 8 ranks, 512 KiB rings;
+ * with more ranks than usable CPUs, larger rings (1 MiB up to 4 ranks)
+ * and no split copies; an eager limit of an eighth of a ring in both
+ * cases; knobs the user set stay as set.
  *
  * FM_TEST_PIN, applied before MPI_Init (the mask is published there):
  *   zero    every rank on CPU 0: crowded from 2 ranks on, on any machine;
  *   spread  rank r on CPU r mod (online CPUs): crowded only when ranks
  *           outnumber the online CPUs, or a cgroup v2 quota (cpu.max)
  *           lower than them.
- * Then every rank sends 60000 bytes to the next one (more than the 32 KiB
- * default eager limit, within the crowded one at up to 8 ranks) and checks
- * the payload byte by byte, and the MPI_T counters say whether it went
- * eagerly or by rendezvous, as the effective eager limit says it must. */
+ * Then every rank sends 100000 bytes to the next one (more than the 64 KiB
+ * eager limit of a node with a CPU per rank, within the crowded one at up
+ * to 4 ranks) and checks the payload byte by byte, and the MPI_T counters
+ * say whether it went eagerly or by rendezvous, as the effective eager
+ * limit says it must. */
 #include <sched.h>
 #include <unistd.h>
 
 #include "testutil.h"
 
-enum { BYTES = 60000 };
+enum { BYTES = 100000 };
 
 static void pin(void)
 {
@@ -74,10 +75,11 @@ int main(int argc, char **argv)
     if (quota > 0 && quota < used)
         used = quota;
     int crowded = !strcmp(getenv("FM_TEST_PIN"), "zero") ? size > 1 : size > used;
-    unsigned long ring_crowd = size <= 4 ? 1ul << 20 : size <= 8 ? 512ul << 10 : 256ul << 10;
-    unsigned long ring = want("FABMPI_SHM_RING_SIZE", 256ul << 10, ring_crowd, crowded);
-    unsigned long eager_crowd = ring / 8 > (32ul << 10) ? ring / 8 : 32ul << 10;
-    unsigned long eager = want("FABMPI_EAGER_LIMIT", 32ul << 10, eager_crowd, crowded);
+    unsigned long ring_roomy = size <= 8 ? 512ul << 10 : 256ul << 10;
+    unsigned long ring_crowd = size <= 4 ? 1ul << 20 : ring_roomy;
+    unsigned long ring = want("FABMPI_SHM_RING_SIZE", ring_roomy, ring_crowd, crowded);
+    unsigned long eager_unset = ring / 8 > (32ul << 10) ? ring / 8 : 32ul << 10;
+    unsigned long eager = want("FABMPI_EAGER_LIMIT", eager_unset, eager_unset, crowded);
     unsigned long split = want("FABMPI_SHM_SPLIT_MIN", 64ul << 10, 0, crowded);
     CHECKF(tu_cvar("FABMPI_SHM_RING_SIZE") == ring, "FABMPI_SHM_RING_SIZE is %lu, expected %lu (%s)",
            tu_cvar("FABMPI_SHM_RING_SIZE"), ring, crowded ? "crowded" : "a CPU per rank");

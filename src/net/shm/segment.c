@@ -248,16 +248,29 @@ static int find_local_ranks(const shm_card *mine)
     return rc;
 }
 
-/* On a crowded node (more ranks than CPUs, boot/world.h) a rendezvous
+/* Ring sizes and the eager limit for this node, where the knobs are left
+ * at their defaults; an eager message is at most an eighth of a ring.
+ *
+ * Up to 8 ranks on a node the rings are 512 KiB and the eager limit 64 KiB
+ * (256 KiB and 32 KiB from 9 ranks: n * (n - 1) rings).  A 64 KiB message
+ * sent eagerly is two memcpys on two cores; by rendezvous it was a split
+ * CMA copy, each half paying a system call (about 1.5 us): bench/OSU.md's
+ * 64 KiB dip.  OMB 7.4, 2 ranks bound, 3 rounds alternated, 256 KiB rings
+ * and 32 KiB eager -> 512 KiB and 64 KiB: osu_latency 64 KiB 6.66 ->
+ * 5.47 us (Open MPI 6.51), osu_bw 13.0 -> 19.5 GB/s (11.4), osu_bibw
+ * 21.6 -> 24.3 (18.4); 128 KiB sent eagerly took 10.35 us against 7.56
+ * by rendezvous, so 64 KiB it is.  Small messages did not move
+ * (bench/msgrate.c, 6 alternated rounds, 8 B-4 KiB within 3%).
+ *
+ * On a crowded node (more ranks than CPUs, boot/world.h) a rendezvous
  * costs scheduling round trips: the receiver must get a core to answer or
  * pull, then the sender to finish, and a split copy needs both at once.
  * With 4 ranks on 2 cores osu_bcast of 64 KiB took 23-33 us by rendezvous
  * against 5-6 us sent eagerly through 1 MiB rings (Open MPI 9.5-10).  So
- * there, knobs still at their defaults send up to an eighth of a ring
- * eagerly, rings grow while their total stays small (prefaulting them is
- * MPI_Init time: 1 MiB rings took a 4-rank hello from 10 to 18 ms, an
- * 8-rank one from 24 to 56), and no copy is split. */
-static void size_for_crowd(void)
+ * there rings grow further while their total stays small (prefaulting
+ * them is MPI_Init time: 1 MiB rings took a 4-rank hello from 10 to 18 ms,
+ * an 8-rank one from 24 to 56), and no copy is split. */
+static void size_rings(void)
 {
     fm_shm_state *s = &fm_shm;
     int *ranks = malloc((size_t)s->nlocal * sizeof *ranks);
@@ -267,20 +280,23 @@ static void size_for_crowd(void)
         ranks[i] = s->local[i].rank;
     fm_node_cpus_decide(ranks, s->nlocal);
     free(ranks);
-    if (!fm_node_crowded || fm_param.NET == FM_NET_OFI) /* OFI carries every message */
+    if (fm_param.NET == FM_NET_OFI) /* OFI carries every message */
         return;
-    size_t ring = s->nlocal <= 4 ? (size_t)1 << 20 : s->nlocal <= 8 ? (size_t)512 << 10 : 0;
+    const int crowded = fm_node_crowded;
+    size_t ring = s->nlocal <= 4 && crowded ? (size_t)1 << 20
+                  : s->nlocal <= 8          ? (size_t)512 << 10
+                                            : 0;
     if (ring && fm_param_is_default(&fm_param.SHM_RING_SIZE))
         fm_param.SHM_RING_SIZE = ring;
     size_t eager = fm_ring_round_size(fm_param.SHM_RING_SIZE) / 8;
     if (fm_param_is_default(&fm_param.EAGER_LIMIT) && eager > fm_param.EAGER_LIMIT)
         fm_param.EAGER_LIMIT = eager;
-    if (fm_param_is_default(&fm_param.SHM_SPLIT_MIN))
+    if (crowded && fm_param_is_default(&fm_param.SHM_SPLIT_MIN))
         fm_param.SHM_SPLIT_MIN = 0;
-    fm_log(1, "shm: %d ranks on %d usable CPUs: rings of %zu bytes, eager up to %zu, no split "
-           "copies (where FABMPI_SHM_RING_SIZE, FABMPI_EAGER_LIMIT, FABMPI_SHM_SPLIT_MIN are "
-           "not set)", s->nlocal, fm_node_cpus_usable, fm_ring_round_size(fm_param.SHM_RING_SIZE),
-           fm_param.EAGER_LIMIT);
+    fm_log(1, "shm: %d ranks on %d usable CPUs: rings of %zu bytes, eager up to %zu, %s "
+           "(where FABMPI_SHM_RING_SIZE, FABMPI_EAGER_LIMIT, FABMPI_SHM_SPLIT_MIN are not set)",
+           s->nlocal, fm_node_cpus_usable, fm_ring_round_size(fm_param.SHM_RING_SIZE),
+           fm_param.EAGER_LIMIT, fm_param.SHM_SPLIT_MIN ? "split copies" : "no split copies");
 }
 
 int fm_shm_segments_setup(void)
@@ -308,7 +324,7 @@ int fm_shm_segments_setup(void)
     if (rc == FM_OK)
         rc = frc != FM_OK ? frc : find_local_ranks(&mine);
     if (rc == FM_OK)
-        size_for_crowd();
+        size_rings();
     /* Lanes' rings when shared memory carries messages to a peer (one rank
      * alone has no segment); OFI gives the lanes endpoints of their own for
      * the others (core/transports.c).  Ranks of one node decide alike. */
