@@ -13,6 +13,14 @@ static MPI_Comm ic;
 static int val(int w, int i) { return w * 100 + i; }
 /* World rank of remote rank j. */
 static int rworld(int j) { return 2 * j + (even ? 1 : 0); }
+/* Value i summed over the remote group: what a reduction from it gives. */
+static int remote_sum(int i)
+{
+    int e = 0;
+    for (int j = 0; j < rn; j++)
+        e += val(rworld(j), i);
+    return e;
+}
 
 /* The root's group is `rg` (0 even, 1 odd), its local rank 0. */
 static int root_arg(int rg)
@@ -41,12 +49,8 @@ static void test_rooted(int mode, int rg)
         MPI_Ireduce(mine, sum, 5, MPI_INT, MPI_SUM, root, ic, &rq_),
         MPI_Reduce_init(mine, sum, 5, MPI_INT, MPI_SUM, root, ic, MPI_INFO_NULL, &rq_));
     if (root == MPI_ROOT)
-        for (int i = 0; i < 5; i++) {
-            int e = 0;
-            for (int j = 0; j < rn; j++)
-                e += val(rworld(j), i);
-            CHECK_EQ(sum[i], e);
-        }
+        for (int i = 0; i < 5; i++)
+            CHECK_EQ(sum[i], remote_sum(i));
     /* gather (3 each) and gatherv (j % 2 + 1 from remote j) */
     int *counts = tu_malloc(sizeof(int) * (rn + 1)), *displs = tu_malloc(sizeof(int) * (rn + 1));
     for (int j = 0; j < rn; j++) {
@@ -100,12 +104,8 @@ static void test_all(int mode)
     RUN_FORMS(mode, MPI_Allreduce(mine, sum, 4, MPI_INT, MPI_SUM, ic),
         MPI_Iallreduce(mine, sum, 4, MPI_INT, MPI_SUM, ic, &rq_),
         MPI_Allreduce_init(mine, sum, 4, MPI_INT, MPI_SUM, ic, MPI_INFO_NULL, &rq_));
-    for (int i = 0; i < 4; i++) {
-        int e = 0;
-        for (int j = 0; j < rn; j++)
-            e += val(rworld(j), i);
-        CHECK_EQ(sum[i], e);
-    }
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ(sum[i], remote_sum(i));
     size_t most = sizeof(int) * (size_t)(4 * (rn + ln + 1) + rn * ln);
     int *big = tu_malloc(most), *out = tu_malloc(most);
     int *sc = tu_malloc(sizeof(int) * (rn + ln)), *sd = tu_malloc(sizeof(int) * (rn + ln));
@@ -162,24 +162,16 @@ static void test_all(int mode)
         MPI_Ireduce_scatter_block(big, out, rcount, MPI_INT, MPI_SUM, ic, &rq_),
         MPI_Reduce_scatter_block_init(big, out, rcount, MPI_INT, MPI_SUM, ic, MPI_INFO_NULL,
                                       &rq_));
-    for (int i = 0; i < rcount; i++) {
-        int e = 0;
-        for (int j = 0; j < rn; j++)
-            e += val(rworld(j), lr * rcount + i);
-        CHECK_EQ(out[i], e);
-    }
+    for (int i = 0; i < rcount; i++)
+        CHECK_EQ(out[i], remote_sum(lr * rcount + i));
     /* reduce_scatter: the same vectors, rn to each member */
     for (int k = 0; k < ln; k++)
         rc[k] = rn;
     RUN_FORMS(mode, MPI_Reduce_scatter(big, out, rc, MPI_INT, MPI_SUM, ic),
         MPI_Ireduce_scatter(big, out, rc, MPI_INT, MPI_SUM, ic, &rq_),
         MPI_Reduce_scatter_init(big, out, rc, MPI_INT, MPI_SUM, ic, MPI_INFO_NULL, &rq_));
-    for (int i = 0; i < rn; i++) {
-        int e = 0;
-        for (int j = 0; j < rn; j++)
-            e += val(rworld(j), lr * rn + i);
-        CHECK_EQ(out[i], e);
-    }
+    for (int i = 0; i < rn; i++)
+        CHECK_EQ(out[i], remote_sum(lr * rn + i));
     free(big), free(out), free(sc), free(sd), free(rc), free(rd);
 }
 
@@ -198,12 +190,8 @@ static void test_large(int mode, int rg)
     RUN_FORMS(mode, MPI_Reduce(a, b, N, MPI_INT, MPI_SUM, root, ic),
         MPI_Ireduce(a, b, N, MPI_INT, MPI_SUM, root, ic, &rq_),
         MPI_Reduce_init(a, b, N, MPI_INT, MPI_SUM, root, ic, MPI_INFO_NULL, &rq_));
-    for (int i = 0; i < N && root == MPI_ROOT; i++) {
-        int e = 0;
-        for (int j = 0; j < rn; j++)
-            e += val(rworld(j), i);
-        CHECK_EQ(b[i], e);
-    }
+    for (int i = 0; i < N && root == MPI_ROOT; i++)
+        CHECK_EQ(b[i], remote_sum(i));
     int *buf = root == MPI_ROOT ? a : b;
     RUN_FORMS(mode, MPI_Bcast(buf, N, MPI_INT, root, ic),
         MPI_Ibcast(buf, N, MPI_INT, root, ic, &rq_),
@@ -213,12 +201,8 @@ static void test_large(int mode, int rg)
     RUN_FORMS(mode, MPI_Allreduce(a, b, N, MPI_INT, MPI_SUM, ic),
         MPI_Iallreduce(a, b, N, MPI_INT, MPI_SUM, ic, &rq_),
         MPI_Allreduce_init(a, b, N, MPI_INT, MPI_SUM, ic, MPI_INFO_NULL, &rq_));
-    for (int i = 0; i < N; i++) {
-        int e = 0;
-        for (int j = 0; j < rn; j++)
-            e += val(rworld(j), i);
-        CHECK_EQ(b[i], e);
-    }
+    for (int i = 0; i < N; i++)
+        CHECK_EQ(b[i], remote_sum(i));
     free(a), free(b);
 }
 
