@@ -153,6 +153,21 @@ static inline int fm_gs_pair_may(MPI_Comm comm, size_t bytes)
     return comm->size == 2 && fm_coll_rooted_pair_may(bytes) && !fm_comm_is_inter(comm);
 }
 
+/* The block a gatherv or scatterv of 2 members moves: the other member's
+ * (counts, dt) at the root, where the counts mean something, and our own
+ * (mine, mdt) elsewhere; 0 where no exchange may run.  On an
+ * intercommunicator `root` names a rank of the other group, so a member
+ * whose rank it equals is no root and its counts may be anything, NULL
+ * included (MPICH's coll tests, valgrind). */
+static size_t fm_gsv_pair_bytes(MPI_Comm comm, int root, fm_iarr counts, MPI_Datatype dt,
+                                MPI_Count mine, MPI_Datatype mdt)
+{
+    if (comm->size != 2 || fm_comm_is_inter(comm))
+        return 0;
+    return comm->rank == root ? (size_t)fm_iarr_at(counts, 1 - root) * dt->size
+                              : (size_t)mine * mdt->size;
+}
+
 /* Both directions of the linear algorithm: a non-root member's one
  * transfer, or the root's. */
 static void fm_gs_linear(fm_coll_call *cc, int gather, int root, struct fm_blocks *b,
@@ -221,9 +236,7 @@ int fm_coll_gather(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *r
 int fm_coll_gatherv(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                     fm_iarr rcounts, fm_iarr displs, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
-    const size_t bytes = comm->rank == root && comm->size == 2
-                             ? (size_t)fm_iarr_at(rcounts, 1 - root) * rdt->size
-                             : (size_t)scount * sdt->size;
+    const size_t bytes = fm_gsv_pair_bytes(comm, root, rcounts, rdt, scount, sdt);
     int rc;
     if (fm_gs_pair_may(comm, bytes) &&
         fm_gs_pair(comm, 1, root, rbuf, rcounts, displs, 0, rdt, sbuf, scount, sdt, &rc))
@@ -267,9 +280,7 @@ int fm_coll_scatter(const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *
 int fm_coll_scatterv(const void *sbuf, fm_iarr scounts, fm_iarr displs, MPI_Datatype sdt,
                      void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
-    const size_t bytes = comm->rank == root && comm->size == 2
-                             ? (size_t)fm_iarr_at(scounts, 1 - root) * sdt->size
-                             : (size_t)rcount * rdt->size;
+    const size_t bytes = fm_gsv_pair_bytes(comm, root, scounts, sdt, rcount, rdt);
     int rc;
     if (fm_gs_pair_may(comm, bytes) && fm_gs_pair(comm, 0, root, (void *)(uintptr_t)sbuf, scounts,
                                                   displs, 0, sdt, rbuf, rcount, rdt, &rc))
