@@ -158,7 +158,7 @@ static inline int fm_gs_pair_may(MPI_Comm comm, size_t bytes)
  * (mine, mdt) elsewhere; 0 where no exchange may run.  On an
  * intercommunicator `root` names a rank of the other group, so a member
  * whose rank it equals is no root and its counts may be anything, NULL
- * included (MPICH's coll tests, valgrind). */
+ * included (coll_inter). */
 static size_t fm_gsv_pair_bytes(MPI_Comm comm, int root, fm_iarr counts, MPI_Datatype dt,
                                 MPI_Count mine, MPI_Datatype mdt)
 {
