@@ -483,8 +483,9 @@ static inline int sel_allgather(enum kind k, const void *sbuf, MPI_Count scount,
     if (crowded || fm_param.COLL_VERBOSE) {
         if (fm_iarr_null(rcounts))
             largest = (size_t)rcount;
-        else /* a block from each member of the remote group, on an intercommunicator */
-            for (int p = 0; p < (fm_comm_is_inter(comm) ? comm->remote_size : comm->size); p++)
+        else /* a block from each rank our arguments name: the remote group's on an
+              * intercommunicator (remote_size is size on an intracommunicator) */
+            for (int p = 0; p < comm->remote_size; p++)
                 if ((size_t)fm_iarr_at(rcounts, p) > largest)
                     largest = (size_t)fm_iarr_at(rcounts, p);
         largest *= (size_t)rdt->size;
