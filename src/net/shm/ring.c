@@ -110,6 +110,21 @@ int fm_ring_rx_attach(fm_ring_rx *rx, void *mem)
     return FM_OK;
 }
 
+/* The message of a record longer than a line, copied with the bytes that
+ * share the header word's line last: a receiver waiting for this record
+ * polls that line, and each store into it while it polls costs a transfer
+ * of the line.  Apart (not inlined), so the one-cell path keeps its
+ * registers. */
+static __attribute__((noinline)) void copy_first_line_last(uint8_t *body, const void *hdr,
+                                                           size_t hlen, const void *payload,
+                                                           size_t plen)
+{
+    size_t in_first = LINE - FM_RING_HDR - hlen; /* < plen: the record is longer than a line */
+    fm_copy(body + hlen + in_first, (const char *)payload + in_first, plen - in_first);
+    memcpy(body, hdr, hlen);
+    memcpy(body + hlen, payload, in_first);
+}
+
 /* One record: header bytes, then the payload copied from `payload` or, when
  * `fill` is given, produced by fill(arg, dst, plen) in place. */
 static inline int ring_put(fm_ring_tx *tx, const void *hdr, size_t hlen, const void *payload,
@@ -134,12 +149,16 @@ static inline int ring_put(fm_ring_tx *tx, const void *hdr, size_t hlen, const v
     uint64_t at = head + pad;
     _Atomic uint64_t *w = word_at(tx->data, tx->mask, at);
     uint8_t *body = (uint8_t *)w + FM_RING_HDR;
-    if (hlen)
-        memcpy(body, hdr, hlen);
-    if (fill)
-        fill(arg, body + hlen, plen);
-    else if (plen && payload)
-        fm_copy(body + hlen, payload, plen);
+    if (__builtin_expect(rec > LINE, 0) && !fill && hlen < LINE - FM_RING_HDR && payload) {
+        copy_first_line_last(body, hdr, hlen, payload, plen);
+    } else {
+        if (hlen)
+            memcpy(body, hdr, hlen);
+        if (fill)
+            fill(arg, body + hlen, plen);
+        else if (plen && payload)
+            fm_copy(body + hlen, payload, plen);
+    }
     /* A one-cell record at a line start: the consumer next looks at the
      * second half of this line, which it does not clear (clear_record). */
     if (rec == FM_RING_CELL && !(at & (LINE - 1)))
@@ -191,9 +210,17 @@ int fm_ring_send_fill(fm_ring_tx *tx, const void *hdr, size_t hlen, fm_ring_fill
  * one (8-10 rounds each): not kept.  A prefetchw of a record's lines before
  * its callback (so these stores find them owned) made latency 5-16% shorter
  * from 64 B to 4 KiB, left MPI floods within noise, and cut Medium AM
- * floods of 1 KiB, whose handler reads nothing, by 30-60%: not kept. */
+ * floods of 1 KiB, whose handler reads nothing, by 30-60%: not kept.
+ * A record in the second half of a line also clears the first half's
+ * header, left until then (fm_ring_poll): the producer may be writing the
+ * second half while the consumer is done with the first (bench/RESULTS.md,
+ * "The ring: no store into a line under write").  A producer prefetchw
+ * 256-1024 bytes ahead gave 8 B floods nothing and cut 1 KiB ones. */
 static inline void clear_record(fm_ring_rx *rx, uint64_t pos, uint64_t bytes)
 {
+    if (pos & (LINE - 1))
+        atomic_store_explicit(word_at(rx->data, rx->mask, pos - FM_RING_CELL), 0,
+                              memory_order_relaxed);
     atomic_store_explicit(word_at(rx->data, rx->mask, pos), 0, memory_order_relaxed);
     for (uint64_t at = (pos | (LINE - 1)) + 1; at < pos + bytes; at += LINE)
         atomic_store_explicit(word_at(rx->data, rx->mask, at), 0, memory_order_relaxed);
@@ -232,7 +259,10 @@ int fm_ring_poll(fm_ring_rx *rx, int peer, fm_net_deliver_fn *cb, int max)
         /* The cells stay ours until the tail store below, so the message
          * is valid for the whole callback (which may send, not poll). */
         cb(peer, (const uint8_t *)w + FM_RING_HDR, REC_LEN(word));
-        clear_record(rx, pos, rec);
+        /* A one-cell record at a line start: cleared with the next one
+         * (clear_record), since the producer may be writing that. */
+        if (rec != FM_RING_CELL || (pos & (LINE - 1)))
+            clear_record(rx, pos, rec);
         pos += rec;
         n++;
     }

@@ -25,9 +25,13 @@
  * before handing the cells back, and a producer putting a one-cell record at
  * a line start zeroes the second half's first word (so old payload bytes are
  * never mistaken for a header; ring.c, clear_record); one cell of slack
- * keeps the producer from closing the ring exactly.  A record that would cross the end of
- * the data area is placed at offset 0 and the tail of the area becomes a SKIP
- * record.
+ * keeps the producer from closing the ring exactly.  The header of a
+ * one-cell record at a line start is zeroed when the second half is
+ * consumed, not before: the producer may still be writing that half, and
+ * the consumer's store would take the line from it.  The slack cell keeps
+ * the producer off the first half until the tail has passed the second.
+ * A record that would cross the end of the data area is placed at offset 0
+ * and the tail of the area becomes a SKIP record.
  *
  * The producer's position is private to the producer; the consumer's
  * position (`tail`) is the only shared index and sits on its own cache line.
