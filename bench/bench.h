@@ -113,6 +113,30 @@ static inline long bench_max(const bench_opts *o, long dflt)
     return o->max_size > 0 && o->max_size < dflt ? o->max_size : dflt;
 }
 
+/* A benchmark's own flag: 1 when argv holds it, which is then taken out
+ * (before bench_init, which refuses options it does not know). */
+static inline int bench_take_flag(int *argc, char **argv, const char *flag)
+{
+    for (int i = 1; i < *argc; i++)
+        if (!strcmp(argv[i], flag)) {
+            for (int j = i; j < *argc - 1; j++)
+                argv[j] = argv[j + 1];
+            (*argc)--;
+            return 1;
+        }
+    return 0;
+}
+
+/* n bytes of data as 8-byte blocks with 8-byte holes (n a multiple of 8):
+ * one element of it covers 2n - 8 bytes.  For --vector. */
+static inline MPI_Datatype bench_vector_of(long n)
+{
+    MPI_Datatype t;
+    MPI_Type_vector((int)(n / 8), 8, 16, MPI_BYTE, &t);
+    MPI_Type_commit(&t);
+    return t;
+}
+
 static inline void *bench_alloc(size_t n)
 {
     void *p = NULL;

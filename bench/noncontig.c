@@ -41,14 +41,7 @@ int main(int argc, char **argv)
     /* Our own option first; the rest are bench.h's. */
     struct ctx c;
     memset(&c, 0, sizeof c);
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--recv-side")) {
-            c.recv_side = 1;
-            for (int j = i; j < argc - 1; j++)
-                argv[j] = argv[j + 1];
-            argc--;
-            break;
-        }
+    c.recv_side = bench_take_flag(&argc, argv, "--recv-side");
     bench_opts o;
     bench_init(&argc, &argv, &o, 2);
     c.rank = o.rank;
