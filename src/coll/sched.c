@@ -151,6 +151,12 @@ static void park(struct fm_sched *s)
 static void complete(struct fm_sched *s)
 {
     struct fm_request *r = s->req;
+    r->coll_status = s->rc;
+    if (s->persistent) { /* its status stays the empty one (fm_sched_persist, take_result) */
+        r->status.MPI_ERROR = s->rc == FM_OK ? MPI_SUCCESS : fm_status_to_mpi_class(s->rc);
+        r->done = 1;
+        return;
+    }
     if (s->p2p) {
         r->status = s->rstatus;
     } else {
@@ -159,11 +165,6 @@ static void complete(struct fm_sched *s)
         r->status.fm_count = 0;
     }
     r->status.MPI_ERROR = s->rc == FM_OK ? MPI_SUCCESS : fm_status_to_mpi_class(s->rc);
-    r->coll_status = s->rc;
-    if (s->persistent) {
-        r->done = 1;
-        return;
-    }
     r->sched = NULL;
     if (s->reusable)
         park(s);

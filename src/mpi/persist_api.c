@@ -154,8 +154,10 @@ static int start_one(const char *call, struct fm_request *p)
                         "request is already active; complete it before starting it again");
     struct fm_request *inner;
     int rc;
-    if (p->kind == FM_REQ_COLL)
-        return fm_raise_status(p->comm, call, fm_sched_restart(p));
+    if (p->kind == FM_REQ_COLL) {
+        rc = fm_sched_restart(p);
+        return rc == FM_OK ? MPI_SUCCESS : fm_raise_status(p->comm, call, rc);
+    }
     if (p->kind == FM_REQ_RECV) {
         rc = fm_irecv((void *)p->user_buf, p->count, p->dt, p->peer, p->tag, p->comm, 0, &inner);
     } else if (p->mode == FM_SEND_BUFFERED) {

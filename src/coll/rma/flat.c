@@ -18,11 +18,12 @@
  * non-commutative ops included.
  *
  * Pushed (c->flat_push: two members on a node with a core each, where
- * select.c runs only the nonblocking and persistent calls flat): each
- * member publishes into the OTHER's lane instead and reads its own, as the
- * blocking pair does (fm_crma_pair): writing into the reader's memory
- * beats reading from the writer's there (blocking 8 B allreduce, 2 bound
- * ranks, 3 alternated runs: pulled flat 0.47-0.50 us, the pair 0.36-0.41).
+ * select.c runs every small Allreduce flat, and the nonblocking and
+ * persistent Barrier): each member publishes into the OTHER's lane instead
+ * and reads its own, as the pair does (fm_crma_pair): writing into the
+ * reader's memory beats reading from the writer's there (blocking 8 B
+ * allreduce, 2 bound ranks, 3 alternated runs: pulled flat 0.47-0.50 us,
+ * the pair 0.36-0.41; pushed flat beat the pair again: select.c).
  * What follows holds with "the lane a member reads" for "its own lane"
  * (so only the other member's reading is checked).  Scheduled pushed
  * calls of more than FM_CRMA_PUSH_PAIR_ABOVE bytes take no lane: they run
@@ -186,7 +187,7 @@ static inline __attribute__((always_inline)) int flat_publish(flat_call *f)
          * inline (fm_dt_pack's own fast path is a call away); only an
          * allgather's dt may be another layout of the same signature. */
         if (fm_dt_is_contig(f->dt))
-            fm_copy(lane_data(w, f->bytes), (const char *)mine + f->dt->true_lb, f->bytes);
+            fm_copy_short(lane_data(w, f->bytes), (const char *)mine + f->dt->true_lb, f->bytes);
         else
             fm_dt_pack(mine, f->count, f->dt, 0, lane_data(w, f->bytes), f->bytes);
     }
@@ -314,11 +315,11 @@ static inline __attribute__((always_inline)) int fold_pushed(flat_call *f)
     if (c->rank == 0) { /* theirs = mine op theirs, in our lane, then out */
         rc = fm_op_plan_apply(f->plan, lb, f->op, mine, theirs, f->count, f->dt);
         if (rc == FM_OK)
-            fm_copy((char *)f->rbuf + lb, theirs + lb, f->bytes);
+            fm_copy_short((char *)f->rbuf + lb, theirs + lb, f->bytes);
         return rc;
     }
     if (mine != f->rbuf)
-        fm_copy((char *)f->rbuf + lb, mine + lb, f->bytes);
+        fm_copy_short((char *)f->rbuf + lb, mine + lb, f->bytes);
     rc = fm_op_plan_apply(f->plan, lb, f->op, theirs, f->rbuf, f->count, f->dt); /* rbuf = theirs op mine */
     /* Only read here: the other's next write into these lines is cheaper
      * with them written here last (cache.h, fm_crma_claim). */

@@ -42,9 +42,10 @@ static inline int flat_fits(MPI_Comm comm, size_t bytes, MPI_Datatype dt)
 }
 
 /* The flat algorithm's pushed form (flat.c), for nonblocking and persistent
- * calls: two members on a node with a core each, up to a lane's bytes of a
- * contiguous type; above FM_CRMA_PUSH_PAIR_ABOVE as the pair that blocking
- * calls there take (fm_crma_pair, no size limit below the cache's; in a
+ * calls and the blocking Allreduce (select.c, push_flat): two members on a
+ * node with a core each, up to a lane's bytes of a contiguous type; above
+ * FM_CRMA_PUSH_PAIR_ABOVE as the pair that larger blocking calls there
+ * take (fm_crma_pair, no size limit below the cache's; in a
  * schedule since `done` became a watermark, cache.h).  bench/
  * allreduce_persistent.c, 2 ranks bound, 10 alternated runs, medians,
  * two-sided schedule -> pushed: MPI_Iallreduce + MPI_Wait of 8 B 0.670 ->
