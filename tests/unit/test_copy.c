@@ -5,7 +5,9 @@
  * the copy in blocks from 512 KiB to 2 MiB), every source offset in a
  * line, destinations 0 to 64 bytes past the source modulo 4 KiB and a few
  * elsewhere, with guard bytes on both ends of the destination; fm_move also
- * on overlapping buffers. */
+ * on overlapping buffers; fm_copy_short at every size to 40 bytes (its two
+ * overlapping moves from 4 to 16, fm_copy around them) and every offset in
+ * a line on both sides. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -113,11 +115,32 @@ static void test_move(void **state)
     free(want);
 }
 
+static void test_copy_short(void **state)
+{
+    (void)state;
+    unsigned char src[128], dst[128 + 2 * GUARD];
+    for (size_t i = 0; i < sizeof src; i++)
+        src[i] = pattern(i);
+    for (size_t n = 0; n <= 40; n++)
+        for (size_t so = 0; so < 64; so++)
+            for (size_t d_o = 0; d_o < 64; d_o += 3) {
+                unsigned char *d = dst + GUARD + d_o;
+                memset(dst, 0xA5, sizeof dst);
+                assert_ptr_equal(fm_copy_short(d, src + so, n), d);
+                assert_memory_equal(d, src + so, n);
+                for (size_t i = 0; i < GUARD; i++) {
+                    assert_int_equal(d[-1 - (ptrdiff_t)i], 0xA5);
+                    assert_int_equal(d[n + i], 0xA5);
+                }
+            }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_copy_window),
         cmocka_unit_test(test_move),
+        cmocka_unit_test(test_copy_short),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
