@@ -10,18 +10,17 @@
 #include "dtype/internal.h"
 #include "util/copy.h"
 
-/* Small fixed sizes become single moves; memcpy's call overhead dominates
- * for the short blocks typical of vectors of basic types. */
+/* Short blocks without a call: memcpy's call overhead dominates for the
+ * blocks typical of vectors of basic types (fm_copy_short takes 4 to 16
+ * bytes, any size between too). */
 static inline void copy_bytes(char *dst, const char *src, size_t n)
 {
-    switch (n) {
-    case 1: *dst = *src; break;
-    case 2: memcpy(dst, src, 2); break;
-    case 4: memcpy(dst, src, 4); break;
-    case 8: memcpy(dst, src, 8); break;
-    case 16: memcpy(dst, src, 16); break;
-    default: fm_copy(dst, src, n); break;
-    }
+    if (n == 1)
+        *dst = *src;
+    else if (n == 2)
+        memcpy(dst, src, 2);
+    else
+        fm_copy_short(dst, src, n);
 }
 
 /* Index of the block holding packed byte r of one element (0 <= r < size). */
