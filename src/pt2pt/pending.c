@@ -96,14 +96,9 @@ int fm_send_or_park(struct fm_vci *V, int peer, const void *hdr, size_t hlen, co
     return FM_OK;
 }
 
-int fm_send_or_park_copy(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen)
+int fm_send_park_copy(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen)
 {
     struct fm_vci *V = &fm_vci0;
-    if (!V->pend_head[peer]) {
-        int rc = fm_net_send(V->peer_net[peer], peer, hdr, hlen, payload, plen);
-        if (rc != FM_ERR_AGAIN)
-            return rc;
-    }
     char *own = malloc(hlen + plen);
     if (!own)
         return FM_ERR_NOMEM;

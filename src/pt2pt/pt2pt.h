@@ -151,9 +151,20 @@ const char *fm_pt2pt_comm_limit_why(void);
 int fm_deliver_register(unsigned proto, fm_net_deliver_fn *handler);
 /* Send hdr + payload to peer now, or queue a copy of both behind what waits
  * for that peer: the caller's buffers are free when this returns.  FM_OK,
- * or an error of the transport or FM_ERR_NOMEM. */
-int fm_send_or_park_copy(int peer, const void *hdr, size_t hlen, const void *payload,
-                         size_t plen);
+ * or an error of the transport or FM_ERR_NOMEM.  The first try is inline,
+ * as fm_send_or_wait's: an active-message reply pays no call for it;
+ * fm_send_park_copy queues the copy. */
+int fm_send_park_copy(int peer, const void *hdr, size_t hlen, const void *payload, size_t plen);
+static inline int fm_send_or_park_copy(int peer, const void *hdr, size_t hlen,
+                                       const void *payload, size_t plen)
+{
+    if (__builtin_expect(!fm_vci0.pend_head[peer], 1)) {
+        int rc = fm_net_send(fm_vci0.peer_net[peer], peer, hdr, hlen, payload, plen);
+        if (__builtin_expect(rc != FM_ERR_AGAIN, 1))
+            return rc;
+    }
+    return fm_send_park_copy(peer, hdr, hlen, payload, plen);
+}
 /* Send hdr + payload to peer, after what waits for that peer, making
  * progress until the transport takes it (for senders that may wait: no
  * copy, and the progress made meanwhile frees the room).  The first try is
