@@ -2,8 +2,8 @@
  * already arrived (taken into the unexpected queue while the member was
  * busy elsewhere) is copied out with no request
  * (src/pt2pt/recv.c, fm_sw_coll_recv_now), with the outcome a posted
- * receive would have had (a zero-byte message sent after it on
- * MPI_COMM_WORLD, received first, brings it in: say_sent):
+ * receive would have had (a zero-byte message sent after it on the same
+ * communicator, received first, brings it in: say_sent):
  *   - MPI_Scatter of 7 and 1000 ints, every int checked;
  *   - a receive type with gaps (MPI_Type_vector), the gaps untouched;
  *   - a receive smaller than the message: MPI_ERR_TRUNCATE, the part that
@@ -43,14 +43,18 @@ static void check_taken(long long want, const char *what)
     CHECKF(d[1] == want, "%s: %lld receives taken as arrived, expected %lld", what, d[1], want);
 }
 
-/* After its part of a case's collective, a sender says so to `to` on
- * MPI_COMM_WORLD; the receiver's MPI_Recv of that takes the collective's
- * message in first, into the unexpected queue: the transports deliver a
- * pair's messages in the order they were sent, whatever their context. */
-static void say_sent(int to) { CHECK_MPI(MPI_Send(NULL, 0, MPI_INT, to, 99, MPI_COMM_WORLD)); }
-static void hear_sent(int from)
+/* After its part of a case's collective, a sender says so to `to` on the
+ * case's communicator c; the receiver's MPI_Recv of that takes the
+ * collective's message in first, into the unexpected queue: the
+ * transports deliver a pair's messages in the order they were sent,
+ * whatever their context, on one lane.  Not across lanes: with
+ * FABMPI_VCIS a duplicate may have a lane (and OFI endpoint) of its own,
+ * and a word on MPI_COMM_WORLD then overtook the collective's message
+ * over tcp;ofi_rxm (make test-ofi, 1 run of 3 at 3 ranks). */
+static void say_sent(MPI_Comm c, int to) { CHECK_MPI(MPI_Send(NULL, 0, MPI_INT, to, 99, c)); }
+static void hear_sent(MPI_Comm c, int from)
 {
-    CHECK_MPI(MPI_Recv(NULL, 0, MPI_INT, from, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Recv(NULL, 0, MPI_INT, from, 99, c, MPI_STATUS_IGNORE));
 }
 
 /* Root 0 scatters `sends` ints to each other member (its own block stays in
@@ -89,9 +93,9 @@ static void scatter_case(int sends, int recvs, int spaced, int want_class, int s
         CHECKF(rc == MPI_SUCCESS, "%s: the root got class %d", what, tu_class_of(rc));
         check_taken(0, what);
         for (int m = 1; m < size; m++)
-            say_sent(m);
+            say_sent(c, m);
     } else {
-        hear_sent(0);
+        hear_sent(c, 0);
         count_from_here();
         rc = MPI_Scatter(NULL, 0, MPI_INT, mine, rcount, rt, 0, c);
         CHECKF(tu_class_of(rc) == want_class, "%s: class %d, expected %d", what, tu_class_of(rc),
@@ -128,13 +132,13 @@ static void gather_case(int n, int salt)
     if (rank == 0) {
         all = tu_malloc(sizeof(int) * (size_t)n * (size_t)size);
         for (int m = 1; m < size; m++)
-            hear_sent(m);
+            hear_sent(c, m);
     }
     count_from_here();
     CHECK_MPI(MPI_Gather(mine, n, MPI_INT, all, n, MPI_INT, 0, c));
     check_taken(rank == 0 ? size - 1 : 0, what);
     if (rank != 0)
-        say_sent(0);
+        say_sent(c, 0);
     if (rank == 0)
         for (int m = 0; m < size; m++)
             for (int i = 0; i < n; i++)
