@@ -264,6 +264,11 @@ extern struct fm_info fab_info_env;
 /* A Fortran status is MPI_STATUS_SIZE INTEGERs with MPI_Status's layout;
  * MPI_SOURCE, MPI_TAG and MPI_ERROR are its elements 1, 2, 3 in Fortran. */
 #define MPI_STATUS_SIZE 6
+/* MPI-4.0 19.3.5: a Fortran status as a C array, and its fields' indices. */
+#define MPI_F_STATUS_SIZE MPI_STATUS_SIZE
+#define MPI_F_SOURCE 0
+#define MPI_F_TAG 1
+#define MPI_F_ERROR 2
 /* The Fortran sentinels (their storage: src/mpi/fortran_sentinels.c). */
 extern MPI_Fint fab_f_bottom_, fab_f_in_place_, fab_f_status_ignore_[MPI_STATUS_SIZE],
     fab_f_statuses_ignore_[MPI_STATUS_SIZE], fab_f_unweighted_[1], fab_f_weights_empty_[1],

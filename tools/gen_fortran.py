@@ -51,6 +51,7 @@ CALLBACKS = {
 HAND_WRITTEN = {
     'MPI_Comm_get_attr', 'MPI_Comm_set_attr', 'MPI_Type_get_attr', 'MPI_Type_set_attr',
     'MPI_Win_get_attr', 'MPI_Win_set_attr', 'MPI_Attr_get', 'MPI_Attr_put', 'MPI_Op_create',
+    'MPI_Info_get_string',
 } | CALLBACKS
 # Not bound yet, and why: besides these, every other procedure that takes a
 # user callback (not_bound(): MPI-IO's and sessions' error handlers, which
@@ -70,6 +71,12 @@ STAR_LENGTH = {
     ('MPI_Ineighbor_alltoallw', 'recvtypes'): 'fm_f_neighbors(PMPI_Comm_f2c(*comm), 0)',
     ('MPI_Neighbor_alltoallw_init', 'sendtypes'): 'fm_f_neighbors(PMPI_Comm_f2c(*comm), 1)',
     ('MPI_Neighbor_alltoallw_init', 'recvtypes'): 'fm_f_neighbors(PMPI_Comm_f2c(*comm), 0)',
+}
+# Indices into an array of requests: Fortran counts them from 1 (MPI-4.0
+# 3.7.5); the C call's 0-based answers are shifted on the way out.
+ONE_BASED = {
+    ('MPI_Waitany', 'index'), ('MPI_Testany', 'index'),
+    ('MPI_Waitsome', 'array_of_indices'), ('MPI_Testsome', 'array_of_indices'),
 }
 
 
@@ -239,9 +246,14 @@ class Wrapper:
         if kind == 'F90_STATUS':   # an INTEGER status, as C's MPI_Fint *
             self.args.append(n)
             return
+        if (self.name, n) in ONE_BASED:
+            return self.one_based(p)
         if kind == 'STRING':
             if d == 'in':
-                self.decl.append(f'char *c_{n} = fm_f_cstring({n}, {n}_len);')
+                # An info key or value loses its leading blanks too (MPI-4.0 10).
+                strip = 'fm_f_cstring_info' if self.name.startswith('MPI_Info_') \
+                    else 'fm_f_cstring'
+                self.decl.append(f'char *c_{n} = {strip}({n}, {n}_len);')
                 self.cleanup.append(f'free(c_{n});')
             else:
                 self.decl.append(f'char *c_{n} = fm_f_array((int)fm_f_string_room({n}_len), 1);')
@@ -266,6 +278,19 @@ class Wrapper:
         # Integers and LOGICAL arrays (gfortran: 0 and 1) have C's layout.
         pointer = p['length'] is not None or d != 'in'
         self.args.append(n if pointer else f'*{n}')
+
+    def one_based(self, p):
+        n = p['name']
+        if p['length'] is None:   # MPI_UNDEFINED (none active) stays as it is
+            self.decl.append(f'int c_{n} = MPI_UNDEFINED;')
+            self.args.append(f'&c_{n}')
+            self.after.append(f'*{n} = c_{n} >= 0 ? c_{n} + 1 : c_{n};')
+            return
+        self.args.append(n)       # written only for the outcount completed
+        self.after.append('if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && '
+                          '*outcount != MPI_UNDEFINED)')
+        self.after.append('    for (int i = 0; i < *outcount; i++)')
+        self.after.append(f'        {n}[i]++;')
 
     def render(self):
         for p in c_params(self.e, self.large):
@@ -304,6 +329,12 @@ def signature(entry, kinds, name, large=False):
     return rtype, f'{name}({", ".join(params) or "void"})'
 
 
+def cptr_form(e):
+    """The standard's second specific of the mpi module's generic, whose
+    baseptr is TYPE(C_PTR) (MPI_Alloc_mem, MPI_Win_allocate, ...)."""
+    return bool(e['attributes'].get('f90_index_overload'))
+
+
 def wrapper(e, kinds, large):
     """The C lines of one procedure's binding: a static body taking
     `profiled`, then mpi_x_ and pmpi_x_ (large: mpi_x_c_, pmpi_x_c_)."""
@@ -319,11 +350,15 @@ def wrapper(e, kinds, large):
     out.append('{')
     out += Wrapper(e, kinds, large).render()
     out.append('}')
-    for prefix, prof in (('', 0), ('p', 1)):
-        _, s = signature(e, kinds, f'{prefix}{low}_', large)
-        call = f'f_{low[4:]}({", ".join([str(prof)] + args)})'
-        out.append(f'{rtype} {s}')
-        out.append(f'{{ {"return " if rtype != "void" else ""}{call}; }}')
+    # The mpi module's TYPE(C_PTR) form (MPI_Alloc_mem_cptr: an address
+    # passed alike) binds to the same body.
+    forms = [''] + (['_cptr'] if cptr_form(e) and not large else [])
+    for form in forms:
+        for prefix, prof in (('', 0), ('p', 1)):
+            _, s = signature(e, kinds, f'{prefix}{low}{form}_', large)
+            call = f'f_{low[4:]}({", ".join([str(prof)] + args)})'
+            out.append(f'{rtype} {s}')
+            out.append(f'{{ {"return " if rtype != "void" else ""}{call}; }}')
     out.append('')
     return out
 
@@ -442,18 +477,25 @@ def fortran_interfaces(apis, kinds, names, lang, defined=frozenset()):
     abstract = {t for t in abstract if apis[t]['attributes']['f08_expressible']}
     if abstract:
         out += abstract_interfaces(apis, kinds, abstract)
-    def interface(e, large):
+    def interface(e, large, prefix='', cptr=False):
         params = fortran_params(e, lang, large)
         plist = ', '.join(p['name'] for p in params)
-        name = e['name'] + (mpi_large.SUFFIX if large else '')
+        name = prefix + e['name'] + (mpi_large.SUFFIX if large else '') + \
+            ('_CPTR' if cptr else '')
         ret = e['return_kind']
         if ret == 'ERROR_CODE':
             head, tail = f'SUBROUTINE {name}({plist})', 'END SUBROUTINE'
         else:
             rtype = kinds[ret][f'{lang}_small'] or 'DOUBLE PRECISION'
             head, tail = f'{rtype} FUNCTION {name}({plist})', 'END FUNCTION'
-        lines = [f'  {head}', '    IMPORT', '    IMPLICIT NONE']
+        lines = [f'  {head}']
+        if cptr:
+            lines.append('    USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR')
+        lines += ['    IMPORT', '    IMPLICIT NONE']
         for p in params:
+            if cptr and p['name'] == 'baseptr':
+                lines.append('    TYPE(C_PTR), INTENT(OUT) :: baseptr')
+                continue
             lines += [f'    {x}' for x in fortran_decl(kinds, p, lang, abstract, large)]
         return lines + [f'  {tail}']
 
@@ -467,8 +509,15 @@ def fortran_interfaces(apis, kinds, names, lang, defined=frozenset()):
             # variant as specifics (Fortran lets one share the name).
             generic += [f'INTERFACE {name}'] + interface(e, False) + interface(e, True) + \
                        [f'END INTERFACE {name}', '']
+        elif lang == 'f90' and cptr_form(e):
+            generic += [f'INTERFACE {name}'] + interface(e, False) + \
+                interface(e, False, cptr=True) + [f'END INTERFACE {name}', '']
         else:
             plain += interface(e, False)
+        if e['return_kind'] != 'ERROR_CODE':
+            # A function's profiling name needs its type declared too
+            # (PMPI_Wtime would be a REAL); a subroutine's is called as it is.
+            plain += interface(e, False, 'P')
     out += ['INTERFACE'] + plain + ['END INTERFACE', ''] + generic
     # The predefined callbacks, external procedures of libfabmpi_fortran.
     predefined = predefined_callbacks(apis, defined, lang)

@@ -65,6 +65,8 @@ static inline void fm_f_ierror(MPI_Fint *ierror, int rc)
 void *fm_f_array(int n, size_t size);
 /* A NUL-terminated copy of a Fortran string without its trailing blanks. */
 char *fm_f_cstring(const char *s, size_t len);
+/* The same without leading blanks either: info keys and values. */
+char *fm_f_cstring_info(const char *s, size_t len);
 /* Bytes of a C buffer for an output string of a Fortran length (room for
  * the longest string any MPI call writes, and the NUL). */
 size_t fm_f_string_room(size_t len);

@@ -201,7 +201,7 @@ void pmpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierror)
 static inline void f_info_delete(int profiled, MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_len)
 {
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    char *c_key = fm_f_cstring(key, key_len);
+    char *c_key = fm_f_cstring_info(key, key_len);
     int rc = (profiled ? PMPI_Info_delete : MPI_Info_delete)(c_info, c_key);
     free(c_key);
     if (ierror)
@@ -245,7 +245,7 @@ void pmpi_info_free_(MPI_Fint *info, MPI_Fint *ierror)
 static inline void f_info_get(int profiled, MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
 {
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    char *c_key = fm_f_cstring(key, key_len);
+    char *c_key = fm_f_cstring_info(key, key_len);
     char *c_value = fm_f_array((int)fm_f_string_room(value_len), 1);
     int c_flag = 0;
     int rc = (profiled ? PMPI_Info_get : MPI_Info_get)(c_info, c_key, *valuelen, c_value, &c_flag);
@@ -292,32 +292,11 @@ void mpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierr
 void pmpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierror, size_t key_len)
 { f_info_get_nthkey(1, info, n, key, ierror, key_len); }
 
-/* MPI_Info_get_string */
-static inline void f_info_get_string(int profiled, MPI_Fint *info, char *key, MPI_Fint *buflen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
-{
-    MPI_Info c_info = PMPI_Info_f2c(*info);
-    char *c_key = fm_f_cstring(key, key_len);
-    char *c_value = fm_f_array((int)fm_f_string_room(value_len), 1);
-    int c_flag = 0;
-    int rc = (profiled ? PMPI_Info_get_string : MPI_Info_get_string)(c_info, c_key, buflen, c_value, &c_flag);
-    if (rc == MPI_SUCCESS && c_flag)
-        fm_f_fstring(value, value_len, c_value);
-    *flag = c_flag ? FM_F_TRUE : 0;
-    free(c_key);
-    free(c_value);
-    if (ierror)
-        *ierror = rc;
-}
-void mpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
-{ f_info_get_string(0, info, key, buflen, value, flag, ierror, key_len, value_len); }
-void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
-{ f_info_get_string(1, info, key, buflen, value, flag, ierror, key_len, value_len); }
-
 /* MPI_Info_get_valuelen */
 static inline void f_info_get_valuelen(int profiled, MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len)
 {
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    char *c_key = fm_f_cstring(key, key_len);
+    char *c_key = fm_f_cstring_info(key, key_len);
     int c_flag = 0;
     int rc = (profiled ? PMPI_Info_get_valuelen : MPI_Info_get_valuelen)(c_info, c_key, valuelen, &c_flag);
     *flag = c_flag ? FM_F_TRUE : 0;
@@ -334,8 +313,8 @@ void pmpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_
 static inline void f_info_set(int profiled, MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, size_t key_len, size_t value_len)
 {
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    char *c_key = fm_f_cstring(key, key_len);
-    char *c_value = fm_f_cstring(value, value_len);
+    char *c_key = fm_f_cstring_info(key, key_len);
+    char *c_value = fm_f_cstring_info(value, value_len);
     int rc = (profiled ? PMPI_Info_set : MPI_Info_set)(c_info, c_key, c_value);
     free(c_key);
     free(c_value);

@@ -635,12 +635,14 @@ static inline void f_testany(int profiled, MPI_Fint *count, MPI_Fint *array_of_r
 {
     int n_array_of_requests = *count;
     MPI_Request *c_array_of_requests = fm_f_array(n_array_of_requests, sizeof *c_array_of_requests);
+    int c_index = MPI_UNDEFINED;
     int c_flag = 0;
     for (int i = 0; i < n_array_of_requests; i++)
         c_array_of_requests[i] = PMPI_Request_f2c(array_of_requests[i]);
-    int rc = (profiled ? PMPI_Testany : MPI_Testany)(*count, c_array_of_requests, index, &c_flag, fm_f_status(status));
+    int rc = (profiled ? PMPI_Testany : MPI_Testany)(*count, c_array_of_requests, &c_index, &c_flag, fm_f_status(status));
     for (int i = 0; i < n_array_of_requests; i++)
         fm_f_update(FM_F_REQUEST, &array_of_requests[i], c_array_of_requests[i] == NULL, PMPI_Request_c2f(c_array_of_requests[i]));
+    *index = c_index >= 0 ? c_index + 1 : c_index;
     *flag = c_flag ? FM_F_TRUE : 0;
     free(c_array_of_requests);
     if (ierror)
@@ -661,6 +663,9 @@ static inline void f_testsome(int profiled, MPI_Fint *incount, MPI_Fint *array_o
     int rc = (profiled ? PMPI_Testsome : MPI_Testsome)(*incount, c_array_of_requests, outcount, array_of_indices, fm_f_statuses(array_of_statuses));
     for (int i = 0; i < n_array_of_requests; i++)
         fm_f_update(FM_F_REQUEST, &array_of_requests[i], c_array_of_requests[i] == NULL, PMPI_Request_c2f(c_array_of_requests[i]));
+    if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED)
+        for (int i = 0; i < *outcount; i++)
+            array_of_indices[i]++;
     free(c_array_of_requests);
     if (ierror)
         *ierror = rc;
@@ -708,11 +713,13 @@ static inline void f_waitany(int profiled, MPI_Fint *count, MPI_Fint *array_of_r
 {
     int n_array_of_requests = *count;
     MPI_Request *c_array_of_requests = fm_f_array(n_array_of_requests, sizeof *c_array_of_requests);
+    int c_index = MPI_UNDEFINED;
     for (int i = 0; i < n_array_of_requests; i++)
         c_array_of_requests[i] = PMPI_Request_f2c(array_of_requests[i]);
-    int rc = (profiled ? PMPI_Waitany : MPI_Waitany)(*count, c_array_of_requests, index, fm_f_status(status));
+    int rc = (profiled ? PMPI_Waitany : MPI_Waitany)(*count, c_array_of_requests, &c_index, fm_f_status(status));
     for (int i = 0; i < n_array_of_requests; i++)
         fm_f_update(FM_F_REQUEST, &array_of_requests[i], c_array_of_requests[i] == NULL, PMPI_Request_c2f(c_array_of_requests[i]));
+    *index = c_index >= 0 ? c_index + 1 : c_index;
     free(c_array_of_requests);
     if (ierror)
         *ierror = rc;
@@ -732,6 +739,9 @@ static inline void f_waitsome(int profiled, MPI_Fint *incount, MPI_Fint *array_o
     int rc = (profiled ? PMPI_Waitsome : MPI_Waitsome)(*incount, c_array_of_requests, outcount, array_of_indices, fm_f_statuses(array_of_statuses));
     for (int i = 0; i < n_array_of_requests; i++)
         fm_f_update(FM_F_REQUEST, &array_of_requests[i], c_array_of_requests[i] == NULL, PMPI_Request_c2f(c_array_of_requests[i]));
+    if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED)
+        for (int i = 0; i < *outcount; i++)
+            array_of_indices[i]++;
     free(c_array_of_requests);
     if (ierror)
         *ierror = rc;

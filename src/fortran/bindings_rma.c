@@ -36,6 +36,10 @@ void mpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, MPI_Aint *baseptr, MPI_Fint 
 { f_alloc_mem(0, size, info, baseptr, ierror); }
 void pmpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, MPI_Aint *baseptr, MPI_Fint *ierror)
 { f_alloc_mem(1, size, info, baseptr, ierror); }
+void mpi_alloc_mem_cptr_(MPI_Aint *size, MPI_Fint *info, MPI_Aint *baseptr, MPI_Fint *ierror)
+{ f_alloc_mem(0, size, info, baseptr, ierror); }
+void pmpi_alloc_mem_cptr_(MPI_Aint *size, MPI_Fint *info, MPI_Aint *baseptr, MPI_Fint *ierror)
+{ f_alloc_mem(1, size, info, baseptr, ierror); }
 
 /* MPI_Compare_and_swap */
 static inline void f_compare_and_swap(int profiled, void *origin_addr, void *compare_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *win, MPI_Fint *ierror)
@@ -213,6 +217,10 @@ void mpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_
 { f_win_allocate(0, size, disp_unit, info, comm, baseptr, win, ierror); }
 void pmpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror)
 { f_win_allocate(1, size, disp_unit, info, comm, baseptr, win, ierror); }
+void mpi_win_allocate_cptr_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror)
+{ f_win_allocate(0, size, disp_unit, info, comm, baseptr, win, ierror); }
+void pmpi_win_allocate_cptr_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror)
+{ f_win_allocate(1, size, disp_unit, info, comm, baseptr, win, ierror); }
 
 /* MPI_Win_allocate_shared */
 static inline void f_win_allocate_shared(int profiled, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror)
@@ -230,6 +238,10 @@ static inline void f_win_allocate_shared(int profiled, MPI_Aint *size, MPI_Fint 
 void mpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror)
 { f_win_allocate_shared(0, size, disp_unit, info, comm, baseptr, win, ierror); }
 void pmpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror)
+{ f_win_allocate_shared(1, size, disp_unit, info, comm, baseptr, win, ierror); }
+void mpi_win_allocate_shared_cptr_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror)
+{ f_win_allocate_shared(0, size, disp_unit, info, comm, baseptr, win, ierror); }
+void pmpi_win_allocate_shared_cptr_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror)
 { f_win_allocate_shared(1, size, disp_unit, info, comm, baseptr, win, ierror); }
 
 /* MPI_Win_attach */
@@ -578,6 +590,10 @@ static inline void f_win_shared_query(int profiled, MPI_Fint *win, MPI_Fint *ran
 void mpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Aint *baseptr, MPI_Fint *ierror)
 { f_win_shared_query(0, win, rank, size, disp_unit, baseptr, ierror); }
 void pmpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Aint *baseptr, MPI_Fint *ierror)
+{ f_win_shared_query(1, win, rank, size, disp_unit, baseptr, ierror); }
+void mpi_win_shared_query_cptr_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Aint *baseptr, MPI_Fint *ierror)
+{ f_win_shared_query(0, win, rank, size, disp_unit, baseptr, ierror); }
+void pmpi_win_shared_query_cptr_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Aint *baseptr, MPI_Fint *ierror)
 { f_win_shared_query(1, win, rank, size, disp_unit, baseptr, ierror); }
 
 /* MPI_Win_start */

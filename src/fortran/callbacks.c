@@ -7,9 +7,9 @@
  * values and extra states as INTEGER(KIND=MPI_ADDRESS_KIND) (default
  * INTEGER for MPI_Keyval_create's MPI-1 callbacks), flags as LOGICAL, a
  * status as the INTEGER status (MPI_Status's layout), and it returns its
- * error code in ierror.  Attribute values stay integers stored by value
- * in the C attribute's pointer (MPI-3.1 section 17.2.7), as special.c's
- * get and set do.
+ * error code in ierror.  A callback gets an attribute value as Fortran
+ * reads it (special.c): the integer a Fortran set stored, or the address
+ * a C set gave; what it copies out is stored as a Fortran value.
  *
  * Error handlers and keyvals: the binding creates the object through
  * MPI_X (PMPI_X), with the Fortran procedure where C's function goes, and
@@ -231,10 +231,14 @@ typedef void f_query_fn(MPI_Aint *extra_state, MPI_Fint *status, MPI_Fint *ierro
 typedef void f_free_fn(MPI_Aint *extra_state, MPI_Fint *ierror);
 typedef void f_cancel_fn(MPI_Aint *extra_state, MPI_Fint *complete, MPI_Fint *ierror);
 
-/* C's extra_state for a request from Fortran. */
+/* C's extra_state for a request from Fortran: a copy of the program's
+ * value, not its address, since mpi_f08 declares extra_state INTENT(IN)
+ * and a program may pass an expression (MPICH's greqf, which expects its
+ * free_fn's change to the variable to show, is disputed: pmodels/mpich
+ * issue 7922). */
 struct greq_box {
     fm_f_proc *query_fn, *free_fn, *cancel_fn;
-    MPI_Aint extra_state; /* the program's; a callback may change it */
+    MPI_Aint extra_state; /* a callback may change it */
 };
 
 static int greq_query(void *extra_state, MPI_Status *status)

@@ -53,7 +53,19 @@ INTERFACE
     INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: base
     INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: disp
   END FUNCTION
+  INTEGER(KIND=MPI_ADDRESS_KIND) FUNCTION PMPI_Aint_add(base, disp)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: base
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: disp
+  END FUNCTION
   INTEGER(KIND=MPI_ADDRESS_KIND) FUNCTION MPI_Aint_diff(addr1, addr2)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: addr1
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: addr2
+  END FUNCTION
+  INTEGER(KIND=MPI_ADDRESS_KIND) FUNCTION PMPI_Aint_diff(addr1, addr2)
     IMPORT
     IMPLICIT NONE
     INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: addr1
@@ -119,14 +131,6 @@ INTERFACE
     INTEGER, INTENT(IN) :: comm
     INTEGER, INTENT(IN) :: info
     INTEGER, INTENT(OUT) :: request
-    INTEGER, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Alloc_mem(size, info, baseptr, ierror)
-    IMPORT
-    IMPLICIT NONE
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
-    INTEGER, INTENT(IN) :: info
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: baseptr
     INTEGER, INTENT(OUT) :: ierror
   END SUBROUTINE
   SUBROUTINE MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror)
@@ -2874,28 +2878,6 @@ INTERFACE
     INTEGER, INTENT(OUT) :: array_of_statuses(MPI_STATUS_SIZE, *)
     INTEGER, INTENT(OUT) :: ierror
   END SUBROUTINE
-  SUBROUTINE MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win, ierror)
-    IMPORT
-    IMPLICIT NONE
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
-    INTEGER, INTENT(IN) :: disp_unit
-    INTEGER, INTENT(IN) :: info
-    INTEGER, INTENT(IN) :: comm
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: baseptr
-    INTEGER, INTENT(OUT) :: win
-    INTEGER, INTENT(OUT) :: ierror
-  END SUBROUTINE
-  SUBROUTINE MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win, ierror)
-    IMPORT
-    IMPLICIT NONE
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
-    INTEGER, INTENT(IN) :: disp_unit
-    INTEGER, INTENT(IN) :: info
-    INTEGER, INTENT(IN) :: comm
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: baseptr
-    INTEGER, INTENT(OUT) :: win
-    INTEGER, INTENT(OUT) :: ierror
-  END SUBROUTINE
   SUBROUTINE MPI_Win_attach(win, base, size, ierror)
     IMPORT
     IMPLICIT NONE
@@ -3105,16 +3087,6 @@ INTERFACE
     CHARACTER(LEN=*), INTENT(IN) :: win_name
     INTEGER, INTENT(OUT) :: ierror
   END SUBROUTINE
-  SUBROUTINE MPI_Win_shared_query(win, rank, size, disp_unit, baseptr, ierror)
-    IMPORT
-    IMPLICIT NONE
-    INTEGER, INTENT(IN) :: win
-    INTEGER, INTENT(IN) :: rank
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: size
-    INTEGER, INTENT(OUT) :: disp_unit
-    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: baseptr
-    INTEGER, INTENT(OUT) :: ierror
-  END SUBROUTINE
   SUBROUTINE MPI_Win_start(group, assert, win, ierror)
     IMPORT
     IMPLICIT NONE
@@ -3159,11 +3131,115 @@ INTERFACE
     IMPORT
     IMPLICIT NONE
   END FUNCTION
+  DOUBLE PRECISION FUNCTION PMPI_Wtick()
+    IMPORT
+    IMPLICIT NONE
+  END FUNCTION
   DOUBLE PRECISION FUNCTION MPI_Wtime()
     IMPORT
     IMPLICIT NONE
   END FUNCTION
+  DOUBLE PRECISION FUNCTION PMPI_Wtime()
+    IMPORT
+    IMPLICIT NONE
+  END FUNCTION
 END INTERFACE
+
+INTERFACE MPI_Alloc_mem
+  SUBROUTINE MPI_Alloc_mem(size, info, baseptr, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+    INTEGER, INTENT(IN) :: info
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: baseptr
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Alloc_mem_CPTR(size, info, baseptr, ierror)
+    USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+    INTEGER, INTENT(IN) :: info
+    TYPE(C_PTR), INTENT(OUT) :: baseptr
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Alloc_mem
+
+INTERFACE MPI_Win_allocate
+  SUBROUTINE MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+    INTEGER, INTENT(IN) :: disp_unit
+    INTEGER, INTENT(IN) :: info
+    INTEGER, INTENT(IN) :: comm
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: baseptr
+    INTEGER, INTENT(OUT) :: win
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Win_allocate_CPTR(size, disp_unit, info, comm, baseptr, win, ierror)
+    USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+    INTEGER, INTENT(IN) :: disp_unit
+    INTEGER, INTENT(IN) :: info
+    INTEGER, INTENT(IN) :: comm
+    TYPE(C_PTR), INTENT(OUT) :: baseptr
+    INTEGER, INTENT(OUT) :: win
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Win_allocate
+
+INTERFACE MPI_Win_allocate_shared
+  SUBROUTINE MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+    INTEGER, INTENT(IN) :: disp_unit
+    INTEGER, INTENT(IN) :: info
+    INTEGER, INTENT(IN) :: comm
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: baseptr
+    INTEGER, INTENT(OUT) :: win
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Win_allocate_shared_CPTR(size, disp_unit, info, comm, baseptr, win, ierror)
+    USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR
+    IMPORT
+    IMPLICIT NONE
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+    INTEGER, INTENT(IN) :: disp_unit
+    INTEGER, INTENT(IN) :: info
+    INTEGER, INTENT(IN) :: comm
+    TYPE(C_PTR), INTENT(OUT) :: baseptr
+    INTEGER, INTENT(OUT) :: win
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Win_allocate_shared
+
+INTERFACE MPI_Win_shared_query
+  SUBROUTINE MPI_Win_shared_query(win, rank, size, disp_unit, baseptr, ierror)
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: win
+    INTEGER, INTENT(IN) :: rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: size
+    INTEGER, INTENT(OUT) :: disp_unit
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: baseptr
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
+  SUBROUTINE MPI_Win_shared_query_CPTR(win, rank, size, disp_unit, baseptr, ierror)
+    USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR
+    IMPORT
+    IMPLICIT NONE
+    INTEGER, INTENT(IN) :: win
+    INTEGER, INTENT(IN) :: rank
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: size
+    INTEGER, INTENT(OUT) :: disp_unit
+    TYPE(C_PTR), INTENT(OUT) :: baseptr
+    INTEGER, INTENT(OUT) :: ierror
+  END SUBROUTINE
+END INTERFACE MPI_Win_shared_query
 
 ! The predefined callbacks (src/fortran/callbacks_predefined.c).
 EXTERNAL :: MPI_COMM_DUP_FN, MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, MPI_DUP_FN, MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, MPI_TYPE_DUP_FN, MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, MPI_WIN_DUP_FN, MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN

@@ -5,6 +5,7 @@
 ! any type and rank (gfortran's NO_ARG_CHECK), as in mpif.h.
 module mpi
   use fabmpi_status ! TYPE(MPI_Status), for MPI_Status_f2f08 and MPI_Status_f082f
+  use fabmpi_fortran_only ! MPI_Sizeof, MPI_F_sync_reg
   implicit none
   include 'mpif-constants.h'
   include 'interfaces.f90'

@@ -10,6 +10,7 @@
 module mpi_f08
   use, intrinsic :: iso_c_binding, only : c_int, c_ptr
   use fabmpi_status ! TYPE(MPI_Status)
+  use fabmpi_fortran_only ! MPI_Sizeof, MPI_F_sync_reg
   implicit none
 
   type, bind(C) :: MPI_Comm

@@ -23,6 +23,15 @@ char *fm_f_cstring(const char *s, size_t len)
     return c;
 }
 
+char *fm_f_cstring_info(const char *s, size_t len)
+{
+    while (len > 0 && *s == ' ') {
+        s++;
+        len--;
+    }
+    return fm_f_cstring(s, len);
+}
+
 size_t fm_f_string_room(size_t len)
 {
     size_t room = MPI_MAX_INFO_VAL;

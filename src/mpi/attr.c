@@ -30,12 +30,33 @@
 #include "mpi/win_api.h"
 #include "rma/rma.h"
 
+/* A value set from Fortran is an integer, kept in fval; C sees it as a
+ * pointer to that integer (val == &fval), Fortran as the integer itself
+ * (MPI-4.0 19.3.7: "set by Fortran, read by C" gets the address). */
 struct fm_attr {
     int keyval;
     void *val;
-    int deleting; /* its delete callback is running: invisible to lookups */
+    int deleting;      /* its delete callback is running: invisible to lookups */
+    int from_fortran;  /* val is &fval */
+    MPI_Aint fval;
     struct fm_attr *next;
 };
+
+/* fab_f_attr_set_next: the next set on this thread stores a Fortran value. */
+static _Thread_local int next_set_from_fortran;
+
+static void store(struct fm_attr *a, void *val, int from_fortran)
+{
+    a->from_fortran = from_fortran;
+    a->fval = from_fortran ? (MPI_Aint)(intptr_t)val : 0;
+    a->val = from_fortran ? (void *)&a->fval : val;
+}
+
+/* What a Fortran callback is given: the integer itself. */
+static void *fortran_view(const struct fm_attr *a)
+{
+    return a->from_fortran ? (void *)(intptr_t)a->fval : a->val;
+}
 
 enum kind { COMM, TYPE, WIN };
 static const char *const kind_word[] = {"comm", "type", "win"};
@@ -235,7 +256,7 @@ static int call_delete(const struct obj *o, struct fm_attr *a)
     struct keyval *k = &keys[a->keyval - 1];
     int rc = MPI_SUCCESS;
     if (k->fortran)
-        rc = k->fortran->del(fortran_delete(k), o->h, a->keyval, a->val, k->extra);
+        rc = k->fortran->del(fortran_delete(k), o->h, a->keyval, fortran_view(a), k->extra);
     else switch (o->kind) {
     case COMM: rc = k->del.comm ? k->del.comm(o->h, a->keyval, a->val, k->extra) : rc; break;
     case TYPE: rc = k->del.type ? k->del.type(o->h, a->keyval, a->val, k->extra) : rc; break;
@@ -256,7 +277,8 @@ static int call_copy(const struct obj *from, struct fm_attr *a, void **out, int 
     int rc = MPI_SUCCESS;
     *flag = 0;
     if (k->fortran && from->kind != WIN) /* windows are never duplicated */
-        rc = k->fortran->copy(fortran_copy(k), from->h, a->keyval, k->extra, a->val, out, flag);
+        rc = k->fortran->copy(fortran_copy(k), from->h, a->keyval, k->extra, fortran_view(a),
+                              out, flag);
     else switch (from->kind) {
     case COMM:
         if (k->copy.comm)
@@ -312,12 +334,13 @@ static struct fm_attr *find(const struct obj *o, int keyval)
     return a;
 }
 
-static int attach(const struct obj *o, int keyval, void *val)
+static int attach(const struct obj *o, int keyval, void *val, int from_fortran)
 {
     struct fm_attr *a = malloc(sizeof(*a));
     if (!a)
         return FM_ERR_NOMEM;
-    *a = (struct fm_attr){.keyval = keyval, .val = val, .next = *o->head};
+    *a = (struct fm_attr){.keyval = keyval, .next = *o->head};
+    store(a, val, from_fortran);
     *o->head = a;
     keys[keyval - 1].refs++;
     return FM_OK;
@@ -359,8 +382,9 @@ static int copy_all(const struct obj *from, const struct obj *to)
         void *out = NULL;
         int flag = 0;
         rc = call_copy(from, order[i], &out, &flag);
+        /* A Fortran callback's copy is a Fortran value too. */
         if (rc == FM_OK && flag)
-            rc = attach(to, order[i]->keyval, out);
+            rc = attach(to, order[i]->keyval, out, keys[order[i]->keyval - 1].fortran != NULL);
     }
     free(order);
     return rc;
@@ -411,6 +435,8 @@ void fm_attr_finalize(void)
 static int set_attr(const char *call, const struct obj *o, int keyval, void *val,
                     const char *arg)
 {
+    int from_fortran = next_set_from_fortran;
+    next_set_from_fortran = 0;
     if (is_predefined(o->kind, keyval))
         return RAISE(o, call, MPI_ERR_KEYVAL, "%s=%d is predefined and cannot be changed", arg,
                      keyval);
@@ -428,10 +454,10 @@ static int set_attr(const char *call, const struct obj *o, int keyval, void *val
             attr_remove(o, a);
             a = newer;
         }
-        a->val = val;
+        store(a, val, from_fortran);
         return MPI_SUCCESS;
     }
-    if (attach(o, keyval, val) != FM_OK)
+    if (attach(o, keyval, val, from_fortran) != FM_OK)
         return RAISE(o, call, MPI_ERR_NO_MEM, "no memory for attribute %s=%d", arg, keyval);
     return MPI_SUCCESS;
 }
@@ -449,6 +475,27 @@ static int get_attr(const char *call, const struct obj *o, int keyval, void *val
         *(void **)val = a->val;
     *flag = a != NULL;
     return MPI_SUCCESS;
+}
+
+void fab_f_attr_set_next(int from_fortran)
+{
+    next_set_from_fortran = from_fortran;
+}
+
+int fab_f_attr_value(enum fm_f_kind kind, void *h, int keyval, const void *c_value,
+                     MPI_Aint *value)
+{
+    FM_API_LOCK();
+    if (!h || (kind != FM_F_COMM && kind != FM_F_TYPE && kind != FM_F_WIN))
+        return 0;
+    struct obj o = kind == FM_F_COMM   ? of_comm(h)
+                   : kind == FM_F_TYPE ? of_type(h)
+                                       : of_win(h);
+    struct fm_attr *a = find(&o, keyval);
+    if (!a || !a->from_fortran || a->val != c_value)
+        return 0;
+    *value = a->fval;
+    return 1;
 }
 
 static int delete_attr(const char *call, const struct obj *o, int keyval, const char *arg)

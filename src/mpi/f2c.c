@@ -256,6 +256,8 @@ _Static_assert(sizeof(MPI_Status) == MPI_STATUS_SIZE * sizeof(MPI_Fint),
 void fm_f_finalize(void)
 {
     for (int k = 0; k < FM_F_KINDS; k++) {
+        if (k == FM_F_INFO) /* info objects live before MPI_Init and after MPI_Finalize */
+            continue;
         struct f_table *t = &tables[k];
         free(t->obj);
         free(t->magic);

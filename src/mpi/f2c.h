@@ -59,7 +59,17 @@ struct fm_f_keyval_calls {
  * not a user's error handler / a live keyval (nothing is raised). */
 int fab_f_errhandler_mark(MPI_Errhandler errhandler, fm_f_errh_call *call);
 int fab_f_keyval_mark(int keyval, const struct fm_f_keyval_calls *calls);
-/* Free the tables (MPI_Finalize). */
+/* Attribute values from Fortran (the bindings' set_attr and attr_put):
+ * after fab_f_attr_set_next(1), the next MPI_X_set_attr on this thread
+ * stores its value as an integer C reads through a pointer (MPI-4.0
+ * 19.3.7); the binding says 0 after its call, in case a profiling
+ * library's MPI_X_set_attr made no set. */
+void fab_f_attr_set_next(int from_fortran);
+/* 1 and the integer when c_value, which the get call on (kind, h, keyval)
+ * returned, points to a value stored from Fortran; else 0. */
+int fab_f_attr_value(enum fm_f_kind kind, void *h, int keyval, const void *c_value,
+                     MPI_Aint *value);
+/* Free the tables (MPI_Finalize); Info handles outlive it (MPI-4.0 10). */
 void fm_f_finalize(void);
 
 #endif

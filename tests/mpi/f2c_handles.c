@@ -72,9 +72,11 @@ int main(int argc, char **argv)
 
     /* Statuses. */
     MPI_Status st = {.MPI_SOURCE = 3, .MPI_TAG = 44, .MPI_ERROR = MPI_ERR_TAG};
-    MPI_Fint fst[MPI_STATUS_SIZE];
+    MPI_Fint fst[MPI_F_STATUS_SIZE];
     CHECK(MPI_Status_c2f(&st, fst) == MPI_SUCCESS);
     CHECK(fst[0] == 3 && fst[1] == 44 && fst[2] == MPI_ERR_TAG);
+    /* MPI-4.0's names for those indices. */
+    CHECK(fst[MPI_F_SOURCE] == 3 && fst[MPI_F_TAG] == 44 && fst[MPI_F_ERROR] == MPI_ERR_TAG);
     MPI_Status back;
     CHECK(MPI_Status_f2c(fst, &back) == MPI_SUCCESS);
     CHECK(back.MPI_SOURCE == 3 && back.MPI_TAG == 44 && back.MPI_ERROR == MPI_ERR_TAG);
