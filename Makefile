@@ -8,6 +8,7 @@
 #   make test-valgrind  the MPI tests with every rank under valgrind memcheck
 #   make test-cluster   two hosts (network namespaces + sshd) joined by mpiexec --launcher ssh
 #   make test-mpich     MPICH's test suite (../shared/mpich-testsuite), C directories, <= 8 ranks
+#   make test-mpich-fortran  the same suite's f77, f90 and f08 directories
 #   make bench      fabmpi vs Open MPI vs MPICH, side by side (bench/RESULTS.md)
 #   make bench-osu  the OSU Micro-Benchmarks 7.4, defaults, vs Open MPI and MPICH (bench/OSU.md)
 #   make install PREFIX=/opt/fabmpi
@@ -29,7 +30,7 @@ BENCH_DEPS := openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox libtool
 
 MESON_OPTS := -Dwerror=$(if $(filter 1,$(WERROR)),true,false)
 
-.PHONY: all build deps test-deps bench-deps demo test test-asan test-tsan test-fuzz test-cluster test-ofi test-am test-valgrind test-mpich bench bench-osu install docs clean
+.PHONY: all build deps test-deps bench-deps demo test test-asan test-tsan test-fuzz test-cluster test-ofi test-am test-valgrind test-mpich test-mpich-fortran bench bench-osu install docs clean
 
 all: build
 
@@ -133,6 +134,12 @@ test-am: test-deps build
 test-mpich: build
 	$(call ensure_packages,automake libtool)
 	bash tests/run-mpich $(BUILD)
+
+# Its Fortran directories, configured apart with our mpif77 and mpifort
+# (docs/MPICH-TESTS.md); about 5 minutes.
+test-mpich-fortran: build
+	$(call ensure_packages,automake libtool)
+	bash tests/run-mpich $(BUILD) f77 f90 f08
 
 # Every MPI test at its listed rank counts, each rank under valgrind memcheck.
 test-valgrind: build
