@@ -382,9 +382,16 @@ static int copy_all(const struct obj *from, const struct obj *to)
         void *out = NULL;
         int flag = 0;
         rc = call_copy(from, order[i], &out, &flag);
-        /* A Fortran callback's copy is a Fortran value too. */
+        /* A Fortran callback's copy is a Fortran value too, and so is the
+         * pointer to one a C callback passed on (MPI_COMM_DUP_FN's copy
+         * would otherwise point into the old attribute). */
+        int fortran_copy = keys[order[i]->keyval - 1].fortran != NULL;
+        if (order[i]->from_fortran && out == order[i]->val) {
+            out = (void *)(intptr_t)order[i]->fval;
+            fortran_copy = 1;
+        }
         if (rc == FM_OK && flag)
-            rc = attach(to, order[i]->keyval, out, keys[order[i]->keyval - 1].fortran != NULL);
+            rc = attach(to, order[i]->keyval, out, fortran_copy);
     }
     free(order);
     return rc;

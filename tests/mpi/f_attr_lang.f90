@@ -4,7 +4,8 @@
 !   a pointer to that integer, and in Fortran as the integer;
 ! - a value C sets (a pointer) is read in Fortran as its address;
 ! - a C copy callback is given the pointer to a Fortran value, and a
-!   Fortran copy callback (MPI_COMM_DUP_FN) makes a copy both read alike.
+!   Fortran copy callback (MPI_COMM_DUP_FN) makes a copy both read alike,
+!   as does C's MPI_COMM_DUP_FN, also once the original is gone.
 program f_attr_lang
   use mpi
   use ftestutil
@@ -28,11 +29,13 @@ program f_attr_lang
     end subroutine
     integer function c_keyval_with_copy() bind(C, name='c_keyval_with_copy')
     end function
+    integer function c_keyval_dup_fn() bind(C, name='c_keyval_dup_fn')
+    end function
     integer(kind=MPI_ADDRESS_KIND) function c_copy_saw() bind(C, name='c_copy_saw')
       import :: MPI_ADDRESS_KIND
     end function
   end interface
-  integer :: ierr, fkey, ckey, ckey2, key1, dup, flag, ival
+  integer :: ierr, fkey, ckey, ckey2, ckey3, key1, dup, dup3, flag, ival
   integer(kind=MPI_ADDRESS_KIND) :: v, address
   logical :: found
 
@@ -89,7 +92,18 @@ program f_attr_lang
     call MPI_Comm_free(dup2, ierr)
   end block
 
+  ! C's MPI_COMM_DUP_FN passes the pointer on: the copy keeps the integer.
+  ckey3 = c_keyval_dup_fn()
+  call MPI_Comm_set_attr(dup, ckey3, 91_MPI_ADDRESS_KIND, ierr)
+  call MPI_Comm_dup(dup, dup3, ierr)
   call MPI_Comm_free(dup, ierr)
+  call MPI_Comm_get_attr(dup3, ckey3, v, found, ierr)
+  call check(found .and. v == 91, 'Fortran reads what C''s MPI_COMM_DUP_FN copied')
+  call c_read_aint(dup3, ckey3, v, flag)
+  call check(flag == 1 .and. v == 91, 'C reads it, the original freed')
+  call MPI_Comm_free(dup3, ierr)
+  call MPI_Comm_free_keyval(ckey3, ierr)
+
   call MPI_Comm_delete_attr(MPI_COMM_WORLD, fkey, ierr)
   call MPI_Comm_free_keyval(fkey, ierr)
   call MPI_Comm_free_keyval(ckey, ierr)

@@ -50,6 +50,14 @@ MPI_Fint c_keyval_with_copy(void)
     return k;
 }
 
+/* C's MPI_COMM_DUP_FN copies the pointer it is given. */
+MPI_Fint c_keyval_dup_fn(void)
+{
+    int k = MPI_KEYVAL_INVALID;
+    MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &k, NULL);
+    return k;
+}
+
 MPI_Aint c_copy_saw(void)
 {
     return copy_saw;
