@@ -9,30 +9,34 @@
 program f_attr_lang
   use mpi
   use ftestutil
+  use, intrinsic :: iso_c_binding, only : c_int, c_intptr_t
   implicit none
   interface
-    ! The C half (f_attr_lang_c.c).
+    ! The C half (f_attr_lang_c.c); MPI_Fint is c_int, MPI_Aint c_intptr_t.
     subroutine c_read_aint(comm, keyval, value, flag) bind(C, name='c_read_aint')
-      import :: MPI_ADDRESS_KIND
-      integer, value :: comm, keyval
-      integer(kind=MPI_ADDRESS_KIND), intent(out) :: value
-      integer, intent(out) :: flag
+      import :: c_int, c_intptr_t
+      integer(c_int), value :: comm, keyval
+      integer(c_intptr_t), intent(out) :: value
+      integer(c_int), intent(out) :: flag
     end subroutine
     subroutine c_read_int(comm, keyval, value, flag) bind(C, name='c_read_int')
-      integer, value :: comm, keyval
-      integer, intent(out) :: value, flag
+      import :: c_int
+      integer(c_int), value :: comm, keyval
+      integer(c_int), intent(out) :: value, flag
     end subroutine
     subroutine c_set_pointer(comm, keyval, address) bind(C, name='c_set_pointer')
-      import :: MPI_ADDRESS_KIND
-      integer, value :: comm, keyval
-      integer(kind=MPI_ADDRESS_KIND), intent(out) :: address
+      import :: c_int, c_intptr_t
+      integer(c_int), value :: comm, keyval
+      integer(c_intptr_t), intent(out) :: address
     end subroutine
-    integer function c_keyval_with_copy() bind(C, name='c_keyval_with_copy')
+    integer(c_int) function c_keyval_with_copy() bind(C, name='c_keyval_with_copy')
+      import :: c_int
     end function
-    integer function c_keyval_dup_fn() bind(C, name='c_keyval_dup_fn')
+    integer(c_int) function c_keyval_dup_fn() bind(C, name='c_keyval_dup_fn')
+      import :: c_int
     end function
-    integer(kind=MPI_ADDRESS_KIND) function c_copy_saw() bind(C, name='c_copy_saw')
-      import :: MPI_ADDRESS_KIND
+    integer(c_intptr_t) function c_copy_saw() bind(C, name='c_copy_saw')
+      import :: c_intptr_t
     end function
   end interface
   integer :: ierr, fkey, ckey, ckey2, ckey3, key1, dup, dup3, flag, ival
