@@ -62,14 +62,92 @@
                             (op)->name, (dt)->name);                                        \
     } while (0)
 
-/* Send and receive buffers of a reduction must not overlap; the standard's
- * way to reuse one buffer is MPI_IN_PLACE. */
-#define CHECK_NO_ALIAS(call, comm, sbuf, rbuf, count)                                       \
+/* Send and receive buffers must not overlap (MPI-4.0 2.3: no aliasing of
+ * an output argument); the standard's way to reuse one buffer is
+ * MPI_IN_PLACE.  Each side is the byte range its elements cover, taken
+ * from contiguous datatypes only: two non-contiguous layouts may
+ * interleave legally in one region, so for them only the same start
+ * address counts as overlap.  An empty side never overlaps. */
+struct span {
+    uintptr_t lo, hi;
+};
+
+static struct span side(const void *buf, MPI_Aint off, MPI_Count count, MPI_Datatype dt)
+{
+    if (count <= 0 || buf == MPI_IN_PLACE)
+        return (struct span){0, 0};
+    uintptr_t at = (uintptr_t)buf + (uintptr_t)off;
+    if (!fm_dt_is_contig(dt))
+        return (struct span){at, at + 1};
+    at += (uintptr_t)dt->true_lb;
+    return (struct span){at, at + (uintptr_t)(count * dt->size)};
+}
+
+static int overlap(struct span a, struct span b)
+{
+    return a.lo < a.hi && b.lo < b.hi && a.lo < b.hi && b.lo < a.hi;
+}
+
+/* Piece i of a v-form side: counts[i] elements at displs[i] extents. */
+static struct span piece(const void *buf, fm_iarr counts, fm_iarr displs, MPI_Datatype dt,
+                         int i)
+{
+    return side(buf, (MPI_Aint)fm_iarr_at(displs, i) * dt->extent, fm_iarr_at(counts, i), dt);
+}
+
+/* One buffer against every piece of a v-form side (gatherv's root). */
+static int overlap_v(struct span one, const void *buf, fm_iarr counts, fm_iarr displs,
+                     MPI_Datatype dt, int n)
+{
+    for (int i = 0; i < n && one.lo < one.hi && buf != MPI_IN_PLACE; i++)
+        if (overlap(one, piece(buf, counts, displs, dt, i)))
+            return 1;
+    return 0;
+}
+
+/* Two v-form sides, piece against piece of the same peer only: the
+ * pieces of a legal program may interleave in one array (alltoallv). */
+static int overlap_vv(const void *sbuf, fm_iarr scounts, fm_iarr sdispls, MPI_Datatype sdt,
+                      const void *rbuf, fm_iarr rcounts, fm_iarr rdispls, MPI_Datatype rdt,
+                      int n)
+{
+    for (int i = 0; i < n && sbuf != MPI_IN_PLACE; i++)
+        if (overlap(piece(sbuf, scounts, sdispls, sdt, i), piece(rbuf, rcounts, rdispls, rdt, i)))
+            return 1;
+    return 0;
+}
+
+#define CHECK_NO_OVERLAP(call, comm, sside, rside) \
+    CHECK_DISJOINT(call, comm, overlap(sside, rside))
+#define CHECK_DISJOINT(call, comm, overlapping)                                             \
     do {                                                                                    \
-        if ((count) > 0 && (sbuf) == (rbuf) && (sbuf) != NULL && (sbuf) != MPI_IN_PLACE)    \
+        if (overlapping)                                                                    \
             return fm_raise(comm, call, MPI_ERR_BUFFER,                                     \
-                            "sendbuf and recvbuf are the same buffer; use MPI_IN_PLACE");  \
+                            "sendbuf and recvbuf overlap; MPI_IN_PLACE is the way to "     \
+                            "use one buffer for both");                                     \
     } while (0)
+/* Both sides count elements of dt (reductions): they overlap when their
+ * starts are closer than the bytes one side covers.  A few instructions
+ * on the path of every MPI_Allreduce, where side() twice took 36. */
+static inline int overlap_same(const void *sbuf, const void *rbuf, MPI_Count count,
+                               MPI_Datatype dt)
+{
+    if (count <= 0 || sbuf == MPI_IN_PLACE || rbuf == MPI_IN_PLACE)
+        return 0;
+    if (!fm_dt_is_contig(dt))
+        return sbuf == rbuf;
+    uintptr_t s = (uintptr_t)sbuf, r = (uintptr_t)rbuf;
+    return (s > r ? s - r : r - s) < (uintptr_t)(count * dt->size);
+}
+#define CHECK_NO_ALIAS(call, comm, sbuf, rbuf, count, dt) \
+    CHECK_DISJOINT(call, comm, overlap_same(sbuf, rbuf, count, dt))
+
+int fm_check_no_alias(const char *call, const void *sbuf, void *rbuf, MPI_Count count,
+                      MPI_Datatype dt)
+{
+    CHECK_NO_ALIAS(call, MPI_COMM_NULL, sbuf, rbuf, count, dt);
+    return MPI_SUCCESS;
+}
 
 #define CHECK_NOT_IN_PLACE(call, comm, buf, what)                                           \
     do {                                                                                    \
@@ -132,7 +210,6 @@ int fm_check_reduce(const char *call, const void *sbuf, void *rbuf, MPI_Count co
     CHECK_ROOT(call, comm, root);
     CHECK_OP_FOR(call, comm, op, dt);
     if (IS_ROOT(comm, root)) {
-        CHECK_NO_ALIAS(call, comm, sbuf, rbuf, count);
         CHECK_INTER_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
         CHECK_DATA(call, comm, rbuf, count, dt, "recvbuf");
     } else {
@@ -140,6 +217,8 @@ int fm_check_reduce(const char *call, const void *sbuf, void *rbuf, MPI_Count co
     }
     if (sbuf != MPI_IN_PLACE && !(INTER(comm) && root == MPI_ROOT))
         CHECK_DATA(call, comm, sbuf, count, dt, "sendbuf");
+    if (IS_ROOT(comm, root) && !INTER(comm))
+        CHECK_NO_ALIAS(call, comm, sbuf, rbuf, count, dt);
     return MPI_SUCCESS;
 }
 
@@ -150,11 +229,11 @@ int fm_check_allreduce(const char *call, const void *sbuf, void *rbuf, MPI_Count
     CHECK_INTER_NOT_IN_PLACE(call, comm, sbuf, "sendbuf");
     CHECK_BUF_ARGS(call, comm, count, dt);
     CHECK_OP_FOR(call, comm, op, dt);
-    CHECK_NO_ALIAS(call, comm, sbuf, rbuf, count);
     CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
     if (sbuf != MPI_IN_PLACE)
         CHECK_DATA(call, comm, sbuf, count, dt, "sendbuf");
     CHECK_DATA(call, comm, rbuf, count, dt, "recvbuf");
+    CHECK_NO_ALIAS(call, comm, sbuf, rbuf, count, dt);
     return MPI_SUCCESS;
 }
 
@@ -183,7 +262,11 @@ int fm_check_gather(const char *call, const void *sbuf, MPI_Count scount, MPI_Da
     } else {
         CHECK_NOT_IN_PLACE(call, comm, sbuf, "sendbuf at a non-root rank");
     }
-    return check_member_buf(call, comm, sbuf, scount, sdt, root, "sendbuf");
+    int err = check_member_buf(call, comm, sbuf, scount, sdt, root, "sendbuf");
+    if (err == MPI_SUCCESS && IS_ROOT(comm, root) && !INTER(comm))
+        CHECK_NO_OVERLAP(call, comm, side(sbuf, 0, scount, sdt),
+                         side(rbuf, 0, (MPI_Count)rcount * comm->size, rdt));
+    return err;
 }
 
 int fm_check_gatherv(const char *call, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
@@ -201,7 +284,11 @@ int fm_check_gatherv(const char *call, const void *sbuf, MPI_Count scount, MPI_D
     } else {
         CHECK_NOT_IN_PLACE(call, comm, sbuf, "sendbuf at a non-root rank");
     }
-    return check_member_buf(call, comm, sbuf, scount, sdt, root, "sendbuf");
+    int err = check_member_buf(call, comm, sbuf, scount, sdt, root, "sendbuf");
+    if (err == MPI_SUCCESS && IS_ROOT(comm, root) && !INTER(comm))
+        CHECK_DISJOINT(call, comm, overlap_v(side(sbuf, 0, scount, sdt), rbuf, rcounts, displs,
+                                             rdt, comm->size));
+    return err;
 }
 
 int fm_check_scatter(const char *call, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
@@ -216,7 +303,11 @@ int fm_check_scatter(const char *call, const void *sbuf, MPI_Count scount, MPI_D
     } else {
         CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf at a non-root rank");
     }
-    return check_member_buf(call, comm, rbuf, rcount, rdt, root, "recvbuf");
+    int err = check_member_buf(call, comm, rbuf, rcount, rdt, root, "recvbuf");
+    if (err == MPI_SUCCESS && IS_ROOT(comm, root) && !INTER(comm))
+        CHECK_NO_OVERLAP(call, comm, side(sbuf, 0, (MPI_Count)scount * comm->size, sdt),
+                         side(rbuf, 0, rcount, rdt));
+    return err;
 }
 
 int fm_check_scatterv(const char *call, const void *sbuf, fm_iarr scounts, fm_iarr displs,
@@ -234,7 +325,11 @@ int fm_check_scatterv(const char *call, const void *sbuf, fm_iarr scounts, fm_ia
     } else {
         CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf at a non-root rank");
     }
-    return check_member_buf(call, comm, rbuf, rcount, rdt, root, "recvbuf");
+    int err = check_member_buf(call, comm, rbuf, rcount, rdt, root, "recvbuf");
+    if (err == MPI_SUCCESS && IS_ROOT(comm, root) && !INTER(comm))
+        CHECK_DISJOINT(call, comm, overlap_v(side(rbuf, 0, rcount, rdt), sbuf, scounts, displs,
+                                             sdt, comm->size));
+    return err;
 }
 
 int fm_check_allgather(const char *call, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
@@ -249,6 +344,8 @@ int fm_check_allgather(const char *call, const void *sbuf, MPI_Count scount, MPI
         CHECK_BUF_ARGS(call, comm, scount, sdt);
         CHECK_DATA(call, comm, sbuf, scount, sdt, "sendbuf");
     }
+    CHECK_NO_OVERLAP(call, comm, side(sbuf, 0, scount, sdt),
+                     side(rbuf, 0, (MPI_Count)rcount * comm->remote_size, rdt));
     return MPI_SUCCESS;
 }
 
@@ -267,6 +364,8 @@ int fm_check_allgatherv(const char *call, const void *sbuf, MPI_Count scount, MP
         CHECK_BUF_ARGS(call, comm, scount, sdt);
         CHECK_DATA(call, comm, sbuf, scount, sdt, "sendbuf");
     }
+    CHECK_DISJOINT(call, comm, overlap_v(side(sbuf, 0, scount, sdt), rbuf, rcounts, displs, rdt,
+                                         comm->remote_size));
     return MPI_SUCCESS;
 }
 
@@ -282,6 +381,8 @@ int fm_check_alltoall(const char *call, const void *sbuf, MPI_Count scount, MPI_
         CHECK_BUF_ARGS(call, comm, scount, sdt);
         CHECK_DATA(call, comm, sbuf, (MPI_Count)scount * comm->remote_size, sdt, "sendbuf");
     }
+    CHECK_NO_OVERLAP(call, comm, side(sbuf, 0, (MPI_Count)scount * comm->remote_size, sdt),
+                     side(rbuf, 0, (MPI_Count)rcount * comm->remote_size, rdt));
     return MPI_SUCCESS;
 }
 
@@ -302,6 +403,8 @@ int fm_check_alltoallv(const char *call, const void *sbuf, fm_iarr scounts, fm_i
         CHECK_DATA(call, comm, sbuf, total_of(scounts, comm->remote_size), sdt, "sendbuf");
     }
     CHECK_DATA(call, comm, rbuf, total_of(rcounts, comm->remote_size), rdt, "recvbuf");
+    CHECK_DISJOINT(call, comm, overlap_vv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls,
+                                          rdt, comm->remote_size));
     return MPI_SUCCESS;
 }
 
@@ -313,7 +416,6 @@ int fm_check_reduce_scatter(const char *call, const void *sbuf, void *rbuf, fm_i
     FM_CHECK_TYPE(call, comm, dt);
     CHECK_COUNTS_N(call, comm, rcounts, "recvcounts", comm->size);
     CHECK_OP_FOR(call, comm, op, dt);
-    CHECK_NO_ALIAS(call, comm, sbuf, rbuf, fm_iarr_at(rcounts, comm->rank));
     CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
     if (sbuf != MPI_IN_PLACE)
         CHECK_DATA(call, comm, sbuf, total_of(rcounts, comm->size), dt, "sendbuf");
@@ -321,6 +423,8 @@ int fm_check_reduce_scatter(const char *call, const void *sbuf, void *rbuf, fm_i
                sbuf == MPI_IN_PLACE ? total_of(rcounts, comm->size)
                                     : fm_iarr_at(rcounts, comm->rank),
                dt, "recvbuf");
+    CHECK_NO_OVERLAP(call, comm, side(sbuf, 0, total_of(rcounts, comm->size), dt),
+                     side(rbuf, 0, fm_iarr_at(rcounts, comm->rank), dt));
     return MPI_SUCCESS;
 }
 
@@ -331,11 +435,12 @@ int fm_check_reduce_scatter_block(const char *call, const void *sbuf, void *rbuf
     CHECK_INTER_NOT_IN_PLACE(call, comm, sbuf, "sendbuf");
     CHECK_BUF_ARGS(call, comm, rcount, dt);
     CHECK_OP_FOR(call, comm, op, dt);
-    CHECK_NO_ALIAS(call, comm, sbuf, rbuf, rcount);
     CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
     if (sbuf != MPI_IN_PLACE)
         CHECK_DATA(call, comm, sbuf, (MPI_Count)rcount * comm->size, dt, "sendbuf");
     CHECK_DATA(call, comm, rbuf, rcount, dt, "recvbuf");
+    CHECK_NO_OVERLAP(call, comm, side(sbuf, 0, (MPI_Count)rcount * comm->size, dt),
+                     side(rbuf, 0, rcount, dt));
     return MPI_SUCCESS;
 }
 
@@ -346,12 +451,12 @@ int fm_check_scan(const char *call, const void *sbuf, void *rbuf, MPI_Count coun
     FM_CHECK_INTRA(call, comm);
     CHECK_BUF_ARGS(call, comm, count, dt);
     CHECK_OP_FOR(call, comm, op, dt);
-    CHECK_NO_ALIAS(call, comm, sbuf, rbuf, count);
     CHECK_NOT_IN_PLACE(call, comm, rbuf, "recvbuf");
     if (sbuf != MPI_IN_PLACE)
         CHECK_DATA(call, comm, sbuf, count, dt, "sendbuf");
     if (!exclusive || comm->rank > 0) /* exscan leaves rank 0's recvbuf alone */
         CHECK_DATA(call, comm, rbuf, count, dt, "recvbuf");
+    CHECK_NO_ALIAS(call, comm, sbuf, rbuf, count, dt);
     return MPI_SUCCESS;
 }
 
@@ -385,5 +490,12 @@ int fm_check_alltoallw(const char *call, const void *sbuf, fm_iarr scounts,
     if (err == MPI_SUCCESS && sbuf != MPI_IN_PLACE)
         err = check_w_side(call, comm, sbuf, scounts, sdispls, sdts, "sendcounts", "sdispls",
                            "sendtypes", "sendbuf");
+    for (int i = 0; err == MPI_SUCCESS && sbuf != MPI_IN_PLACE && i < comm->remote_size; i++)
+        if (fm_iarr_at(scounts, i) > 0 && fm_iarr_at(rcounts, i) > 0)
+            CHECK_NO_OVERLAP(call, comm,
+                             side(sbuf, (MPI_Aint)fm_iarr_at(sdispls, i), fm_iarr_at(scounts, i),
+                                  sdts[i]),
+                             side(rbuf, (MPI_Aint)fm_iarr_at(rdispls, i), fm_iarr_at(rcounts, i),
+                                  rdts[i]));
     return err;
 }

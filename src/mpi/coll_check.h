@@ -13,6 +13,9 @@
 #include "util/int_array.h"
 
 int fm_check_barrier(const char *call, MPI_Comm comm);
+/* sbuf and rbuf, count elements of dt each, do not overlap (MPI_Reduce_local). */
+int fm_check_no_alias(const char *call, const void *sbuf, void *rbuf, MPI_Count count,
+                      MPI_Datatype dt);
 int fm_check_bcast(const char *call, void *buf, MPI_Count count, MPI_Datatype dt, int root,
                    MPI_Comm comm);
 int fm_check_reduce(const char *call, const void *sbuf, void *rbuf, MPI_Count count,

@@ -4,6 +4,7 @@
 #include "coll/op.h"
 #include "dtype/dtype.h"
 #include "mpi/api.h"
+#include "mpi/coll_check.h"
 #include "mpi/f2c.h"
 
 /* Either function (the other NULL): MPI_Op_create's or MPI_Op_create_c's. */
@@ -95,6 +96,9 @@ static int reduce_local(const char *call, const void *inbuf, void *inoutbuf, MPI
                         op->name, dt->name);
     if (count > 0 && (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE))
         return fm_raise(MPI_COMM_NULL, call, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed here");
+    int err = fm_check_no_alias(call, inbuf, inoutbuf, count, dt);
+    if (err != MPI_SUCCESS)
+        return err;
     int rc = fm_op_apply(op, inbuf, inoutbuf, count, dt);
     return rc == FM_OK ? MPI_SUCCESS : fm_raise_status(MPI_COMM_NULL, call, rc);
 }
