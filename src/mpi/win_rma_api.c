@@ -15,6 +15,15 @@
 #include "util/copy.h"
 #include "util/pvar.h"
 
+/* An access epoch to trank is open: a fence's, a lock's, or a Win_start
+ * group that holds it (MPI-4.0 12.5: RMA calls outside one are
+ * erroneous; on a node they would otherwise just work, and then fail
+ * across nodes). */
+static inline int in_access_epoch(MPI_Win win, int trank)
+{
+    return win->epoch_all | win->reach[trank];
+}
+
 /* Everything Put/Get/Accumulate check about the origin and target
  * arguments; MPI_SUCCESS or the raised code. */
 /* obuf / what: the origin-side buffer and its argument name, checked when
@@ -42,6 +51,10 @@ static int check_xfer(const char *call, MPI_Win win, const void *obuf, const cha
         return fm_win_raise(win, call, MPI_ERR_TYPE, "target_datatype is %s",
                             fm_dt_valid(tdt) ? "not committed" : "not a valid datatype");
     FM_CHECK_WIN_RANK(call, win, trank);
+    if (trank != MPI_PROC_NULL && !in_access_epoch(win, trank))
+        return fm_win_raise(win, call, MPI_ERR_RMA_SYNC,
+                            "no access epoch to rank %d is open (MPI_Win_fence, MPI_Win_lock, "
+                            "MPI_Win_lock_all or MPI_Win_start opens one)", trank);
     if (check_origin && ocount * odt->size != tcount * tdt->size)
         return fm_win_raise(win, call, MPI_ERR_TYPE,
                             "origin carries %lld bytes but target %lld: type signatures differ",
@@ -112,6 +125,8 @@ static inline uintptr_t fast_target(MPI_Win win, const void *obuf, MPI_Count oco
     if (fm_mpi_state != 1 || !fm_win_valid(win) || (unsigned)trank >= (unsigned)win->size ||
         odt != tdt || ocount != tcount || ocount < 0 || !odt ||
         odt->magic != FM_MAGIC_DTYPE || (odt->flags & ok) != ok)
+        return 0;
+    if (!in_access_epoch(win, trank)) /* the checked path refuses it */
         return 0;
     const fm_rma_peer *p = &win->peer[trank];
     size_t bytes = (size_t)ocount * (size_t)odt->size;

@@ -21,12 +21,14 @@ int PMPI_Win_fence(int assert, MPI_Win win)
 {
     FM_API_LOCK();
     const char *call = "MPI_Win_fence";
-    (void)assert; /* every fence is a barrier: cheap on a node, and always right */
+    /* Every fence is a barrier (cheap on a node, and always right); the
+     * assertion says only whether an epoch follows. */
     FM_CHECK_INIT(call);
     FM_CHECK_WIN(call, win);
     if (any_lock(win) || win->naccess >= 0 || win->nexpose >= 0)
         return fm_win_raise(win, call, MPI_ERR_RMA_SYNC,
                             "a lock or post/start epoch is open on the window");
+    win->epoch_all = assert & MPI_MODE_NOSUCCEED ? 0 : 1;
     int rc = fm_rma_fence(win);
     return rc == FM_OK ? MPI_SUCCESS : fm_win_raise_status(win, call, rc);
 }
@@ -46,13 +48,17 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
         return MPI_SUCCESS;
     if (win->lock_all || win->held[rank])
         return fm_win_raise(win, call, MPI_ERR_RMA_SYNC, "rank %d is already locked", rank);
+    if (win->naccess >= 0) /* access epochs of two kinds do not nest (MPI-4.0 12.5) */
+        return fm_win_raise(win, call, MPI_ERR_RMA_SYNC, "an MPI_Win_start epoch is open");
     int excl = lock_type == MPI_LOCK_EXCLUSIVE;
     if (assert & MPI_MODE_NOCHECK) {
         win->held[rank] = FM_RMA_HELD_NOCHECK; /* the user vouches no one else locks it */
+        win->reach[rank] = 1;
         return MPI_SUCCESS;
     }
     fm_rma_lock(win, excl, rank);
     win->held[rank] = excl ? FM_RMA_HELD_EXCL : FM_RMA_HELD_SHARED;
+    win->reach[rank] = 1;
     return MPI_SUCCESS;
 }
 
@@ -69,6 +75,7 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
     int h = win->held[rank];
     if (!h)
         return fm_win_raise(win, call, MPI_ERR_RMA_SYNC, "rank %d is not locked", rank);
+    win->reach[rank] = 0;
     if (h == FM_RMA_HELD_NOCHECK) {
         int rc = fm_rma_flush(win, rank);
         atomic_thread_fence(memory_order_seq_cst);
@@ -92,13 +99,17 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
     FM_CHECK_WIN(call, win);
     if (any_lock(win))
         return fm_win_raise(win, call, MPI_ERR_RMA_SYNC, "the window is already locked");
+    if (win->naccess >= 0)
+        return fm_win_raise(win, call, MPI_ERR_RMA_SYNC, "an MPI_Win_start epoch is open");
     if (assert & MPI_MODE_NOCHECK) {
         win->lock_all = 2;
+        win->epoch_all |= 2;
         return MPI_SUCCESS;
     }
     for (int i = 0; i < win->size; i++)
         fm_rma_lock(win, 0, i);
     win->lock_all = 1;
+    win->epoch_all |= 2;
     return MPI_SUCCESS;
 }
 
@@ -117,6 +128,7 @@ int PMPI_Win_unlock_all(MPI_Win win)
         for (int i = 0; i < win->size; i++)
             fm_rma_unlock(win, 0, i);
     win->lock_all = 0;
+    win->epoch_all &= ~2;
     return rc == FM_OK ? MPI_SUCCESS : fm_win_raise_status(win, call, rc);
 }
 
@@ -236,6 +248,8 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
     if (!(assert & MPI_MODE_NOCHECK))
         fm_rma_start(win, win->access, n);
     win->naccess = n;
+    for (int i = 0; i < n; i++)
+        win->reach[win->access[i]] = 1;
     return MPI_SUCCESS;
 }
 
@@ -248,6 +262,8 @@ int PMPI_Win_complete(MPI_Win win)
     if (win->naccess < 0)
         return fm_win_raise(win, "MPI_Win_complete", MPI_ERR_RMA_SYNC,
                             "no MPI_Win_start epoch is open");
+    for (int i = 0; i < win->naccess; i++)
+        win->reach[win->access[i]] = 0;
     fm_rma_complete(win);
     return MPI_SUCCESS;
 }

@@ -123,6 +123,11 @@ struct fm_win {
     int disp_unit;
     struct fm_errhandler *errh;
     MPI_Info info;             /* hints as given (dup), or MPI_INFO_NULL */
+    /* Access epochs, for the RMA calls' check: 1 a fence's (one without
+     * MPI_MODE_NOSUCCEED), 2 lock_all's, both reaching every rank; reach[t]
+     * 1 when a lock or the Win_start group opens one to rank t. */
+    int epoch_all;
+    uint8_t *reach;            /* [size] */
     /* passive target */
     uint8_t *held;             /* [size] FM_RMA_HELD_* taken by Win_lock */
     int lock_all;              /* 1: Win_lock_all epoch (2: with MPI_MODE_NOCHECK) */

@@ -121,11 +121,14 @@ static struct fm_win *win_alloc(int flavor, MPI_Comm dup)
     w->info = MPI_INFO_NULL;
     w->peer = calloc((size_t)w->size, sizeof *w->peer);
     w->held = calloc((size_t)w->size, 1);
+    w->reach = calloc((size_t)w->size, 1);
     w->post_seen = calloc((size_t)w->size, sizeof *w->post_seen);
     w->access = calloc((size_t)w->size, sizeof *w->access);
-    if (!w->peer || !w->held || !w->post_seen || !w->access) {
+    if (!w->peer || !w->held || !w->reach || !w->post_seen || !w->access) {
         free(w->peer);
         free(w->held);
+    free(w->reach);
+        free(w->reach);
         free(w->post_seen);
         free(w->access);
         fm_handle_put(&win_pool, w);
@@ -150,6 +153,7 @@ void fm_win_teardown(struct fm_win *w)
         fm_comm_release(w->comm);
     free(w->peer);
     free(w->held);
+    free(w->reach);
     free(w->post_seen);
     free(w->access);
     fm_handle_put(&win_pool, w);

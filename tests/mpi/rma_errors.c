@@ -1,6 +1,8 @@
-/* rma_errors: error classes from window calls under MPI_ERRORS_RETURN,
- * a user window error handler, and the default (MPI_ERRORS_ARE_FATAL)
- * being replaceable. */
+/* rma_errors: error classes from window calls under MPI_ERRORS_RETURN
+ * (RMA calls outside an access epoch, or to a rank it does not reach, and
+ * a lock inside a Win_start epoch, are MPI_ERR_RMA_SYNC), a user window
+ * error handler, and the default (MPI_ERRORS_ARE_FATAL) being
+ * replaceable. */
 #include "testutil.h"
 
 static int handler_calls, handler_class;
@@ -26,6 +28,38 @@ int main(int argc, char **argv)
     CHECK(eh == MPI_ERRORS_ARE_FATAL);
     CHECK_MPI(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
     int v = 1;
+    /* No access epoch yet: RMA calls are refused (MPI_ERR_RMA_SYNC). */
+    CHECK_ERR(MPI_Put(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, win), MPI_ERR_RMA_SYNC);
+    CHECK_ERR(MPI_Get(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, win), MPI_ERR_RMA_SYNC);
+    CHECK_ERR(MPI_Fetch_and_op(&v, &v, MPI_INT, 0, 0, MPI_SUM, win), MPI_ERR_RMA_SYNC);
+    /* A lock opens one to its rank only; a Win_start group to its members. */
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win));
+    CHECK_MPI(MPI_Get(&v, 1, MPI_INT, rank, 0, 1, MPI_INT, win));
+    if (size > 1)
+        CHECK_ERR(MPI_Get(&v, 1, MPI_INT, (rank + 1) % size, 0, 1, MPI_INT, win),
+                  MPI_ERR_RMA_SYNC);
+    CHECK_MPI(MPI_Win_unlock(rank, win));
+    CHECK_ERR(MPI_Accumulate(&v, 1, MPI_INT, rank, 0, 1, MPI_INT, MPI_SUM, win),
+              MPI_ERR_RMA_SYNC);
+    MPI_Group world, self;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_incl(world, 1, &rank, &self);
+    CHECK_MPI(MPI_Win_post(self, 0, win));
+    CHECK_MPI(MPI_Win_start(self, 0, win));
+    CHECK_MPI(MPI_Get(&v, 1, MPI_INT, rank, 0, 1, MPI_INT, win));
+    if (size > 1)
+        CHECK_ERR(MPI_Get(&v, 1, MPI_INT, (rank + 1) % size, 0, 1, MPI_INT, win),
+                  MPI_ERR_RMA_SYNC);
+    /* ... and no lock inside it: access epochs of two kinds do not nest. */
+    CHECK_ERR(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win), MPI_ERR_RMA_SYNC);
+    CHECK_ERR(MPI_Win_lock_all(0, win), MPI_ERR_RMA_SYNC);
+    CHECK_MPI(MPI_Win_complete(win));
+    CHECK_MPI(MPI_Win_wait(win));
+    MPI_Group_free(&self);
+    MPI_Group_free(&world);
+    /* A fence opens one to every rank, unless it says MPI_MODE_NOSUCCEED. */
+    CHECK_MPI(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+    CHECK_ERR(MPI_Put(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, win), MPI_ERR_RMA_SYNC);
     CHECK_MPI(MPI_Win_fence(0, win));
     CHECK_ERR(MPI_Put(&v, 1, MPI_INT, 0, 4, 1, MPI_INT, win), MPI_ERR_RMA_RANGE);
     CHECK_ERR(MPI_Put(&v, 1, MPI_INT, size, 0, 1, MPI_INT, win), MPI_ERR_RANK);
