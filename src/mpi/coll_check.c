@@ -142,6 +142,12 @@ static inline int overlap_same(const void *sbuf, const void *rbuf, MPI_Count cou
 #define CHECK_NO_ALIAS(call, comm, sbuf, rbuf, count, dt) \
     CHECK_DISJOINT(call, comm, overlap_same(sbuf, rbuf, count, dt))
 
+int fm_buffers_overlap(const void *a, MPI_Aint aoff, MPI_Count acount, MPI_Datatype adt,
+                       const void *b, MPI_Aint boff, MPI_Count bcount, MPI_Datatype bdt)
+{
+    return overlap(side(a, aoff, acount, adt), side(b, boff, bcount, bdt));
+}
+
 int fm_check_no_alias(const char *call, const void *sbuf, void *rbuf, MPI_Count count,
                       MPI_Datatype dt)
 {

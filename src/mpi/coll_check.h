@@ -13,6 +13,11 @@
 #include "util/int_array.h"
 
 int fm_check_barrier(const char *call, MPI_Comm comm);
+/* 1 when count elements of dt at a + aoff and at b + boff overlap, by
+ * the collectives' rule (coll_check.c): byte ranges for contiguous
+ * layouts, the start address for others; an empty side never overlaps. */
+int fm_buffers_overlap(const void *a, MPI_Aint aoff, MPI_Count acount, MPI_Datatype adt,
+                       const void *b, MPI_Aint boff, MPI_Count bcount, MPI_Datatype bdt);
 /* sbuf and rbuf, count elements of dt each, do not overlap (MPI_Reduce_local). */
 int fm_check_no_alias(const char *call, const void *sbuf, void *rbuf, MPI_Count count,
                       MPI_Datatype dt);

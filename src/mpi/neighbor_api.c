@@ -62,6 +62,16 @@ static int check_side(const char *call, MPI_Comm comm, const void *buf, int n, M
     return MPI_SUCCESS;
 }
 
+/* The send and receive buffers do not overlap (MPI_ERR_BUFFER); the v and
+ * w forms are compared piece against piece of the same index, since a
+ * legal program may interleave its pieces in one array. */
+static int check_disjoint(const char *call, MPI_Comm comm, int overlapping)
+{
+    if (overlapping)
+        return fm_raise(comm, call, MPI_ERR_BUFFER, "sendbuf and recvbuf overlap");
+    return MPI_SUCCESS;
+}
+
 /* Run `record` (naming the call cc_) at once (mode 0), as a nonblocking
  * collective (1) or kept as a persistent one (2). */
 #define NEIGHBOR(call, mode, comm, info, request, record)                              \
@@ -94,6 +104,8 @@ static int allgather(const char *call, int mode, const void *sbuf, MPI_Count sco
     TRY(check_comm(call, comm, &nin, &nout));
     TRY(check_side(call, comm, sbuf, 1, scount, sdt, FM_IARR_NONE, NULL, NULL, "sendbuf"));
     TRY(check_side(call, comm, rbuf, nin, rcount, rdt, FM_IARR_NONE, NULL, NULL, "recvbuf"));
+    TRY(check_disjoint(call, comm, fm_buffers_overlap(sbuf, 0, scount, sdt, rbuf, 0,
+                                                      rcount * nin, rdt)));
     NEIGHBOR(call, mode, comm, info, req,
              fm_cc_neighbor_allgatherv(&cc_, sbuf, scount, sdt, rbuf, FM_IARR_NONE, FM_IARR_NONE,
                                        rcount, rdt));
@@ -109,6 +121,11 @@ static int allgatherv(const char *call, int mode, const void *sbuf, MPI_Count sc
     if (nin > 0 && fm_iarr_null(rcounts))
         return fm_raise(comm, call, MPI_ERR_ARG, "recvcounts array is NULL");
     TRY(check_side(call, comm, rbuf, nin, 0, rdt, rcounts, displs.p, NULL, "recvbuf"));
+    for (int i = 0; i < nin; i++)
+        TRY(check_disjoint(call, comm,
+                           fm_buffers_overlap(sbuf, 0, scount, sdt, rbuf,
+                                              (MPI_Aint)fm_iarr_at(displs, i) * rdt->extent,
+                                              fm_iarr_at(rcounts, i), rdt)));
     NEIGHBOR(call, mode, comm, info, req,
              fm_cc_neighbor_allgatherv(&cc_, sbuf, scount, sdt, rbuf, rcounts, displs, 0, rdt));
 }
@@ -121,6 +138,8 @@ static int alltoall(const char *call, int mode, const void *sbuf, MPI_Count scou
     TRY(check_comm(call, comm, &nin, &nout));
     TRY(check_side(call, comm, sbuf, nout, scount, sdt, FM_IARR_NONE, NULL, NULL, "sendbuf"));
     TRY(check_side(call, comm, rbuf, nin, rcount, rdt, FM_IARR_NONE, NULL, NULL, "recvbuf"));
+    TRY(check_disjoint(call, comm, fm_buffers_overlap(sbuf, 0, scount * nout, sdt, rbuf, 0,
+                                                      rcount * nin, rdt)));
     NEIGHBOR(call, mode, comm, info, req,
              fm_cc_neighbor_alltoallv(&cc_, sbuf, FM_IARR_NONE, FM_IARR_NONE, scount, sdt, rbuf,
                                       FM_IARR_NONE, FM_IARR_NONE, rcount, rdt));
@@ -137,6 +156,12 @@ static int alltoallv(const char *call, int mode, const void *sbuf, fm_iarr scoun
         return fm_raise(comm, call, MPI_ERR_ARG, "a counts array is NULL");
     TRY(check_side(call, comm, sbuf, nout, 0, sdt, scounts, sdispls.p, NULL, "sendbuf"));
     TRY(check_side(call, comm, rbuf, nin, 0, rdt, rcounts, rdispls.p, NULL, "recvbuf"));
+    for (int i = 0; i < nin && i < nout; i++)
+        TRY(check_disjoint(call, comm,
+                           fm_buffers_overlap(sbuf, (MPI_Aint)fm_iarr_at(sdispls, i) * sdt->extent,
+                                              fm_iarr_at(scounts, i), sdt, rbuf,
+                                              (MPI_Aint)fm_iarr_at(rdispls, i) * rdt->extent,
+                                              fm_iarr_at(rcounts, i), rdt)));
     NEIGHBOR(call, mode, comm, info, req,
              fm_cc_neighbor_alltoallv(&cc_, sbuf, scounts, sdispls, 0, sdt, rbuf, rcounts,
                                       rdispls, 0, rdt));
@@ -155,6 +180,12 @@ static int alltoallw(const char *call, int mode, const void *sbuf, fm_iarr scoun
         return fm_raise(comm, call, MPI_ERR_ARG, "a counts or types array is NULL");
     TRY(check_side(call, comm, sbuf, nout, 0, NULL, scounts, sdispls, sdts, "sendbuf"));
     TRY(check_side(call, comm, rbuf, nin, 0, NULL, rcounts, rdispls, rdts, "recvbuf"));
+    for (int i = 0; i < nin && i < nout; i++)
+        if (fm_iarr_at(scounts, i) > 0 && fm_iarr_at(rcounts, i) > 0)
+            TRY(check_disjoint(call, comm,
+                               fm_buffers_overlap(sbuf, sdispls[i], fm_iarr_at(scounts, i),
+                                                  sdts[i], rbuf, rdispls[i],
+                                                  fm_iarr_at(rcounts, i), rdts[i])));
     NEIGHBOR(call, mode, comm, info, req,
              fm_cc_neighbor_alltoallw(&cc_, sbuf, scounts, sdispls, sdts, rbuf, rcounts,
                                       rdispls, rdts));

@@ -2,8 +2,9 @@
  * overlap give MPI_ERR_BUFFER (MPI-4.0 2.3; MPI_IN_PLACE is the way to use
  * one buffer), before anything is sent, so a rank that alone makes the
  * mistake (a root) returns instead of waiting in the collective (MPICH's
- * errors/coll/noalias* hung here).  Checked at every rooted, all-to-all and
- * reducing collective, blocking and nonblocking, and MPI_Reduce_local;
+ * errors/coll/noalias* hung here).  Checked at every rooted, all-to-all,
+ * reducing and neighbourhood collective, blocking and nonblocking, and
+ * MPI_Reduce_local;
  * then what is legal and must still work: pieces of one array that
  * interleave without overlapping (alltoallv with one base pointer), a send
  * buffer just past the receive range, and a non-contiguous receive layout
@@ -68,6 +69,21 @@ int main(int argc, char **argv)
               MPI_ERR_BUFFER);
     CHECK(rq == MPI_REQUEST_NULL);
     CHECK_ERR(MPI_Reduce_local(b, b + 1, N, MPI_INT, MPI_SUM), MPI_ERR_BUFFER);
+    /* Neighbourhood collectives on a ring (two neighbours each). */
+    MPI_Comm ring;
+    int dims[1] = {size}, periods[1] = {1};
+    CHECK_MPI(MPI_Cart_create(comm, 1, dims, periods, 0, &ring));
+    MPI_Comm_set_errhandler(ring, MPI_ERRORS_RETURN);
+    int two[2] = {N, N}, at[2] = {0, N};
+    CHECK_ERR(MPI_Neighbor_allgather(b + 1, 1, MPI_INT, b, 1, MPI_INT, ring), MPI_ERR_BUFFER);
+    CHECK_ERR(MPI_Neighbor_allgatherv(b + N, N, MPI_INT, b, two, at, MPI_INT, ring),
+              MPI_ERR_BUFFER);
+    CHECK_ERR(MPI_Neighbor_alltoall(b, N, MPI_INT, b + 1, N, MPI_INT, ring), MPI_ERR_BUFFER);
+    CHECK_ERR(MPI_Neighbor_alltoallv(b, two, at, MPI_INT, b, two, at, MPI_INT, ring),
+              MPI_ERR_BUFFER);
+    CHECK_ERR(MPI_Ineighbor_alltoall(b, N, MPI_INT, b, N, MPI_INT, ring, &rq), MPI_ERR_BUFFER);
+    CHECK(rq == MPI_REQUEST_NULL);
+    MPI_Comm_free(&ring);
 
     /* Legal: one array, pieces interleaved (send to peer i from slot 2i,
      * receive from peer i into slot 2i+1, N ints each). */
