@@ -95,22 +95,20 @@ static struct span piece(const void *buf, fm_iarr counts, fm_iarr displs, MPI_Da
     return side(buf, (MPI_Aint)fm_iarr_at(displs, i) * dt->extent, fm_iarr_at(counts, i), dt);
 }
 
-/* One buffer against every piece of a v-form side (gatherv's root). */
-static int overlap_v(struct span one, const void *buf, fm_iarr counts, fm_iarr displs,
-                     MPI_Datatype dt, int n)
+int fm_overlap_v(const void *one, MPI_Count count, MPI_Datatype dt, const void *buf,
+                 fm_iarr counts, fm_iarr displs, MPI_Datatype vdt, int n)
 {
-    for (int i = 0; i < n && one.lo < one.hi && buf != MPI_IN_PLACE; i++)
-        if (overlap(one, piece(buf, counts, displs, dt, i)))
+    struct span s = side(one, 0, count, dt);
+    for (int i = 0; i < n && s.lo < s.hi && buf != MPI_IN_PLACE; i++)
+        if (overlap(s, piece(buf, counts, displs, vdt, i)))
             return 1;
     return 0;
 }
 
-/* Two v-form sides, piece against piece of the same peer only: the
- * pieces of a legal program may interleave in one array (alltoallv). */
-static int overlap_vv(const void *sbuf, fm_iarr scounts, fm_iarr sdispls, MPI_Datatype sdt,
-                      const void *rbuf, fm_iarr rcounts, fm_iarr rdispls, MPI_Datatype rdt,
-                      int n)
+int fm_overlap_vv(const void *sbuf, fm_iarr scounts, fm_iarr sdispls, MPI_Datatype sdt,
+                  const void *rbuf, fm_iarr rcounts, fm_iarr rdispls, MPI_Datatype rdt, int n)
 {
+    /* With MPI_IN_PLACE the send counts and displacements are ignored: maybe NULL. */
     for (int i = 0; i < n && sbuf != MPI_IN_PLACE; i++)
         if (overlap(piece(sbuf, scounts, sdispls, sdt, i), piece(rbuf, rcounts, rdispls, rdt, i)))
             return 1;
@@ -292,8 +290,8 @@ int fm_check_gatherv(const char *call, const void *sbuf, MPI_Count scount, MPI_D
     }
     int err = check_member_buf(call, comm, sbuf, scount, sdt, root, "sendbuf");
     if (err == MPI_SUCCESS && IS_ROOT(comm, root) && !INTER(comm))
-        CHECK_DISJOINT(call, comm, overlap_v(side(sbuf, 0, scount, sdt), rbuf, rcounts, displs,
-                                             rdt, comm->size));
+        CHECK_DISJOINT(call, comm,
+                       fm_overlap_v(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm->size));
     return err;
 }
 
@@ -333,8 +331,8 @@ int fm_check_scatterv(const char *call, const void *sbuf, fm_iarr scounts, fm_ia
     }
     int err = check_member_buf(call, comm, rbuf, rcount, rdt, root, "recvbuf");
     if (err == MPI_SUCCESS && IS_ROOT(comm, root) && !INTER(comm))
-        CHECK_DISJOINT(call, comm, overlap_v(side(rbuf, 0, rcount, rdt), sbuf, scounts, displs,
-                                             sdt, comm->size));
+        CHECK_DISJOINT(call, comm,
+                       fm_overlap_v(rbuf, rcount, rdt, sbuf, scounts, displs, sdt, comm->size));
     return err;
 }
 
@@ -370,8 +368,8 @@ int fm_check_allgatherv(const char *call, const void *sbuf, MPI_Count scount, MP
         CHECK_BUF_ARGS(call, comm, scount, sdt);
         CHECK_DATA(call, comm, sbuf, scount, sdt, "sendbuf");
     }
-    CHECK_DISJOINT(call, comm, overlap_v(side(sbuf, 0, scount, sdt), rbuf, rcounts, displs, rdt,
-                                         comm->remote_size));
+    CHECK_DISJOINT(call, comm, fm_overlap_v(sbuf, scount, sdt, rbuf, rcounts, displs, rdt,
+                                            comm->remote_size));
     return MPI_SUCCESS;
 }
 
@@ -409,8 +407,8 @@ int fm_check_alltoallv(const char *call, const void *sbuf, fm_iarr scounts, fm_i
         CHECK_DATA(call, comm, sbuf, total_of(scounts, comm->remote_size), sdt, "sendbuf");
     }
     CHECK_DATA(call, comm, rbuf, total_of(rcounts, comm->remote_size), rdt, "recvbuf");
-    CHECK_DISJOINT(call, comm, overlap_vv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls,
-                                          rdt, comm->remote_size));
+    CHECK_DISJOINT(call, comm, fm_overlap_vv(sbuf, scounts, sdispls, sdt, rbuf, rcounts,
+                                             rdispls, rdt, comm->remote_size));
     return MPI_SUCCESS;
 }
 

@@ -18,6 +18,14 @@ int fm_check_barrier(const char *call, MPI_Comm comm);
  * layouts, the start address for others; an empty side never overlaps. */
 int fm_buffers_overlap(const void *a, MPI_Aint aoff, MPI_Count acount, MPI_Datatype adt,
                        const void *b, MPI_Aint boff, MPI_Count bcount, MPI_Datatype bdt);
+/* The v forms: one buffer against every piece (counts[i] elements of vdt at
+ * displs[i] extents) of a v-form side, and two v-form sides piece against
+ * piece of the same index only, since a legal program may interleave its
+ * pieces in one array. */
+int fm_overlap_v(const void *one, MPI_Count count, MPI_Datatype dt, const void *buf,
+                 fm_iarr counts, fm_iarr displs, MPI_Datatype vdt, int n);
+int fm_overlap_vv(const void *sbuf, fm_iarr scounts, fm_iarr sdispls, MPI_Datatype sdt,
+                  const void *rbuf, fm_iarr rcounts, fm_iarr rdispls, MPI_Datatype rdt, int n);
 /* sbuf and rbuf, count elements of dt each, do not overlap (MPI_Reduce_local). */
 int fm_check_no_alias(const char *call, const void *sbuf, void *rbuf, MPI_Count count,
                       MPI_Datatype dt);

@@ -121,11 +121,8 @@ static int allgatherv(const char *call, int mode, const void *sbuf, MPI_Count sc
     if (nin > 0 && fm_iarr_null(rcounts))
         return fm_raise(comm, call, MPI_ERR_ARG, "recvcounts array is NULL");
     TRY(check_side(call, comm, rbuf, nin, 0, rdt, rcounts, displs.p, NULL, "recvbuf"));
-    for (int i = 0; i < nin; i++)
-        TRY(check_disjoint(call, comm,
-                           fm_buffers_overlap(sbuf, 0, scount, sdt, rbuf,
-                                              (MPI_Aint)fm_iarr_at(displs, i) * rdt->extent,
-                                              fm_iarr_at(rcounts, i), rdt)));
+    TRY(check_disjoint(call, comm,
+                       fm_overlap_v(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, nin)));
     NEIGHBOR(call, mode, comm, info, req,
              fm_cc_neighbor_allgatherv(&cc_, sbuf, scount, sdt, rbuf, rcounts, displs, 0, rdt));
 }
@@ -156,12 +153,9 @@ static int alltoallv(const char *call, int mode, const void *sbuf, fm_iarr scoun
         return fm_raise(comm, call, MPI_ERR_ARG, "a counts array is NULL");
     TRY(check_side(call, comm, sbuf, nout, 0, sdt, scounts, sdispls.p, NULL, "sendbuf"));
     TRY(check_side(call, comm, rbuf, nin, 0, rdt, rcounts, rdispls.p, NULL, "recvbuf"));
-    for (int i = 0; i < nin && i < nout; i++)
-        TRY(check_disjoint(call, comm,
-                           fm_buffers_overlap(sbuf, (MPI_Aint)fm_iarr_at(sdispls, i) * sdt->extent,
-                                              fm_iarr_at(scounts, i), sdt, rbuf,
-                                              (MPI_Aint)fm_iarr_at(rdispls, i) * rdt->extent,
-                                              fm_iarr_at(rcounts, i), rdt)));
+    TRY(check_disjoint(call, comm,
+                       fm_overlap_vv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt,
+                                     nin < nout ? nin : nout)));
     NEIGHBOR(call, mode, comm, info, req,
              fm_cc_neighbor_alltoallv(&cc_, sbuf, scounts, sdispls, 0, sdt, rbuf, rcounts,
                                       rdispls, 0, rdt));
